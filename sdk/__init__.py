@@ -1,0 +1,10 @@
+"""The writing side of VisualDL: :class:`~visualdl.sdk.writer.LogWriter` and its parts.
+
+``writer`` validates arguments on the caller's thread and delegates; ``convert``
+holds the pure conversions (numbers, images, histograms, models); ``sink`` owns the
+file, the pending data and the background thread.
+"""
+
+from visualdl.sdk.writer import LogWriter
+
+__all__ = ["LogWriter"]

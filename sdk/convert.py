@@ -1,0 +1,281 @@
+"""Pure conversions of what training code passes to LogWriter.
+
+The ``check_*`` functions run on the caller's thread: they refuse bad input with a
+``TypeError``/``ValueError`` naming the argument and the bad value, and return an
+owned copy cheap to hand over. The ``encode_*``/``bin_*`` functions run on the
+writer's background thread and do the expensive part (PNG, binning).
+
+Tensors of torch, paddle, jax or tensorflow are taken through ``.item()``,
+``.numpy()`` or ``__array__`` without importing those libraries.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import numbers
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "WALLTIME_MS_THRESHOLD",
+    "bin_histogram",
+    "check_graph",
+    "check_histogram",
+    "check_image",
+    "check_step",
+    "check_tag",
+    "check_walltime",
+    "encode_png",
+    "to_float",
+]
+
+#: A walltime above this is taken as milliseconds since the epoch (VisualDL 2's unit),
+#: below it as seconds (TensorBoard's): 1e11 seconds is the year 5138, 1e11
+#: milliseconds is March 1973.
+WALLTIME_MS_THRESHOLD = 1e11
+_INT64_MAX = 2**63 - 1
+_IMAGE_FORMATS = ("HWC", "CHW", "HW")
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    """``value`` as a numpy array if it is array-like (numpy, PIL, tensors), else None."""
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "__array__") or hasattr(value, "__array_interface__"):
+        try:
+            return np.asarray(value)
+        except Exception:  # noqa: BLE001 - a tensor on a device: try .numpy() next
+            pass
+    for method in ("cpu", "detach"):
+        # torch tensors on an accelerator: bring them to host memory first.
+        if hasattr(value, method) and hasattr(value, "numpy"):
+            try:
+                value = getattr(value, method)()
+            except Exception:  # noqa: BLE001
+                break
+    if hasattr(value, "numpy"):
+        try:
+            return np.asarray(value.numpy())
+        except Exception:  # noqa: BLE001
+            return None
+    return None
+
+
+def to_float(value: Any, name: str = "value") -> float:
+    """A single number as a float; NaN and infinities are kept. The slow path of add_scalar."""
+    if isinstance(value, bool | np.bool_):
+        return float(value)
+    if isinstance(value, numbers.Real):
+        try:
+            return float(value)
+        except (OverflowError, ValueError) as e:
+            raise ValueError(f"{name} must be a real number; got {_describe(value)} ({e})") from e
+    if isinstance(value, str | bytes | numbers.Complex):
+        raise TypeError(f"{name} must be a real number; got {_describe(value)}")
+    if hasattr(value, "item") and not isinstance(value, np.ndarray):
+        try:
+            item = value.item()
+        except Exception:  # noqa: BLE001 - e.g. a tensor of several elements
+            item = None
+        if item is not None and isinstance(item, numbers.Real) and not isinstance(item, str):
+            return float(item)
+    arr = _as_array(value)
+    if arr is None:
+        raise TypeError(f"{name} must be a real number; got {_describe(value)}")
+    if arr.size != 1:
+        raise ValueError(f"{name} must be a single number; got an array of shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a real number; got an array of dtype {arr.dtype}")
+    return float(arr.reshape(()).item())
+
+
+def check_step(step: Any, name: str = "step") -> int:
+    """A non-negative integer step."""
+    if isinstance(step, bool | np.bool_):
+        raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}")
+    if isinstance(step, numbers.Integral):
+        result = int(step)
+    elif isinstance(step, numbers.Real) and not isinstance(step, str):
+        as_float = float(step)
+        if not as_float.is_integer():
+            raise ValueError(f"{name} must be a non-negative integer; got {_describe(step)}")
+        result = int(as_float)
+    elif hasattr(step, "item") and not isinstance(step, str | bytes):
+        try:
+            item = step.item()
+        except Exception as e:  # noqa: BLE001
+            raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}") from e
+        return check_step(item, name)
+    else:
+        raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}")
+    if result < 0 or result > _INT64_MAX:
+        raise ValueError(f"{name} must be a non-negative integer below 2**63; got {result}")
+    return result
+
+
+def check_walltime(walltime: Any) -> float:
+    """Seconds since the epoch; milliseconds (VisualDL 2's unit) are told apart by magnitude."""
+    seconds = to_float(walltime, "walltime")
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"walltime must be a finite, non-negative time since the epoch; got {walltime!r}")
+    if seconds > WALLTIME_MS_THRESHOLD:
+        seconds /= 1000.0
+    return seconds
+
+
+def check_tag(tag: Any, name: str = "tag") -> str:
+    if not isinstance(tag, str):
+        raise TypeError(f"{name} must be a non-empty string; got {_describe(tag)}")
+    if not tag or tag.isspace():
+        raise ValueError(f"{name} must be a non-empty string; got {tag!r}")
+    if "\x00" in tag:
+        raise ValueError(f"{name} must not contain NUL characters; got {tag!r}")
+    return tag
+
+
+def check_image(img: Any, dataformats: str) -> np.ndarray:
+    """Validate an image and return an HWC copy (uint8, or float in [0, 1]).
+
+    Accepts numpy arrays, PIL images and tensors, laid out as ``dataformats`` (HWC,
+    CHW or HW) with 1, 3 or 4 channels; uint8 (or other integers in 0..255), or
+    floats in [0, 1].
+    """
+    if not isinstance(dataformats, str) or dataformats.upper() not in _IMAGE_FORMATS:
+        raise ValueError(f"dataformats must be one of {', '.join(_IMAGE_FORMATS)}; got {dataformats!r}")
+    fmt = dataformats.upper()
+    if hasattr(img, "mode") and hasattr(img, "getbands") and not isinstance(img, np.ndarray):
+        if img.mode not in ("L", "RGB", "RGBA"):
+            img = img.convert("RGBA" if "A" in img.getbands() else "RGB")
+        arr = np.asarray(img)
+        fmt = "HW" if arr.ndim == 2 else "HWC"
+    else:
+        converted = _as_array(img)
+        if converted is None:
+            raise TypeError(f"img must be a numpy array, a PIL image or a tensor; got {_describe(img)}")
+        arr = converted
+    if arr.ndim != len(fmt):
+        raise ValueError(
+            f"img has shape {arr.shape} but dataformats={dataformats!r} needs {len(fmt)} dimensions"
+        )
+    if fmt == "CHW":
+        arr = arr.transpose(1, 2, 0)
+    elif fmt == "HW":
+        arr = arr[:, :, None]
+    height, width, channels = arr.shape
+    if channels not in (1, 3, 4):
+        raise ValueError(
+            f"img must have 1, 3 or 4 channels; got {channels} (shape {arr.shape} as HWC); "
+            "check dataformats"
+        )
+    if height == 0 or width == 0:
+        raise ValueError(f"img must not be empty; got shape {arr.shape} as HWC")
+    kind = arr.dtype.kind
+    if kind == "u" and arr.dtype.itemsize == 1:
+        return np.array(arr, dtype=np.uint8, order="C")
+    if kind in "iu":
+        low, high = int(arr.min()), int(arr.max())
+        if low < 0 or high > 255:
+            raise ValueError(f"img of dtype {arr.dtype} must hold values in 0..255; got {low}..{high}")
+        return np.array(arr, dtype=np.uint8, order="C")
+    if kind == "f":
+        low, high = float(arr.min()), float(arr.max())
+        if not (0.0 <= low and high <= 1.0):  # also refuses NaN
+            raise ValueError(
+                f"img of dtype {arr.dtype} must hold values in [0, 1]; got {low}..{high} "
+                "(scale it, or pass uint8)"
+            )
+        return np.array(arr, dtype=np.float32, order="C")
+    if kind == "b":
+        return np.array(arr, dtype=np.uint8, order="C") * np.uint8(255)
+    raise ValueError(f"img must be uint8 or float in [0, 1]; got dtype {arr.dtype}")
+
+
+def encode_png(hwc: np.ndarray) -> bytes:
+    """PNG bytes of an HWC image from :func:`check_image`."""
+    from PIL import Image
+
+    if hwc.dtype != np.uint8:
+        hwc = np.rint(hwc * 255.0).astype(np.uint8)
+    channels = hwc.shape[2]
+    mode = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
+    image = Image.fromarray(hwc[:, :, 0] if channels == 1 else hwc, mode=mode)
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=6)
+    return out.getvalue()
+
+
+def check_histogram(values: Any, buckets: Any) -> tuple[np.ndarray, int]:
+    """Validate histogram input; returns a flat owned copy and the bucket count."""
+    if isinstance(buckets, bool) or not isinstance(buckets, numbers.Integral) or int(buckets) < 1:
+        raise ValueError(f"buckets must be a positive integer; got {_describe(buckets)}")
+    arr = values if isinstance(values, np.ndarray) else _as_array(values)
+    if arr is None:
+        if isinstance(values, list | tuple):
+            arr = np.asarray(values)
+        else:
+            raise TypeError(f"values must be an array of numbers; got {_describe(values)}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"values must be an array of numbers; got an array of dtype {arr.dtype}")
+    if arr.size == 0:
+        raise ValueError(f"values must not be empty; got an array of shape {arr.shape}")
+    return np.array(arr, copy=True).reshape(-1), int(buckets)
+
+
+def bin_histogram(values: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """Bucket edges, counts and statistics of ``values``; non-finite values are counted apart."""
+    data = values.astype(np.float64, copy=False)
+    finite_mask = np.isfinite(data)
+    finite = data if finite_mask.all() else data[finite_mask]
+    nan_count = int(np.isnan(data).sum()) if finite.size != data.size else 0
+    pos_inf = int(np.isposinf(data).sum()) if finite.size != data.size else 0
+    stats: dict[str, Any] = {
+        "count": int(finite.size),
+        "nan_count": nan_count,
+        "pos_inf_count": pos_inf,
+        "neg_inf_count": int(data.size - finite.size - nan_count - pos_inf),
+    }
+    if finite.size == 0:
+        return np.empty(0), np.empty(0), stats
+    counts, edges = np.histogram(finite, bins=buckets)
+    stats.update(
+        min=float(finite.min()),
+        max=float(finite.max()),
+        sum=float(finite.sum()),
+        sum_squares=float(np.dot(finite, finite)),
+    )
+    return edges, counts.astype(np.float64), stats
+
+
+def check_graph(model: Any) -> tuple[bytes, str]:
+    """Serialized ONNX bytes and a default name from a ModelProto, a path or bytes."""
+    if isinstance(model, bytes | bytearray | memoryview):
+        data = bytes(model)
+        name = "model"
+    elif isinstance(model, str | os.PathLike):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise ValueError(f"model path {path!r} is not a file; pass an .onnx file, bytes or an onnx.ModelProto")
+        with open(path, "rb") as f:
+            data = f.read()
+        name = os.path.splitext(os.path.basename(path))[0] or "model"
+    elif hasattr(model, "SerializeToString") and hasattr(model, "graph"):
+        data = model.SerializeToString()
+        name = model.graph.name or "model"
+    else:
+        raise TypeError(
+            f"model must be an onnx.ModelProto, a path to an .onnx file or bytes; got {_describe(model)} "
+            "(export the network to ONNX first, e.g. with torch.onnx.export or paddle.onnx.export)"
+        )
+    if not data:
+        raise ValueError("model is empty: got 0 bytes of ONNX data")
+    return data, name

@@ -1,0 +1,358 @@
+"""The sink: one log file, the data waiting for it, and the thread that writes it.
+
+The caller's thread only appends: scalar points go into per-tag ``array`` columns
+(three C-level appends, no Python object per point), other records into a list of
+pending items whose expensive part (PNG, binning, serialisation) is a callable run
+later. The background thread wakes every ``flush_secs``, when ``max_queue`` items are
+pending, or on ``flush()``; it swaps the buffers out under the lock, encodes outside
+it, and writes whole frames with ``os.write``, so a killed process leaves at worst a
+partial last record (which readers treat as not yet written).
+
+Memory is bounded by backpressure: once ``max_pending_bytes`` are waiting, callers
+block until the writer catches up (``stats()["blocked_seconds"]`` counts it). Nothing
+is dropped.
+
+A failure of the background thread (disk full, permission denied, file deleted) is
+logged and raised from the next ``add_*``, ``flush()`` or ``close()`` as a
+``WriterError``. The unwritten bytes are kept, bounded by the same limit, and retried;
+a deleted file or logdir is recreated with a fresh header.
+
+After ``fork()`` the child's sinks forget the parent's file and pending data (the
+parent writes those) and open a file of their own on first use.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+import time
+import weakref
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from visualdl.errors import WriterError
+from visualdl.framing import frame
+from visualdl.kinds import encode_scalars
+from visualdl.proto import pb
+
+__all__ = ["Sink"]
+
+log = logging.getLogger("visualdl.writer")
+
+#: A pending non-scalar record: a callable building it on the background thread.
+Item = Callable[[], pb.Record]
+_POINT_BYTES = 24
+_MAX_POINTS_PER_RECORD = 1 << 20
+
+
+class Sink:
+    """Owns one log file. ``open_file()`` returns ``(path, fd, header_record)``."""
+
+    def __init__(
+        self,
+        open_file: Callable[[], tuple[str, int, pb.Record]],
+        *,
+        flush_secs: float,
+        max_queue: int,
+        max_pending_bytes: int,
+        fsync: bool,
+    ) -> None:
+        self._open_file = open_file
+        self._flush_secs = flush_secs
+        self._wake_at = max(1, max_queue)
+        self._max_pending_bytes = max_pending_bytes
+        self._fsync = fsync
+        self.path = ""
+        self._fd = -1
+        self._init_state()
+        self._closed = False
+        self._open()
+        self._start()
+        self._attention = False
+        _LIVE.add(self)
+
+    def _init_state(self) -> None:
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._wake = threading.Event()
+        self._scalars: dict[str, tuple[array, array, array]] = {}
+        self._items: list[tuple[Item, int]] = []
+        self._queued = 0  # scalar points + items waiting
+        self._item_bytes = 0
+        self._unwritten = b""  # encoded bytes a failed write left behind
+        self._error: BaseException | None = None
+        self._flush_requested = 0
+        self._flushed = 0
+        self._thread: threading.Thread | None = None
+        # True when a put must first call _attend(): closed, error pending, no thread yet.
+        self._attention = True
+        self._records = 0
+        self._points = 0
+        self._blocked = 0.0
+
+    # -- caller's thread -------------------------------------------------------------
+
+    def put_scalar(self, tag: str, step: int, value: float, wall_time: float) -> None:
+        with self._lock:
+            if self._attention:
+                self._attend()
+            columns = self._scalars.get(tag)
+            if columns is None:
+                columns = self._scalars[tag] = (array("q"), array("d"), array("d"))
+            columns[0].append(step)
+            columns[1].append(value)
+            columns[2].append(wall_time)
+            self._queued += 1
+            if self._queued >= self._wake_at:
+                self._pressure()
+
+    def put_scalars(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
+        with self._lock:
+            if self._attention:
+                self._attend()
+            for tag, value in points:
+                columns = self._scalars.get(tag)
+                if columns is None:
+                    columns = self._scalars[tag] = (array("q"), array("d"), array("d"))
+                columns[0].append(step)
+                columns[1].append(value)
+                columns[2].append(wall_time)
+            self._queued += len(points)
+            if self._queued >= self._wake_at:
+                self._pressure()
+
+    def put_item(self, item: Item, nbytes: int) -> None:
+        with self._lock:
+            if self._attention:
+                self._attend()
+            self._items.append((item, nbytes))
+            self._queued += 1
+            self._item_bytes += nbytes
+            if self._queued >= self._wake_at or self._pending_bytes() > self._max_pending_bytes:
+                self._pressure()
+
+    def _pending_bytes(self) -> int:
+        return self._queued * _POINT_BYTES + self._item_bytes + len(self._unwritten)
+
+    def _attend(self) -> None:
+        """Under the lock, before accepting data: refuse when closed, raise a pending
+        error, start the thread (in a forked child: on first use)."""
+        if self._closed:
+            raise ValueError(f"this LogWriter is closed ({self.path}); create a new one to log more")
+        if self._thread is None:
+            self._start()
+        self._attention = False
+        self._raise_error()
+
+    def _pressure(self) -> None:
+        """Under the lock, after accepting data: wake the writer; block while over the limit."""
+        self._wake.set()
+        if self._pending_bytes() <= self._max_pending_bytes:
+            return
+        start = time.perf_counter()
+        while self._pending_bytes() > self._max_pending_bytes and self._error is None:
+            self._wake.set()
+            self._changed.wait(0.5)
+        self._blocked += time.perf_counter() - start
+
+    def _raise_error(self) -> None:
+        error = self._error
+        if error is not None:
+            self._error = None
+            if isinstance(error, WriterError):
+                raise error
+            raise WriterError(f"writing {self.path} failed: {error}") from error
+
+    def flush(self) -> None:
+        """Return once everything added so far is in the OS (and on disk with fsync)."""
+        with self._lock:
+            self._attend()
+            self._flush_requested += 1
+            target = self._flush_requested
+            self._wake.set()
+            while self._flushed < target and self._error is None:
+                self._changed.wait(0.5)
+                if self._thread is not None and not self._thread.is_alive():
+                    break
+            self._raise_error()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        if self._thread is None and not self._queued:
+            self._closed = True  # a forked child that never logged: no file of its own
+            _LIVE.discard(self)
+            return
+        try:
+            self.flush()
+        finally:
+            with self._lock:
+                self._closed = self._attention = True
+                self._wake.set()
+            if self._thread is not None:
+                self._thread.join()
+            footer = pb.Record(footer=pb.Footer(wall_time=time.time(), records=self._records, scalar_points=self._points))
+            if self._fd >= 0:
+                try:
+                    self._write(frame(footer.SerializeToString()))
+                except OSError as e:
+                    log.error("could not write the footer of %s: %s", self.path, e)
+                os.close(self._fd)
+                self._fd = -1
+            _LIVE.discard(self)
+        with self._lock:
+            self._raise_error()
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "path": self.path,
+                "records": self._records,
+                "scalar_points": self._points,
+                "pending_bytes": self._pending_bytes(),
+                "blocked_seconds": self._blocked,
+            }
+
+    # -- background thread -----------------------------------------------------------
+
+    def _start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"visualdl-writer:{os.path.basename(self.path)}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait(self._flush_secs)
+            self._wake.clear()
+            closing = self._closed
+            try:
+                self._drain()
+            except Exception as e:  # noqa: BLE001 - boundary: keep the error for the caller
+                log.exception("the writer thread of %s failed", self.path)
+                with self._lock:
+                    self._error = self._error or e
+                    self._attention = True
+                    self._changed.notify_all()
+            if closing:
+                return
+
+    def _drain(self) -> None:
+        with self._lock:
+            target = self._flush_requested
+            batches = []
+            for tag, columns in self._scalars.items():
+                if columns[0]:
+                    batches.append((tag, columns))
+            for tag, _ in batches:
+                self._scalars[tag] = (array("q"), array("d"), array("d"))
+            items, self._items = self._items, []
+            taken_points = sum(len(columns[0]) for _, columns in batches)
+            taken_items, taken_bytes = len(items), self._item_bytes
+        chunks = [self._unwritten] if self._unwritten else []
+        records = 0
+        error: BaseException | None = None
+        for tag, (steps, values, walls) in batches:
+            s = np.frombuffer(steps, np.int64)
+            v = np.frombuffer(values, np.float64)
+            w = np.frombuffer(walls, np.float64)
+            for lo in range(0, s.size, _MAX_POINTS_PER_RECORD):
+                hi = lo + _MAX_POINTS_PER_RECORD
+                chunks.append(frame(encode_scalars(tag, s[lo:hi], v[lo:hi], w[lo:hi]).SerializeToString()))
+                records += 1
+        for item, _ in items:
+            try:
+                chunks.append(frame(item().SerializeToString()))
+                records += 1
+            except Exception as e:  # noqa: BLE001 - boundary: one bad item must not stop the writer
+                log.error("could not encode a record for %s: %s", self.path, e)
+                error = e
+        data = b"".join(chunks)
+        written = False
+        try:
+            if data:
+                error = self._write(data) or error
+            if self._fsync and (data or target):
+                os.fsync(self._fd)
+            written = True
+        except OSError as e:
+            log.error("writing %s failed: %s (%d bytes kept to retry)", self.path, e, len(data))
+            error = e
+        with self._lock:
+            self._unwritten = b"" if written else data
+            self._queued -= taken_points + taken_items
+            self._item_bytes -= taken_bytes
+            if written:
+                self._records += records
+                self._points += taken_points
+            if error is not None:
+                self._error = error
+                self._attention = True
+            self._flushed = max(self._flushed, target)
+            self._changed.notify_all()
+
+    def _write(self, data: bytes) -> WriterError | None:
+        """Append ``data`` whole; undo a partial write. Reopens a deleted file and says so."""
+        notice = None
+        if self._fd < 0 or os.fstat(self._fd).st_nlink == 0:
+            deleted = self.path
+            self._open()
+            if deleted:
+                notice = WriterError(f"log file {deleted} was deleted; continuing in {self.path}")
+                log.error("%s", notice)
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        view = memoryview(data)
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+        except OSError:
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass
+            raise
+        return notice
+
+    def _open(self) -> None:
+        if self._fd >= 0:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+        path, fd, header = self._open_file()
+        self.path, self._fd = path, fd
+        self._write(frame(header.SerializeToString()))
+
+    def _after_fork_in_child(self) -> None:
+        if self._fd >= 0:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+        self._fd = -1
+        self.path = ""
+        self._init_state()
+
+
+_LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
+
+
+def _close_all() -> None:
+    for sink in list(_LIVE):
+        try:
+            sink.close()
+        except Exception as e:  # noqa: BLE001 - boundary: interpreter exit
+            log.error("closing %s at exit failed: %s", sink.path, e)
+
+
+def _after_fork() -> None:
+    for sink in list(_LIVE):
+        sink._after_fork_in_child()
+
+
+atexit.register(_close_all)
+os.register_at_fork(after_in_child=_after_fork)

@@ -1,0 +1,246 @@
+"""LogWriter: the training loop's handle. Validates on the caller's thread, then delegates.
+
+A drop-in for VisualDL 2.x scripts (same constructor and ``add_*`` signatures). Every
+``add_*`` checks its arguments and raises ``TypeError``/``ValueError`` naming the bad
+one before anything is queued; encoding and I/O happen on the sink's thread.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from visualdl import __version__
+from visualdl.kinds import encode_graph, encode_histogram, encode_image, encode_text
+from visualdl.logformat import FILE_MARKER, FORMAT_VERSION
+from visualdl.proto import pb
+from visualdl.sdk import convert
+from visualdl.sdk.sink import Sink
+
+__all__ = ["LogWriter"]
+
+
+def _safe_host() -> str:
+    host = socket.gethostname() or "localhost"
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in host)
+
+
+class LogWriter:
+    """Write scalars, images, histograms, text and ONNX graphs into ``logdir``.
+
+    Args:
+        logdir: directory of this run (created if missing). Default:
+            ``runs/<time>_<host><comment>`` like VisualDL and TensorBoard.
+        comment: suffix of the default logdir.
+        max_queue: pending points or records that wake the writer thread early.
+        flush_secs: at most this many seconds pass between a call and its data
+            being in the OS; a killed process loses at most this much.
+        filename_suffix: appended to the file name.
+        display_name: a name for this writer, kept in the file header.
+        file_name: an explicit file name inside ``logdir`` (must contain
+            ``.vdlog``); an existing file is appended to.
+        max_pending_bytes: memory bound of data waiting for the disk; above it,
+            ``add_*`` calls wait for the writer (backpressure, nothing is dropped).
+        fsync: make ``flush()`` and each background flush also ``fsync`` the file.
+
+    Wall times: ``walltime`` is seconds since the epoch (TensorBoard) or milliseconds
+    (VisualDL 2); values above 1e11 are taken as milliseconds. Default: now.
+    """
+
+    def __init__(
+        self,
+        logdir: str | os.PathLike[str] | None = None,
+        comment: str = "",
+        max_queue: int = 100_000,
+        flush_secs: float = 1.0,
+        filename_suffix: str = "",
+        display_name: str = "",
+        file_name: str = "",
+        *,
+        max_pending_bytes: int = 256 << 20,
+        fsync: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if kwargs:
+            raise TypeError(f"LogWriter() got unexpected keyword arguments {sorted(kwargs)!r}")
+        if logdir is None:
+            stamp = time.strftime("%b%d_%H-%M-%S")
+            logdir = os.path.join("runs", f"{stamp}_{_safe_host()}{comment}")
+        self._logdir = os.fspath(logdir)
+        if not isinstance(flush_secs, int | float) or not flush_secs > 0:
+            raise ValueError(f"flush_secs must be a positive number of seconds; got {flush_secs!r}")
+        if isinstance(max_queue, bool) or not isinstance(max_queue, int) or max_queue < 1:
+            raise ValueError(f"max_queue must be a positive integer; got {max_queue!r}")
+        if file_name and (FILE_MARKER not in file_name or os.sep in file_name):
+            raise ValueError(
+                f"file_name must be a bare file name containing {FILE_MARKER!r} so readers find it; "
+                f"got {file_name!r}"
+            )
+        self._file_name = file_name
+        self._suffix = filename_suffix
+        self._display_name = display_name
+        self._first_pid = os.getpid()
+        self._known_tags: set[str] = set()
+        self._sink = Sink(
+            self._open_file,
+            flush_secs=float(flush_secs),
+            max_queue=max_queue,
+            max_pending_bytes=max_pending_bytes,
+            fsync=fsync,
+        )
+
+    # -- files -----------------------------------------------------------------------
+
+    def _open_file(self) -> tuple[str, int, pb.Record]:
+        """Create this writer's file (race-free, never an existing one unless file_name)."""
+        os.makedirs(self._logdir, exist_ok=True)
+        pid = os.getpid()
+        header = pb.Header(
+            format_version=FORMAT_VERSION,
+            writer_id=secrets.token_hex(16),
+            host=socket.gethostname(),
+            pid=pid,
+            start_time=time.time(),
+            sdk_version=__version__,
+            display_name=self._display_name,
+            rank=-1,
+            world_size=-1,
+            local_rank=-1,
+            attempt=-1,
+        )
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        if self._file_name and pid == self._first_pid:
+            path = os.path.join(self._logdir, self._file_name)
+            return path, os.open(path, flags, 0o644), pb.Record(header=header)
+        while True:
+            name = f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"
+            path = os.path.join(self._logdir, name)
+            try:
+                return path, os.open(path, flags | os.O_EXCL, 0o644), pb.Record(header=header)
+            except FileExistsError:
+                continue
+
+    @property
+    def logdir(self) -> str:
+        return self._logdir
+
+    @property
+    def file_name(self) -> str:
+        """The path of the file being written."""
+        return self._sink.path
+
+    def get_logdir(self) -> str:
+        return self._logdir
+
+    def stats(self) -> dict[str, Any]:
+        """Records and points written, bytes pending, seconds callers waited on the disk."""
+        return self._sink.stats()
+
+    # -- the add_* calls ---------------------------------------------------------------
+
+    def _tag(self, tag: Any, name: str = "tag") -> str:
+        if tag not in self._known_tags:
+            convert.check_tag(tag, name)
+            self._known_tags.add(tag)
+        return tag  # type: ignore[no-any-return]
+
+    def add_scalar(self, tag: str, value: Any, step: int, walltime: float | None = None) -> None:
+        """Record ``value`` (a number, numpy scalar or one-element tensor) of ``tag`` at ``step``."""
+        if tag not in self._known_tags:
+            self._tag(tag)
+        if type(value) is not float:
+            value = float(value) if type(value) is int else convert.to_float(value)
+        if type(step) is not int or step < 0:
+            step = convert.check_step(step)
+        self._sink.put_scalar(
+            tag, step, value, time.time() if walltime is None else convert.check_walltime(walltime)
+        )
+
+    def add_scalars(
+        self, main_tag: str, tag_scalar_dict: Mapping[str, Any], step: int, walltime: float | None = None
+    ) -> None:
+        """Record several values at once, as tags ``main_tag/<key>``."""
+        self._tag(main_tag, "main_tag")
+        if not isinstance(tag_scalar_dict, Mapping) or not tag_scalar_dict:
+            raise TypeError(f"tag_scalar_dict must be a non-empty dict of tag -> number; got {tag_scalar_dict!r}")
+        points = []
+        for key, value in tag_scalar_dict.items():
+            convert.check_tag(key, "tag_scalar_dict key")
+            points.append((self._tag(f"{main_tag}/{key}"), convert.to_float(value, f"tag_scalar_dict[{key!r}]")))
+        step = convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        self._sink.put_scalars(points, step, wall)
+
+    def add_image(
+        self, tag: str, img: Any, step: int, walltime: float | None = None, dataformats: str = "HWC"
+    ) -> None:
+        """Record an image: HWC, CHW or HW; uint8 or floats in [0, 1]; 1, 3 or 4 channels; or a PIL image."""
+        self._tag(tag)
+        hwc = convert.check_image(img, dataformats)
+        step = convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        shape = hwc.shape
+        self._sink.put_item(lambda: encode_image(tag, step, wall, convert.encode_png(hwc), shape), hwc.nbytes)
+
+    def add_histogram(
+        self, tag: str, values: Any, step: int, walltime: float | None = None, buckets: int = 10
+    ) -> None:
+        """Record the distribution of ``values`` in ``buckets`` equal-width buckets.
+
+        NaN and infinite values are counted apart (``nan_count``, ``pos_inf_count``,
+        ``neg_inf_count``); the buckets cover the finite ones.
+        """
+        self._tag(tag)
+        data, nbuckets = convert.check_histogram(values, buckets)
+        step = convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+
+        def build() -> pb.Record:
+            edges, counts, stats = convert.bin_histogram(data, nbuckets)
+            return encode_histogram(tag, step, wall, edges, counts, stats)
+
+        self._sink.put_item(build, data.nbytes)
+
+    def add_text(self, tag: str, text_string: str, step: int | None = None, walltime: float | None = None) -> None:
+        """Record a text (Markdown in the UI); ``step`` defaults to 0."""
+        self._tag(tag)
+        if not isinstance(text_string, str):
+            raise TypeError(f"text_string must be a str; got {type(text_string).__name__} {text_string!r:.80}")
+        step = 0 if step is None else convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        self._sink.put_item(lambda: encode_text(tag, step, wall, text_string), len(text_string))
+
+    def add_graph(self, model: Any, input_spec: Any = None, verbose: bool = False, *, name: str | None = None) -> None:
+        """Record an ONNX model (an ``onnx.ModelProto``, a path to an ``.onnx`` file, or bytes).
+
+        A run may hold several graphs by ``name`` (default: the graph's own name, the
+        file's stem, or ``model``); the newest of a name wins. ``input_spec`` and
+        ``verbose`` are accepted for VisualDL 2 scripts and ignored.
+        """
+        data, default_name = convert.check_graph(model)
+        graph_name = default_name if name is None else convert.check_tag(name, "name")
+        wall = time.time()
+        self._sink.put_item(lambda: encode_graph(graph_name, wall, data), len(data))
+
+    # -- lifetime --------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Return once everything added so far is in the OS (on disk too with ``fsync=True``)."""
+        self._sink.flush()
+
+    def close(self) -> None:
+        """Flush, write the footer that marks a clean end, and close the file. Idempotent."""
+        self._sink.close()
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LogWriter(logdir={self._logdir!r}, file={self._sink.path!r})"

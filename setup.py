@@ -1,0 +1,81 @@
+"""Packaging: one import namespace, ``visualdl``.
+
+The checkout's top-level folders are mapped into it: ``sdk/`` -> ``visualdl.sdk``,
+``server/`` -> ``visualdl.server``, ``proto/`` -> ``visualdl.proto``, and
+``frontend_static/`` is installed as package data at ``visualdl/frontend_static``.
+Nothing named ``sdk`` or ``server`` lands in site-packages.
+"""
+
+import os
+import re
+
+from setuptools import setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _version() -> str:
+    with open(os.path.join(HERE, "visualdl", "__init__.py"), encoding="utf-8") as f:
+        return re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
+
+
+def _static_files() -> list:
+    root = os.path.join(HERE, "frontend_static")
+    out = []
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            out.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return out
+
+
+with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+    LONG_DESCRIPTION = f.read()
+
+setup(
+    name="visualdl",
+    version=_version(),
+    description="Training-log visualizer for single-process and distributed jobs: scalars, images, histograms, ONNX graphs",
+    long_description=LONG_DESCRIPTION,
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.11",
+    packages=["visualdl", "visualdl.sdk", "visualdl.server", "visualdl.proto", "visualdl.frontend_static"],
+    package_dir={
+        "visualdl": "visualdl",
+        "visualdl.sdk": "sdk",
+        "visualdl.server": "server",
+        "visualdl.proto": "proto",
+        "visualdl.frontend_static": "frontend_static",
+    },
+    package_data={"visualdl.proto": ["*.proto", "*.pyi", "*.md"], "visualdl.frontend_static": _static_files()},
+    include_package_data=False,
+    install_requires=[
+        "flask>=3.0",
+        # The committed visualdl_log_pb2.py is protoc gencode 7.35.1 and checks the runtime.
+        "protobuf>=7.35.1",
+        "numpy>=1.26",
+        "pillow>=10",
+        "onnx>=1.16",
+        "plotly>=5.20",
+        # Native CRC-32C for the record framing: ~100x a pure-Python table.
+        "google-crc32c>=1.5",
+    ],
+    extras_require={
+        "test": [
+            "pytest>=8",
+            "hypothesis>=6.100",
+            "ruff>=0.6",
+            "mypy>=1.10",
+            "types-protobuf",
+            # The generator of proto/visualdl_log_pb2.py; tests/test_proto.py checks it is fresh.
+            "grpcio-tools==1.85.1",
+        ],
+        "bench": ["tensorboardX>=2.6"],
+    },
+    entry_points={"console_scripts": ["visualdl = visualdl.cli:main"]},
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3.11",
+        "License :: OSI Approved :: Apache Software License",
+    ],
+)

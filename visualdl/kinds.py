@@ -1,0 +1,200 @@
+"""The table of record kinds: the one place that knows each kind of data.
+
+Each :class:`Kind` names a kind (``scalars``, ``images``, ``histograms``, ``text``,
+``graphs``), the ``Record`` field that carries it, and how a record of it becomes a
+reader-side event (:meth:`Kind.decode`). The ``encode_*`` functions build records
+for the writer. Writer, reader and API dispatch through :data:`KINDS`.
+
+Large payloads (PNG bytes, ONNX models) are not kept in events: an event carries a
+:class:`RecordRef` (file and offset) and the reader reads the bytes when asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from visualdl.columns import decode_column, encode_float_column, encode_int_column
+from visualdl.errors import LogFormatError
+from visualdl.proto import pb
+
+__all__ = [
+    "KINDS",
+    "KIND_BY_FIELD",
+    "GraphEvent",
+    "HistogramEvent",
+    "ImageEvent",
+    "Kind",
+    "RecordRef",
+    "ScalarChunk",
+    "TextEvent",
+    "encode_graph",
+    "encode_histogram",
+    "encode_image",
+    "encode_scalars",
+    "encode_text",
+]
+
+_F8 = np.dtype("<f8")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRef:
+    """Where a record sits: the file and the offset of its frame."""
+
+    path: str
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarChunk:
+    """Points of one scalar tag from one record, in written order."""
+
+    steps: np.ndarray  # int64
+    values: np.ndarray  # float64
+    wall_times: np.ndarray  # float64
+
+
+@dataclass(frozen=True, slots=True)
+class ImageEvent:
+    step: int
+    wall_time: float
+    height: int
+    width: int
+    channels: int
+    ref: RecordRef
+
+
+@dataclass(frozen=True, slots=True)
+class HistogramEvent:
+    """A histogram of the finite values; ``edges`` has one more element than ``counts``."""
+
+    step: int
+    wall_time: float
+    edges: np.ndarray
+    counts: np.ndarray
+    min: float
+    max: float
+    sum: float
+    sum_squares: float
+    count: int
+    nan_count: int
+    pos_inf_count: int
+    neg_inf_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TextEvent:
+    step: int
+    wall_time: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEvent:
+    name: str
+    wall_time: float
+    format: str
+    size: int
+    ref: RecordRef
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str
+    field: str
+    #: (message, ref) -> (tag, event); raises LogFormatError on inconsistent data.
+    decode: Callable[[Any, RecordRef], tuple[str, Any]]
+    #: For kinds with large payloads: the message field holding them.
+    blob_field: str = ""
+
+
+def _decode_scalars(msg: pb.ScalarBatch, ref: RecordRef) -> tuple[str, ScalarChunk]:
+    n = msg.count
+    chunk = ScalarChunk(
+        decode_column(msg.steps, n, np.dtype(np.int64), "steps"),
+        decode_column(msg.values, n, np.dtype(np.float64), "values"),
+        decode_column(msg.wall_times, n, np.dtype(np.float64), "wall_times"),
+    )
+    return msg.tag, chunk
+
+
+def _decode_image(msg: pb.Image, ref: RecordRef) -> tuple[str, ImageEvent]:
+    return msg.tag, ImageEvent(msg.step, msg.wall_time, msg.height, msg.width, msg.channels, ref)
+
+
+def _decode_histogram(msg: pb.Histogram, ref: RecordRef) -> tuple[str, HistogramEvent]:
+    edges = np.frombuffer(msg.edges, _F8).astype(np.float64)
+    counts = np.frombuffer(msg.counts, _F8).astype(np.float64)
+    if len(msg.edges) % 8 or len(msg.counts) % 8 or edges.size != counts.size + 1:
+        raise LogFormatError(f"histogram {msg.tag!r}: {edges.size} edges for {counts.size} counts")
+    event = HistogramEvent(
+        msg.step, msg.wall_time, edges, counts, msg.min, msg.max, msg.sum, msg.sum_squares,
+        msg.count, msg.nan_count, msg.pos_inf_count, msg.neg_inf_count,
+    )  # fmt: skip
+    return msg.tag, event
+
+
+def _decode_text(msg: pb.Text, ref: RecordRef) -> tuple[str, TextEvent]:
+    return msg.tag, TextEvent(msg.step, msg.wall_time, msg.text)
+
+
+def _decode_graph(msg: pb.Graph, ref: RecordRef) -> tuple[str, GraphEvent]:
+    return msg.name, GraphEvent(msg.name, msg.wall_time, msg.format, len(msg.data), ref)
+
+
+KINDS: dict[str, Kind] = {
+    kind.name: kind
+    for kind in (
+        Kind("scalars", "scalars", _decode_scalars),
+        Kind("images", "image", _decode_image, blob_field="png"),
+        Kind("histograms", "histogram", _decode_histogram),
+        Kind("text", "text", _decode_text),
+        Kind("graphs", "graph", _decode_graph, blob_field="data"),
+    )
+}
+KIND_BY_FIELD: dict[str, Kind] = {kind.field: kind for kind in KINDS.values()}
+
+
+def encode_scalars(tag: str, steps: np.ndarray, values: np.ndarray, wall_times: np.ndarray) -> pb.Record:
+    batch = pb.ScalarBatch(
+        tag=tag,
+        count=len(steps),
+        steps=encode_int_column(steps),
+        values=encode_float_column(values),
+        wall_times=encode_float_column(wall_times),
+    )
+    return pb.Record(scalars=batch)
+
+
+def encode_image(tag: str, step: int, wall_time: float, png: bytes, shape: tuple[int, int, int]) -> pb.Record:
+    height, width, channels = shape
+    image = pb.Image(
+        tag=tag, step=step, wall_time=wall_time, height=height, width=width, channels=channels, png=png
+    )
+    return pb.Record(image=image)
+
+
+def encode_histogram(
+    tag: str, step: int, wall_time: float, edges: np.ndarray, counts: np.ndarray, stats: dict[str, float]
+) -> pb.Record:
+    hist = pb.Histogram(
+        tag=tag,
+        step=step,
+        wall_time=wall_time,
+        edges=np.ascontiguousarray(edges, _F8).tobytes(),
+        counts=np.ascontiguousarray(counts, _F8).tobytes(),
+        **stats,
+    )
+    return pb.Record(histogram=hist)
+
+
+def encode_text(tag: str, step: int, wall_time: float, text: str) -> pb.Record:
+    return pb.Record(text=pb.Text(tag=tag, step=step, wall_time=wall_time, text=text))
+
+
+def encode_graph(name: str, wall_time: float, data: bytes, fmt: str = "onnx") -> pb.Record:
+    return pb.Record(graph=pb.Graph(name=name, wall_time=wall_time, format=fmt, data=data))

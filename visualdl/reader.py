@@ -1,0 +1,303 @@
+"""LogReader: the one reading layer of VisualDL, for the server, notebooks and scripts.
+
+``LogReader(logdir)`` finds every log file under ``logdir`` (a run is a directory
+holding log files, named by its path relative to ``logdir``, ``.`` for ``logdir``
+itself), reads them all, and :meth:`LogReader.poll` reads only what was added since.
+Every file of a run is read, not just the newest. Scalars come back as numpy arrays
+ordered by step.
+
+Files are followed by :class:`~visualdl.tail.LogFile`; what is wrong in them is
+collected in :attr:`LogReader.problems` and never raised.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from visualdl.errors import LogFormatError
+from visualdl.framing import HEADER_SIZE, FOOTER_SIZE, MAX_RECORD_BYTES, _HEAD, masked_crc
+from visualdl.kinds import (
+    KIND_BY_FIELD,
+    KINDS,
+    GraphEvent,
+    HistogramEvent,
+    ImageEvent,
+    RecordRef,
+    TextEvent,
+)
+from visualdl.logformat import FORMAT_VERSION, is_log_file, parse_record
+from visualdl.series import ScalarSeries, Series, merge
+from visualdl.tail import LogFile, Problem
+
+__all__ = ["LogReader", "PollResult", "Problem", "ScalarSeries", "WriterInfo"]
+
+log = logging.getLogger("visualdl.reader")
+
+
+@dataclass(frozen=True, slots=True)
+class WriterInfo:
+    """A log file and the header of the process that wrote it."""
+
+    path: str
+    writer_id: str
+    host: str
+    pid: int
+    start_time: float
+    sdk_version: str
+    display_name: str
+    rank: int
+    world_size: int
+    local_rank: int
+    role: str
+    job: str
+    attempt: int
+    closed: bool  # a footer was read: the writer closed cleanly
+
+
+@dataclass(frozen=True, slots=True)
+class PollResult:
+    files: int
+    new_records: int
+    bytes_read: int
+
+
+@dataclass(slots=True)
+class _Run:
+    files: dict[str, LogFile] = field(default_factory=dict)
+    #: (kind, tag) -> path -> per-file storage (Series for scalars, list of events otherwise)
+    data: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    version: int = 0
+    cache: dict[tuple[str, str], tuple[int, Any]] = field(default_factory=dict)
+
+
+class LogReader:
+    """Read a logdir written by LogWriter, and follow it as it grows.
+
+    Thread-safe: one thread may poll while others query.
+    """
+
+    def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
+        self.logdir = os.fspath(logdir)
+        self._runs: dict[str, _Run] = {}
+        self._lock = threading.RLock()
+        if load:
+            self.poll()
+
+    # -- reading -------------------------------------------------------------------
+
+    def _discover(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        if not os.path.isdir(self.logdir):
+            return found
+        for dirpath, dirnames, filenames in os.walk(self.logdir):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            files = sorted(f for f in filenames if is_log_file(f))
+            if files:
+                run = os.path.relpath(dirpath, self.logdir).replace(os.sep, "/")
+                found[run] = [os.path.join(dirpath, f) for f in files]
+        return found
+
+    def poll(self) -> PollResult:
+        """Find new files and runs, read the bytes added since the last poll, drop removed runs."""
+        found = self._discover()
+        records = nbytes = files = 0
+        with self._lock:
+            for run in [r for r in self._runs if r not in found]:
+                del self._runs[run]
+            for run, paths in found.items():
+                state = self._runs.setdefault(run, _Run())
+                for gone in [p for p in state.files if p not in paths]:
+                    self._forget(state, gone)
+                for path in paths:
+                    logfile = state.files.get(path)
+                    if logfile is not None and logfile.replaced():
+                        self._forget(state, path)
+                        logfile = None
+                    if logfile is None:
+                        logfile = state.files[path] = LogFile(path)
+                    start = logfile.offset
+                    n = self._ingest(state, logfile)
+                    files += 1
+                    records += n
+                    nbytes += logfile.offset - start
+        return PollResult(files, records, nbytes)
+
+    def _forget(self, state: _Run, path: str) -> None:
+        state.files.pop(path, None)
+        for per_file in state.data.values():
+            per_file.pop(path, None)
+        state.version += 1
+
+    def _ingest(self, state: _Run, logfile: LogFile) -> int:
+        items = logfile.read()
+        if not items:
+            return 0
+        path = logfile.path
+        data = state.data
+        for offset, record in items:
+            field_name = record.WhichOneof("kind")
+            kind = KIND_BY_FIELD.get(field_name or "")
+            if kind is None:
+                if field_name == "header":
+                    self._on_header(logfile, offset, record.header)
+                elif field_name == "footer":
+                    logfile.footer = record.footer
+                continue
+            if logfile.header is None and offset == 0:
+                logfile.problems.append(Problem(path, 0, "file does not start with a header record"))
+            try:
+                tag, event = kind.decode(getattr(record, field_name), RecordRef(path, offset))
+            except LogFormatError as e:
+                logfile.problems.append(Problem(path, offset, e.message))
+                log.warning("%s at byte %d: %s", path, offset, e.message)
+                continue
+            per_file = data.get((kind.name, tag))
+            if per_file is None:
+                per_file = data[(kind.name, tag)] = {}
+            store = per_file.get(path)
+            if kind.name == "scalars":
+                if store is None:
+                    store = per_file[path] = Series()
+                store.extend(event.steps, event.values, event.wall_times)
+            else:
+                if store is None:
+                    store = per_file[path] = []
+                store.append(event)
+        state.version += 1
+        return len(items)
+
+    def _on_header(self, logfile: LogFile, offset: int, header: Any) -> None:
+        if header.format_version > FORMAT_VERSION:
+            logfile.problems.append(
+                Problem(logfile.path, offset, f"format version {header.format_version} is newer than "
+                        f"{FORMAT_VERSION}; upgrade visualdl to read it")  # fmt: skip
+            )
+        if logfile.header is None:
+            logfile.header = header
+
+    # -- queries -------------------------------------------------------------------
+
+    def _run(self, run: str) -> _Run:
+        state = self._runs.get(run)
+        if state is None:
+            raise KeyError(f"unknown run {run!r}; known runs: {sorted(self._runs)!r}")
+        return state
+
+    def runs(self) -> list[str]:
+        """Runs, sorted by name."""
+        with self._lock:
+            return sorted(self._runs)
+
+    def tags(self, run: str) -> dict[str, list[str]]:
+        """Tags of ``run`` by kind: ``{"scalars": [...], "images": [...], ...}``."""
+        with self._lock:
+            state = self._run(run)
+            out: dict[str, list[str]] = {name: [] for name in KINDS}
+            for (kind, tag), per_file in state.data.items():
+                if any(len(store) for store in per_file.values()):
+                    out[kind].append(tag)
+            for tags in out.values():
+                tags.sort()
+            return out
+
+    def _cached(self, run: str, kind: str, tag: str) -> tuple[_Run, dict[str, Any] | None, Any]:
+        state = self._run(run)
+        per_file = state.data.get((kind, tag))
+        if per_file is None:
+            raise KeyError(f"run {run!r} has no {kind} tag {tag!r}")
+        hit = state.cache.get((kind, tag))
+        if hit is not None and hit[0] == state.version:
+            return state, None, hit[1]
+        return state, per_file, None
+
+    def scalars(self, run: str, tag: str) -> ScalarSeries:
+        """Steps, values and wall times of ``tag`` in ``run`` (read-only numpy arrays) by step."""
+        with self._lock:
+            state, per_file, hit = self._cached(run, "scalars", tag)
+            if per_file is None:
+                return hit  # type: ignore[no-any-return]
+            result = merge([series.view() for series in per_file.values()])
+            state.cache[("scalars", tag)] = (state.version, result)
+            return result
+
+    def _events(self, run: str, kind: str, tag: str) -> list[Any]:
+        with self._lock:
+            state, per_file, hit = self._cached(run, kind, tag)
+            if per_file is None:
+                return list(hit)
+            events = [event for store in per_file.values() for event in store]
+            key = "name" if kind == "graphs" else "step"
+            events.sort(key=lambda e: getattr(e, key) if kind != "graphs" else e.wall_time)
+            state.cache[(kind, tag)] = (state.version, events)
+            return list(events)
+
+    def images(self, run: str, tag: str) -> list[ImageEvent]:
+        """Every image of ``tag`` by step; :meth:`read_blob` gives an event's PNG bytes."""
+        return self._events(run, "images", tag)
+
+    def histograms(self, run: str, tag: str) -> list[HistogramEvent]:
+        return self._events(run, "histograms", tag)
+
+    def texts(self, run: str, tag: str) -> list[TextEvent]:
+        return self._events(run, "text", tag)
+
+    def graphs(self, run: str) -> list[GraphEvent]:
+        """The newest graph of each name in ``run``; :meth:`read_blob` gives its ONNX bytes."""
+        with self._lock:
+            names = self.tags(run)["graphs"]
+        return [self._events(run, "graphs", name)[-1] for name in names]
+
+    def read_blob(self, event: ImageEvent | GraphEvent) -> bytes:
+        """The PNG bytes of an image event, the model bytes of a graph event."""
+        ref = event.ref
+        kind = KINDS["images" if isinstance(event, ImageEvent) else "graphs"]
+        with open(ref.path, "rb") as f:
+            f.seek(ref.offset)
+            head = f.read(HEADER_SIZE)
+            if len(head) < HEADER_SIZE:
+                raise LogFormatError("record is gone (file truncated)", ref.path, ref.offset)
+            length, crc = _HEAD.unpack(head)
+            if masked_crc(head[:8]) != crc or length > MAX_RECORD_BYTES:
+                raise LogFormatError("record header changed on disk", ref.path, ref.offset)
+            payload = f.read(length)
+            tail = f.read(FOOTER_SIZE)
+        if len(payload) != length or len(tail) != FOOTER_SIZE or masked_crc(payload) != int.from_bytes(tail, "little"):
+            raise LogFormatError("record payload changed on disk", ref.path, ref.offset)
+        try:
+            record = parse_record(payload)
+        except LogFormatError as e:
+            raise LogFormatError(e.message, ref.path, ref.offset) from e
+        return getattr(getattr(record, kind.field), kind.blob_field)  # type: ignore[no-any-return]
+
+    def writers(self, run: str) -> list[WriterInfo]:
+        """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""
+        with self._lock:
+            out = []
+            for path, logfile in sorted(self._run(run).files.items()):
+                h = logfile.header
+                if h is None:
+                    continue
+                out.append(
+                    WriterInfo(
+                        path, h.writer_id, h.host, h.pid, h.start_time, h.sdk_version, h.display_name,
+                        h.rank, h.world_size, h.local_rank, h.role, h.job, h.attempt, logfile.footer is not None,
+                    )  # fmt: skip
+                )
+            return out
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Everything found wrong in the files so far (corrupt records, unreadable files)."""
+        with self._lock:
+            return [p for state in self._runs.values() for f in state.files.values() for p in f.problems]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.runs())
+
+    def __repr__(self) -> str:
+        return f"LogReader({self.logdir!r}, runs={len(self._runs)})"

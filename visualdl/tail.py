@@ -1,0 +1,108 @@
+"""Tailing one log file: read the bytes added since last time, return whole records.
+
+The I/O edge of the reader. A record not all written yet is left for the next
+read, from the same offset; a corrupt stretch is reported once (file and byte
+offset) and skipped by resynchronising on the next valid record. Reading never
+raises because of what a file holds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+
+from visualdl import framing
+from visualdl.errors import LogFormatError
+from visualdl.logformat import parse_record
+from visualdl.proto import pb
+
+__all__ = ["LogFile", "Problem"]
+
+log = logging.getLogger("visualdl.reader")
+
+#: Bytes read at a time; a record larger than this is read whole when it is complete.
+_WINDOW = 64 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong in a file: where, and what."""
+
+    path: str
+    offset: int
+    message: str
+
+
+class LogFile:
+    """One log file being followed."""
+
+    __slots__ = ("path", "offset", "header", "footer", "problems", "_identity")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.offset = 0
+        self.header: pb.Header | None = None
+        self.footer: pb.Footer | None = None
+        self.problems: list[Problem] = []
+        self._identity: tuple[int, int] | None = None
+
+    def _problem(self, offset: int, message: str) -> None:
+        problem = Problem(self.path, offset, message)
+        self.problems.append(problem)
+        log.warning("%s at byte %d: %s", self.path, offset, message)
+
+    def replaced(self) -> bool:
+        """True when the path now holds another file, or a shorter one (rewritten)."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        identity = (st.st_dev, st.st_ino)
+        if self._identity is None:
+            self._identity = identity
+        return identity != self._identity or st.st_size < self.offset
+
+    def read(self) -> list[tuple[int, pb.Record]]:
+        """Whole records added since the last read, with the offsets of their frames."""
+        out: list[tuple[int, pb.Record]] = []
+        try:
+            with open(self.path, "rb") as f:
+                st = os.fstat(f.fileno())
+                self._identity = self._identity or (st.st_dev, st.st_ino)
+                window = _WINDOW
+                while self.offset < st.st_size:
+                    remaining = st.st_size - self.offset
+                    f.seek(self.offset)
+                    buf = f.read(min(window, remaining))
+                    before = self.offset
+                    self._scan(buf, out)
+                    if self.offset == before:
+                        if len(buf) >= remaining or len(buf) < window:
+                            break  # the rest is not all written yet
+                        window *= 2  # one record larger than the window
+        except OSError as e:
+            problem = f"cannot read: {e.strerror or e}"
+            if not self.problems or self.problems[-1].message != problem:
+                self._problem(self.offset, problem)
+        return out
+
+    def _scan(self, buf: bytes, out: list[tuple[int, pb.Record]]) -> None:
+        base = self.offset
+        resume = 0
+        for item in framing.scan(buf):
+            if isinstance(item, framing.Frame):
+                try:
+                    record = parse_record(item.payload)
+                except LogFormatError as e:
+                    self._problem(base + item.offset, e.message)
+                    continue
+                out.append((base + item.offset, record))
+            elif isinstance(item, framing.Corruption):
+                self._problem(
+                    base + item.offset,
+                    f"{item.reason}; skipped {item.end - item.offset} bytes to the next valid record",
+                )
+            else:
+                resume = item
+        self.offset = base + resume
