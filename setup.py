@@ -34,7 +34,7 @@ with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
 setup(
     name="visualdl",
     version=_version(),
-    description="Training-log visualizer for single-process and distributed jobs: scalars, images, histograms, ONNX graphs",
+    description="Training-log visualizer for single and distributed jobs: scalars, images, histograms, ONNX graphs",
     long_description=LONG_DESCRIPTION,
     long_description_content_type="text/markdown",
     license="Apache-2.0",

@@ -113,7 +113,7 @@ def check_step(step: Any, name: str = "step") -> int:
     elif hasattr(step, "item") and not isinstance(step, str | bytes):
         try:
             item = step.item()
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}") from e
         return check_step(item, name)
     else:
@@ -188,10 +188,10 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
             raise ValueError(f"img of dtype {arr.dtype} must hold values in 0..255; got {low}..{high}")
         return np.array(arr, dtype=np.uint8, order="C")
     if kind == "f":
-        low, high = float(arr.min()), float(arr.max())
-        if not (0.0 <= low and high <= 1.0):  # also refuses NaN
+        flow, fhigh = float(arr.min()), float(arr.max())
+        if not (0.0 <= flow and fhigh <= 1.0):  # also refuses NaN
             raise ValueError(
-                f"img of dtype {arr.dtype} must hold values in [0, 1]; got {low}..{high} "
+                f"img of dtype {arr.dtype} must hold values in [0, 1]; got {flow}..{fhigh} "
                 "(scale it, or pass uint8)"
             )
         return np.array(arr, dtype=np.float32, order="C")

@@ -196,7 +196,9 @@ class Sink:
                 self._wake.set()
             if self._thread is not None:
                 self._thread.join()
-            footer = pb.Record(footer=pb.Footer(wall_time=time.time(), records=self._records, scalar_points=self._points))
+            footer = pb.Record(
+                footer=pb.Footer(wall_time=time.time(), records=self._records, scalar_points=self._points)
+            )
             if self._fd >= 0:
                 try:
                     self._write(frame(footer.SerializeToString()))
@@ -221,7 +223,8 @@ class Sink:
     # -- background thread -----------------------------------------------------------
 
     def _start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"visualdl-writer:{os.path.basename(self.path)}", daemon=True)
+        name = f"visualdl-writer:{os.path.basename(self.path)}"
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
@@ -231,7 +234,7 @@ class Sink:
             closing = self._closed
             try:
                 self._drain()
-            except Exception as e:  # noqa: BLE001 - boundary: keep the error for the caller
+            except Exception as e:
                 log.exception("the writer thread of %s failed", self.path)
                 with self._lock:
                     self._error = self._error or e

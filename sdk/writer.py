@@ -23,6 +23,8 @@ from visualdl.sdk.sink import Sink
 
 __all__ = ["LogWriter"]
 
+_INT64_MAX = 2**63 - 1
+
 
 def _safe_host() -> str:
     host = socket.gethostname() or "localhost"
@@ -146,15 +148,15 @@ class LogWriter:
         if tag not in self._known_tags:
             convert.check_tag(tag, name)
             self._known_tags.add(tag)
-        return tag  # type: ignore[no-any-return]
+        return tag
 
     def add_scalar(self, tag: str, value: Any, step: int, walltime: float | None = None) -> None:
         """Record ``value`` (a number, numpy scalar or one-element tensor) of ``tag`` at ``step``."""
         if tag not in self._known_tags:
             self._tag(tag)
         if type(value) is not float:
-            value = float(value) if type(value) is int else convert.to_float(value)
-        if type(step) is not int or step < 0:
+            value = convert.to_float(value)
+        if type(step) is not int or not 0 <= step <= _INT64_MAX:
             step = convert.check_step(step)
         self._sink.put_scalar(
             tag, step, value, time.time() if walltime is None else convert.check_walltime(walltime)

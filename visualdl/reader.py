@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visualdl.errors import LogFormatError
-from visualdl.framing import HEADER_SIZE, FOOTER_SIZE, MAX_RECORD_BYTES, _HEAD, masked_crc
+from visualdl.framing import _HEAD, FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_BYTES, masked_crc
 from visualdl.kinds import (
     KIND_BY_FIELD,
     KINDS,
@@ -173,10 +173,8 @@ class LogReader:
 
     def _on_header(self, logfile: LogFile, offset: int, header: Any) -> None:
         if header.format_version > FORMAT_VERSION:
-            logfile.problems.append(
-                Problem(logfile.path, offset, f"format version {header.format_version} is newer than "
-                        f"{FORMAT_VERSION}; upgrade visualdl to read it")  # fmt: skip
-            )
+            message = f"format version {header.format_version} is newer than {FORMAT_VERSION}; upgrade visualdl"
+            logfile.problems.append(Problem(logfile.path, offset, message))
         if logfile.header is None:
             logfile.header = header
 
@@ -220,7 +218,7 @@ class LogReader:
         with self._lock:
             state, per_file, hit = self._cached(run, "scalars", tag)
             if per_file is None:
-                return hit  # type: ignore[no-any-return]
+                return hit
             result = merge([series.view() for series in per_file.values()])
             state.cache[("scalars", tag)] = (state.version, result)
             return result
@@ -272,7 +270,7 @@ class LogReader:
             record = parse_record(payload)
         except LogFormatError as e:
             raise LogFormatError(e.message, ref.path, ref.offset) from e
-        return getattr(getattr(record, kind.field), kind.blob_field)  # type: ignore[no-any-return]
+        return getattr(getattr(record, kind.field), kind.blob_field)
 
     def writers(self, run: str) -> list[WriterInfo]:
         """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""
@@ -282,12 +280,23 @@ class LogReader:
                 h = logfile.header
                 if h is None:
                     continue
-                out.append(
-                    WriterInfo(
-                        path, h.writer_id, h.host, h.pid, h.start_time, h.sdk_version, h.display_name,
-                        h.rank, h.world_size, h.local_rank, h.role, h.job, h.attempt, logfile.footer is not None,
-                    )  # fmt: skip
+                info = WriterInfo(
+                    path=path,
+                    writer_id=h.writer_id,
+                    host=h.host,
+                    pid=h.pid,
+                    start_time=h.start_time,
+                    sdk_version=h.sdk_version,
+                    display_name=h.display_name,
+                    rank=h.rank,
+                    world_size=h.world_size,
+                    local_rank=h.local_rank,
+                    role=h.role,
+                    job=h.job,
+                    attempt=h.attempt,
+                    closed=logfile.footer is not None,
                 )
+                out.append(info)
             return out
 
     @property
