@@ -33,15 +33,16 @@ def summarise(logdir: str) -> str:
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
     for run in reader.runs():
         writers = reader.writers(run)
+        graph_sizes = {graph.name: graph.size for graph in reader.graphs(run)}
         lines.append(f"  run {run!r}: {len(writers)} file(s)")
         for kind, tags in reader.tags(run).items():
             for tag in tags:
                 if kind == "scalars":
                     size = f"{len(reader.scalars(run, tag))} points"
                 elif kind == "graphs":
-                    size = f"{reader.graphs(run)[0].size} bytes"
+                    size = f"{graph_sizes[tag]} bytes"
                 else:
-                    size = f"{len(reader._events(run, kind, tag))} entries"
+                    size = f"{reader.count(run, kind, tag)} entries"
                 lines.append(f"    {kind:<10} {tag}: {size}")
     for problem in reader.problems:
         lines.append(f"  problem: {problem.path} at byte {problem.offset}: {problem.message}")

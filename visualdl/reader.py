@@ -234,6 +234,14 @@ class LogReader:
             state.cache[(kind, tag)] = (state.version, events)
             return list(events)
 
+    def count(self, run: str, kind: str, tag: str) -> int:
+        """How many points or entries ``tag`` of ``kind`` has in ``run``."""
+        with self._lock:
+            per_file = self._run(run).data.get((kind, tag))
+            if per_file is None:
+                raise KeyError(f"run {run!r} has no {kind} tag {tag!r}")
+            return sum(len(store) for store in per_file.values())
+
     def images(self, run: str, tag: str) -> list[ImageEvent]:
         """Every image of ``tag`` by step; :meth:`read_blob` gives an event's PNG bytes."""
         return self._events(run, "images", tag)

@@ -1,0 +1,91 @@
+"""Failures of the background writer are raised on the caller's thread; nothing is dropped."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+
+import pytest
+
+from visualdl import LogReader, LogWriter
+from visualdl.errors import WriterError
+
+
+def test_deleted_logdir_is_reported_and_logging_continues(logdir):
+    w = LogWriter(logdir)
+    w.add_scalar("x", 1.0, 0)
+    w.flush()
+    shutil.rmtree(logdir)
+    w.add_scalar("x", 2.0, 1)
+    with pytest.raises(WriterError, match="was deleted; continuing in"):
+        w.flush()
+    w.add_scalar("x", 3.0, 2)
+    w.close()
+    series = LogReader(logdir).scalars(".", "x")
+    assert series.steps.tolist() == [1, 2]  # step 0 went with the deleted directory
+
+
+class _FailingWrites:
+    """Make os.write fail with ENOSPC for the sink's file while active."""
+
+    def __init__(self, monkeypatch):
+        self.active = True
+        real_write = os.write
+
+        def write(fd, data):
+            if self.active and threading.current_thread().name.startswith("visualdl-writer"):
+                raise OSError(28, "No space left on device")
+            return real_write(fd, data)
+
+        monkeypatch.setattr(os, "write", write)
+
+
+def test_disk_full_raises_then_retries_without_loss(logdir, monkeypatch):
+    w = LogWriter(logdir)
+    failing = _FailingWrites(monkeypatch)
+    w.add_scalar("x", 1.0, 0)
+    with pytest.raises(WriterError, match="No space left on device") as info:
+        w.flush()
+    assert isinstance(info.value.__cause__, OSError)
+    failing.active = False
+    w.add_scalar("x", 2.0, 1)
+    w.flush()
+    w.close()
+    reader = LogReader(logdir)
+    assert reader.scalars(".", "x").values.tolist() == [1.0, 2.0]
+    assert reader.problems == []
+
+
+def test_error_is_raised_from_next_add(logdir, monkeypatch):
+    w = LogWriter(logdir, flush_secs=0.05)
+    failing = _FailingWrites(monkeypatch)
+    w.add_scalar("x", 1.0, 0)
+    with pytest.raises(WriterError):
+        # The background flush fails within a few intervals; the next add raises it.
+        for step in range(1, 10**7):
+            w.add_scalar("x", 1.0, step)
+            if step % 1000 == 0:
+                threading.Event().wait(0.001)
+    failing.active = False
+    w.close()
+
+
+def test_backpressure_bounds_memory_and_drops_nothing(logdir, monkeypatch):
+    real_write = os.write
+
+    def slow_write(fd, data):  # a disk far slower than the training loop
+        if threading.current_thread().name.startswith("visualdl-writer"):
+            threading.Event().wait(0.005)
+        return real_write(fd, data)
+
+    w = LogWriter(logdir, max_queue=100, max_pending_bytes=24 * 1000)
+    monkeypatch.setattr(os, "write", slow_write)
+    peak = 0
+    for step in range(5000):
+        w.add_scalar("x", float(step), step)
+        peak = max(peak, w.stats()["pending_bytes"])
+    w.close()
+    assert peak <= 24 * 1000 + 24  # never above the bound (plus the point being added)
+    assert w.stats()["blocked_seconds"] > 0
+    assert LogReader(logdir).scalars(".", "x").values.tolist() == [float(s) for s in range(5000)]
