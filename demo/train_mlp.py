@@ -139,6 +139,7 @@ def train(logdir: str, epochs: int, hidden: int, seed: int) -> dict[str, float]:
             _, logits = model.forward(x_val)
             val_acc = float((logits.argmax(axis=1) == y_val).mean())
             writer.add_scalar("val/accuracy", val_acc, step)
+            writer.add_scalar("train/epoch", epoch + 1, step)
             for name, value in model.params.items():
                 writer.add_histogram(f"weights/{name}", value, step, buckets=30)
                 writer.add_histogram(f"grads/{name}", grads[name], step, buckets=30)
