@@ -24,6 +24,8 @@ from visualdl.sdk.sink import Sink
 __all__ = ["LogWriter"]
 
 _INT64_MAX = 2**63 - 1
+_now = time.time
+_to_float = convert.to_float
 
 
 def _safe_host() -> str:
@@ -155,12 +157,13 @@ class LogWriter:
         if tag not in self._known_tags:
             self._tag(tag)
         if type(value) is not float:
-            value = convert.to_float(value)
+            try:
+                value = float(value) if type(value) is int else _to_float(value)
+            except OverflowError:
+                value = _to_float(value)  # raises the ValueError naming the value
         if type(step) is not int or not 0 <= step <= _INT64_MAX:
             step = convert.check_step(step)
-        self._sink.put_scalar(
-            tag, step, value, time.time() if walltime is None else convert.check_walltime(walltime)
-        )
+        self._sink.put_scalar(tag, step, value, _now() if walltime is None else convert.check_walltime(walltime))
 
     def add_scalars(
         self, main_tag: str, tag_scalar_dict: Mapping[str, Any], step: int, walltime: float | None = None
