@@ -69,6 +69,9 @@ setup(
             "types-protobuf",
             # The generator of proto/visualdl_log_pb2.py; tests/test_proto.py checks it is fresh.
             "grpcio-tools==1.85.1",
+            # tests/test_packaging.py builds a wheel without build isolation.
+            "setuptools>=70.1",
+            "wheel",
         ],
         "bench": ["tensorboardX>=2.6"],
     },
