@@ -52,7 +52,7 @@ def encode_int_column(values: np.ndarray) -> pb.Column:
     if arr.size == 1:
         return pb.Column(codec=pb.ARITHMETIC, start=start)
     stride = int(arr[1]) - start
-    if np.array_equal(arr, start + stride * np.arange(arr.size, dtype=_INT)):
+    if -(2**63) <= stride < 2**63 and np.array_equal(arr, start + stride * np.arange(arr.size, dtype=_INT)):
         return pb.Column(codec=pb.ARITHMETIC, start=start, stride=stride)
     return _packed(arr)
 
@@ -72,7 +72,8 @@ def decode_column(column: pb.Column, count: int, dtype: np.dtype, where: str) ->
     if codec == pb.ARITHMETIC:
         if dtype.kind != "i":
             raise LogFormatError(f"{where}: ARITHMETIC codec on a float column")
-        return column.start + column.stride * np.arange(count, dtype=np.int64)
+        # int64 arithmetic, wrapping exactly as the encoder's check did.
+        return np.int64(column.start) + np.int64(column.stride) * np.arange(count, dtype=np.int64)
     data = column.data
     if codec == pb.SHUFFLE_DEFLATE:
         try:

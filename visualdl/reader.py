@@ -84,7 +84,8 @@ class LogReader:
     def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
         self.logdir = os.fspath(logdir)
         self._runs: dict[str, _Run] = {}
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # guards the index; queries take it
+        self._poll_lock = threading.Lock()  # one poll at a time
         if load:
             self.poll()
 
@@ -103,29 +104,41 @@ class LogReader:
         return found
 
     def poll(self) -> PollResult:
-        """Find new files and runs, read the bytes added since the last poll, drop removed runs."""
-        found = self._discover()
-        records = nbytes = files = 0
-        with self._lock:
-            for run in [r for r in self._runs if r not in found]:
-                del self._runs[run]
-            for run, paths in found.items():
-                state = self._runs.setdefault(run, _Run())
-                for gone in [p for p in state.files if p not in paths]:
-                    self._forget(state, gone)
-                for path in paths:
-                    logfile = state.files.get(path)
-                    if logfile is not None and logfile.replaced():
-                        self._forget(state, path)
-                        logfile = None
-                    if logfile is None:
-                        logfile = state.files[path] = LogFile(path)
-                    start = logfile.offset
-                    n = self._ingest(state, logfile)
-                    files += 1
-                    records += n
-                    nbytes += logfile.offset - start
-        return PollResult(files, records, nbytes)
+        """Find new files and runs, read the bytes added since the last poll, drop removed runs.
+
+        Files are read and decoded outside the query lock, so queries go on meanwhile.
+        """
+        with self._poll_lock:
+            found = self._discover()
+            todo: list[tuple[_Run, LogFile]] = []
+            with self._lock:
+                for run in [r for r in self._runs if r not in found]:
+                    del self._runs[run]
+                for run, paths in found.items():
+                    state = self._runs.setdefault(run, _Run())
+                    for gone in [p for p in state.files if p not in paths]:
+                        self._forget(state, gone)
+                    for path in paths:
+                        logfile = state.files.get(path)
+                        status = "grown" if logfile is None else logfile.status()
+                        if status == "replaced":
+                            self._forget(state, path)
+                            logfile = None
+                        if logfile is None:
+                            logfile = state.files[path] = LogFile(path)
+                        if status != "same":
+                            todo.append((state, logfile))
+            records = nbytes = 0
+            for state, logfile in todo:
+                start = logfile.offset
+                decoded = self._decode(logfile, logfile.read())
+                nbytes += logfile.offset - start
+                records += len(decoded)
+                if decoded:
+                    with self._lock:
+                        if state.files.get(logfile.path) is logfile:
+                            self._store(state, logfile.path, decoded)
+            return PollResult(len(todo), records, nbytes)
 
     def _forget(self, state: _Run, path: str) -> None:
         state.files.pop(path, None)
@@ -133,12 +146,10 @@ class LogReader:
             per_file.pop(path, None)
         state.version += 1
 
-    def _ingest(self, state: _Run, logfile: LogFile) -> int:
-        items = logfile.read()
-        if not items:
-            return 0
+    def _decode(self, logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
+        """Records of one file as ``(kind, tag, event)``; headers and footers update the file."""
         path = logfile.path
-        data = state.data
+        out = []
         for offset, record in items:
             field_name = record.WhichOneof("kind")
             kind = KIND_BY_FIELD.get(field_name or "")
@@ -156,11 +167,17 @@ class LogReader:
                 logfile.problems.append(Problem(path, offset, e.message))
                 log.warning("%s at byte %d: %s", path, offset, e.message)
                 continue
-            per_file = data.get((kind.name, tag))
+            out.append((kind.name, tag, event))
+        return out
+
+    def _store(self, state: _Run, path: str, decoded: list[tuple[str, str, Any]]) -> None:
+        data = state.data
+        for kind, tag, event in decoded:
+            per_file = data.get((kind, tag))
             if per_file is None:
-                per_file = data[(kind.name, tag)] = {}
+                per_file = data[(kind, tag)] = {}
             store = per_file.get(path)
-            if kind.name == "scalars":
+            if kind == "scalars":
                 if store is None:
                     store = per_file[path] = Series()
                 store.extend(event.steps, event.values, event.wall_times)
@@ -169,7 +186,6 @@ class LogReader:
                     store = per_file[path] = []
                 store.append(event)
         state.version += 1
-        return len(items)
 
     def _on_header(self, logfile: LogFile, offset: int, header: Any) -> None:
         if header.format_version > FORMAT_VERSION:
@@ -229,8 +245,7 @@ class LogReader:
             if per_file is None:
                 return list(hit)
             events = [event for store in per_file.values() for event in store]
-            key = "name" if kind == "graphs" else "step"
-            events.sort(key=lambda e: getattr(e, key) if kind != "graphs" else e.wall_time)
+            events.sort(key=(lambda e: e.wall_time) if kind == "graphs" else (lambda e: e.step))
             state.cache[(kind, tag)] = (state.version, events)
             return list(events)
 

@@ -52,16 +52,18 @@ class LogFile:
         self.problems.append(problem)
         log.warning("%s at byte %d: %s", self.path, offset, message)
 
-    def replaced(self) -> bool:
-        """True when the path now holds another file, or a shorter one (rewritten)."""
+    def status(self) -> str:
+        """``"replaced"`` (another file, or a shorter one, is at the path now), ``"grown"`` or ``"same"``."""
         try:
             st = os.stat(self.path)
         except OSError:
-            return False
+            return "grown"  # let read() report why
         identity = (st.st_dev, st.st_ino)
         if self._identity is None:
             self._identity = identity
-        return identity != self._identity or st.st_size < self.offset
+        if identity != self._identity or st.st_size < self.offset:
+            return "replaced"
+        return "grown" if st.st_size > self.offset else "same"
 
     def read(self) -> list[tuple[int, pb.Record]]:
         """Whole records added since the last read, with the offsets of their frames."""
