@@ -67,19 +67,25 @@ class Frame:
 
 @dataclass(frozen=True, slots=True)
 class Corruption:
-    """Bytes ``[offset, end)`` of the buffer hold no valid record."""
+    """Bytes ``[offset, end)`` of the buffer hold no valid record.
+
+    ``at_end`` is true when no valid record follows in the buffer: the bad stretch may
+    go on in bytes not written yet, and the next scan resumes inside it.
+    """
 
     offset: int
     end: int
     reason: str
+    at_end: bool = False
 
 
 def _valid_header(buf: bytes, pos: int) -> int:
-    """The payload length of a record header at ``pos`` with a valid checksum, else -1."""
+    """The payload length of a record header at ``pos``: -1 for a bad checksum, -2 for a length
+    above :data:`MAX_RECORD_BYTES`."""
     length, crc = _HEAD.unpack_from(buf, pos)
-    if masked_crc(buf[pos : pos + 8]) != crc or length > MAX_RECORD_BYTES:
+    if masked_crc(buf[pos : pos + 8]) != crc:
         return -1
-    return length
+    return length if length <= MAX_RECORD_BYTES else -2
 
 
 def _payload_ok(buf: bytes, pos: int, length: int) -> bytes | None:
@@ -111,11 +117,13 @@ def scan(buf: bytes, pos: int = 0) -> Iterator[Frame | Corruption | int]:
                 pos += HEADER_SIZE + length + FOOTER_SIZE
                 continue
             reason = "payload checksum mismatch"
+        elif length == -2:
+            reason = f"record length above {MAX_RECORD_BYTES} bytes"
         else:
             reason = "length checksum mismatch"
         bad = pos
         pos, waiting = _resync(buf, pos + 1)
-        yield Corruption(bad, pos, reason)
+        yield Corruption(bad, pos, reason, at_end=waiting)
         if waiting:
             yield pos
             return

@@ -37,7 +37,7 @@ class Problem:
 class LogFile:
     """One log file being followed."""
 
-    __slots__ = ("path", "offset", "header", "footer", "problems", "_identity")
+    __slots__ = ("path", "offset", "header", "footer", "problems", "_identity", "_in_bad_stretch")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -46,6 +46,7 @@ class LogFile:
         self.footer: pb.Footer | None = None
         self.problems: list[Problem] = []
         self._identity: tuple[int, int] | None = None
+        self._in_bad_stretch = False
 
     def _problem(self, offset: int, message: str) -> None:
         problem = Problem(self.path, offset, message)
@@ -98,13 +99,18 @@ class LogFile:
                     record = parse_record(item.payload)
                 except LogFormatError as e:
                     self._problem(base + item.offset, e.message)
+                    self._in_bad_stretch = False
                     continue
                 out.append((base + item.offset, record))
+                self._in_bad_stretch = False
             elif isinstance(item, framing.Corruption):
-                self._problem(
-                    base + item.offset,
-                    f"{item.reason}; skipped {item.end - item.offset} bytes to the next valid record",
-                )
+                # A bad stretch that ran into the end of the buffer was reported already
+                # when the next read resumes inside it.
+                if not (self._in_bad_stretch and item.offset == 0):
+                    where = "to the end of the file so far" if item.at_end else "to the next valid record"
+                    self._problem(base + item.offset, f"{item.reason}; skipped {item.end - item.offset} bytes {where}")
+                self._in_bad_stretch = item.at_end
+                continue
             else:
                 resume = item
         self.offset = base + resume
