@@ -1,7 +1,8 @@
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -60,18 +61,18 @@ class Header(_message.Message):
     def __init__(self, format_version: _Optional[int] = ..., writer_id: _Optional[str] = ..., host: _Optional[str] = ..., pid: _Optional[int] = ..., start_time: _Optional[float] = ..., sdk_version: _Optional[str] = ..., display_name: _Optional[str] = ..., rank: _Optional[int] = ..., world_size: _Optional[int] = ..., local_rank: _Optional[int] = ..., role: _Optional[str] = ..., job: _Optional[str] = ..., attempt: _Optional[int] = ..., launcher: _Optional[str] = ...) -> None: ...
 
 class ScalarBatch(_message.Message):
-    __slots__ = ("tag", "count", "steps", "values", "wall_times")
-    TAG_FIELD_NUMBER: _ClassVar[int]
-    COUNT_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("tags", "counts", "steps", "values", "wall_times")
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
     VALUES_FIELD_NUMBER: _ClassVar[int]
     WALL_TIMES_FIELD_NUMBER: _ClassVar[int]
-    tag: str
-    count: int
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    counts: _containers.RepeatedScalarFieldContainer[int]
     steps: Column
     values: Column
     wall_times: Column
-    def __init__(self, tag: _Optional[str] = ..., count: _Optional[int] = ..., steps: _Optional[_Union[Column, _Mapping]] = ..., values: _Optional[_Union[Column, _Mapping]] = ..., wall_times: _Optional[_Union[Column, _Mapping]] = ...) -> None: ...
+    def __init__(self, tags: _Optional[_Iterable[str]] = ..., counts: _Optional[_Iterable[int]] = ..., steps: _Optional[_Union[Column, _Mapping]] = ..., values: _Optional[_Union[Column, _Mapping]] = ..., wall_times: _Optional[_Union[Column, _Mapping]] = ...) -> None: ...
 
 class Image(_message.Message):
     __slots__ = ("tag", "step", "wall_time", "height", "width", "channels", "png")

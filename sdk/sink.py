@@ -82,8 +82,11 @@ class Sink:
         self._wake = threading.Event()
         self._scalars: dict[str, tuple[array, array, array]] = {}
         self._items: list[tuple[Item, int]] = []
-        self._queued = 0  # scalar points + items waiting
-        self._item_bytes = 0
+        self._queued = 0  # scalar points + items added since the writer last took the buffers
+        self._check_at = self._wake_at  # _queued at which the next put looks at the pressure
+        self._inflight = 0  # points + items the writer took and has not written yet
+        self._item_bytes = 0  # bytes of the items queued
+        self._inflight_bytes = 0  # bytes of the items taken and not written yet
         self._unwritten = b""  # encoded bytes a failed write left behind
         self._error: BaseException | None = None
         self._flush_requested = 0
@@ -108,7 +111,7 @@ class Sink:
             columns[1].append(value)
             columns[2].append(wall_time)
             self._queued += 1
-            if self._queued >= self._wake_at:
+            if self._queued >= self._check_at:
                 self._pressure()
 
     def put_scalars(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
@@ -123,7 +126,7 @@ class Sink:
                 columns[1].append(value)
                 columns[2].append(wall_time)
             self._queued += len(points)
-            if self._queued >= self._wake_at:
+            if self._queued >= self._check_at:
                 self._pressure()
 
     def put_item(self, item: Item, nbytes: int) -> None:
@@ -133,11 +136,12 @@ class Sink:
             self._items.append((item, nbytes))
             self._queued += 1
             self._item_bytes += nbytes
-            if self._queued >= self._wake_at or self._pending_bytes() > self._max_pending_bytes:
+            if self._queued >= self._check_at or self._pending_bytes() > self._max_pending_bytes:
                 self._pressure()
 
     def _pending_bytes(self) -> int:
-        return self._queued * _POINT_BYTES + self._item_bytes + len(self._unwritten)
+        points = (self._queued + self._inflight) * _POINT_BYTES
+        return points + self._item_bytes + self._inflight_bytes + len(self._unwritten)
 
     def _attend(self) -> None:
         """Under the lock, before accepting data: refuse when closed, raise a pending
@@ -150,15 +154,20 @@ class Sink:
         self._raise_error()
 
     def _pressure(self) -> None:
-        """Under the lock, after accepting data: wake the writer; block while over the limit."""
+        """Under the lock, after accepting data: wake the writer; block while over the limit.
+
+        Called once per ``max_queue`` points, or sooner when the memory limit is near:
+        ``_check_at`` is set to the next point count that needs a look.
+        """
         self._wake.set()
-        if self._pending_bytes() <= self._max_pending_bytes:
-            return
-        start = time.perf_counter()
-        while self._pending_bytes() > self._max_pending_bytes and self._error is None:
-            self._wake.set()
-            self._changed.wait(0.5)
-        self._blocked += time.perf_counter() - start
+        if self._pending_bytes() > self._max_pending_bytes:
+            start = time.perf_counter()
+            while self._pending_bytes() > self._max_pending_bytes and self._error is None:
+                self._wake.set()
+                self._changed.wait(0.5)
+            self._blocked += time.perf_counter() - start
+        room = (self._max_pending_bytes - self._pending_bytes()) // _POINT_BYTES
+        self._check_at = self._queued + max(1, min(self._wake_at, room))
 
     def _raise_error(self) -> None:
         error = self._error
@@ -246,26 +255,19 @@ class Sink:
     def _drain(self) -> None:
         with self._lock:
             target = self._flush_requested
-            batches = []
-            for tag, columns in self._scalars.items():
-                if columns[0]:
-                    batches.append((tag, columns))
+            batches = [(tag, columns) for tag, columns in self._scalars.items() if columns[0]]
             for tag, _ in batches:
                 self._scalars[tag] = (array("q"), array("d"), array("d"))
             items, self._items = self._items, []
-            taken_points = sum(len(columns[0]) for _, columns in batches)
-            taken_items, taken_bytes = len(items), self._item_bytes
+            self._inflight, self._queued, self._check_at = self._queued, 0, self._wake_at
+            self._inflight_bytes, self._item_bytes = self._item_bytes, 0
         chunks = [self._unwritten] if self._unwritten else []
         records = 0
         error: BaseException | None = None
-        for tag, (steps, values, walls) in batches:
-            s = np.frombuffer(steps, np.int64)
-            v = np.frombuffer(values, np.float64)
-            w = np.frombuffer(walls, np.float64)
-            for lo in range(0, s.size, _MAX_POINTS_PER_RECORD):
-                hi = lo + _MAX_POINTS_PER_RECORD
-                chunks.append(frame(encode_scalars(tag, s[lo:hi], v[lo:hi], w[lo:hi]).SerializeToString()))
-                records += 1
+        points = sum(len(columns[0]) for _, columns in batches)
+        for record in _scalar_records(batches):
+            chunks.append(frame(record.SerializeToString()))
+            records += 1
         for item, _ in items:
             try:
                 chunks.append(frame(item().SerializeToString()))
@@ -274,6 +276,7 @@ class Sink:
                 log.error("could not encode a record for %s: %s", self.path, e)
                 error = e
         data = b"".join(chunks)
+        del chunks
         written = False
         try:
             if data:
@@ -286,11 +289,10 @@ class Sink:
             error = e
         with self._lock:
             self._unwritten = b"" if written else data
-            self._queued -= taken_points + taken_items
-            self._item_bytes -= taken_bytes
+            self._inflight = self._inflight_bytes = 0
             if written:
                 self._records += records
-                self._points += taken_points
+                self._points += points
             if error is not None:
                 self._error = error
                 self._attention = True
@@ -339,6 +341,43 @@ class Sink:
         self._fd = -1
         self.path = ""
         self._init_state()
+
+
+def _scalar_records(batches: list[tuple[str, tuple[array, array, array]]]) -> list[pb.Record]:
+    """Records of the scalar points taken in one drain: all tags in one record, split
+    only past ``_MAX_POINTS_PER_RECORD`` points (a single tag's points across records)."""
+    records = []
+    tags: list[str] = []
+    counts: list[int] = []
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    size = 0
+
+    def emit() -> None:
+        nonlocal size
+        steps, values, walls = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        records.append(encode_scalars(tags[:], counts[:], steps, values, walls))
+        tags.clear()
+        counts.clear()
+        parts.clear()
+        size = 0
+
+    for tag, (steps, values, walls) in batches:
+        s = np.frombuffer(steps, np.int64)
+        v = np.frombuffer(values, np.float64)
+        w = np.frombuffer(walls, np.float64)
+        lo = 0
+        while lo < s.size:
+            hi = min(s.size, lo + _MAX_POINTS_PER_RECORD - size)
+            tags.append(tag)
+            counts.append(hi - lo)
+            parts.append((s[lo:hi], v[lo:hi], w[lo:hi]))
+            size += hi - lo
+            lo = hi
+            if size >= _MAX_POINTS_PER_RECORD:
+                emit()
+    if tags:
+        emit()
+    return records
 
 
 _LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()

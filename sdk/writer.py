@@ -65,7 +65,7 @@ class LogWriter:
         display_name: str = "",
         file_name: str = "",
         *,
-        max_pending_bytes: int = 256 << 20,
+        max_pending_bytes: int = 16 << 20,
         fsync: bool = False,
         **kwargs: Any,
     ) -> None:

@@ -123,7 +123,8 @@ def test_reader_flipped_bytes_in_middle_record_lose_only_that_record(logdir, whe
     frames = _frames(original)
     assert len(frames) == BATCHES + 2  # header, scalar batches, footer
     start, end = frames[len(frames) // 2]
-    damaged_steps = KINDS["scalars"].decode(parse_record(original[start + 12 : end - 4]).scalars, None)[1].steps
+    batch = parse_record(original[start + 12 : end - 4]).scalars
+    damaged_steps = KINDS["scalars"].decode(batch, path, start)[0][1].steps
     assert len(damaged_steps) == PER_BATCH
     at = {"length": start + 1, "length_crc": start + 9, "payload": (start + end) // 2, "payload_crc": end - 3}[where]
     data = bytearray(original)

@@ -252,3 +252,28 @@ def test_missing_logdir_reads_as_empty(tmp_path):
         w.add_scalar("x", 1.0, 0)
     reader.poll()
     assert reader.runs() == ["."]
+
+
+def test_histogram_of_only_non_finite_values(logdir):
+    with LogWriter(logdir) as w:
+        w.add_histogram("w", [np.nan, np.inf], 0)
+    (h,) = LogReader(logdir).histograms(".", "w")
+    assert h.edges.size == h.counts.size == 0 and h.count == 0
+    assert (h.nan_count, h.pos_inf_count, h.neg_inf_count) == (1, 1, 0)
+
+
+def test_one_flush_of_many_tags_is_one_record_split_past_the_limit(logdir, monkeypatch):
+    from visualdl.sdk import sink
+
+    monkeypatch.setattr(sink, "_MAX_POINTS_PER_RECORD", 1000)
+    with LogWriter(logdir, flush_secs=3600) as w:
+        for step in range(700):
+            for tag in ("a", "b", "c"):
+                w.add_scalar(tag, step * 0.5, step)
+        w.flush()
+        assert w.stats()["records"] == 3  # 2,100 points in records of at most 1,000
+    reader = LogReader(logdir)
+    for tag in ("a", "b", "c"):
+        series = reader.scalars(".", tag)
+        assert series.steps.tolist() == list(range(700))
+        assert series.values.tolist() == [s * 0.5 for s in range(700)]

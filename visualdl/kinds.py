@@ -29,7 +29,7 @@ __all__ = [
     "ImageEvent",
     "Kind",
     "RecordRef",
-    "ScalarChunk",
+    "ScalarBlock",
     "TextEvent",
     "encode_graph",
     "encode_histogram",
@@ -50,9 +50,11 @@ class RecordRef:
 
 
 @dataclass(frozen=True, slots=True)
-class ScalarChunk:
-    """Points of one scalar tag from one record, in written order."""
+class ScalarBlock:
+    """The points of one scalar record: ``counts[i]`` points of ``tags[i]``, tag after tag."""
 
+    tags: list[str]
+    counts: np.ndarray  # int64, one per tag
     steps: np.ndarray  # int64
     values: np.ndarray  # float64
     wall_times: np.ndarray  # float64
@@ -106,44 +108,57 @@ class GraphEvent:
 class Kind:
     name: str
     field: str
-    #: (message, ref) -> (tag, event); raises LogFormatError on inconsistent data.
-    decode: Callable[[Any, RecordRef], tuple[str, Any]]
+    #: (message, path, offset) -> [(tag, event), ...]; raises LogFormatError on inconsistent data.
+    decode: Callable[[Any, str, int], list[tuple[str, Any]]]
     #: For kinds with large payloads: the message field holding them.
     blob_field: str = ""
 
 
-def _decode_scalars(msg: pb.ScalarBatch, ref: RecordRef) -> tuple[str, ScalarChunk]:
-    n = msg.count
-    chunk = ScalarChunk(
+def _decode_scalars(msg: pb.ScalarBatch, path: str, offset: int) -> list[tuple[str, ScalarBlock]]:
+    """One block for all the record's tags (its tag is ""): the reader splits blocks per
+    tag once per poll, not once per record."""
+    tags = list(msg.tags)
+    counts = np.array(msg.counts, dtype=np.int64)
+    if counts.size != len(tags):
+        raise LogFormatError(f"scalar batch with {len(tags)} tags but {counts.size} counts")
+    n = int(counts.sum())
+    block = ScalarBlock(
+        tags,
+        counts,
         decode_column(msg.steps, n, np.dtype(np.int64), "steps"),
         decode_column(msg.values, n, np.dtype(np.float64), "values"),
         decode_column(msg.wall_times, n, np.dtype(np.float64), "wall_times"),
     )
-    return msg.tag, chunk
+    return [("", block)]
 
 
-def _decode_image(msg: pb.Image, ref: RecordRef) -> tuple[str, ImageEvent]:
-    return msg.tag, ImageEvent(msg.step, msg.wall_time, msg.height, msg.width, msg.channels, ref)
+def _decode_image(msg: pb.Image, path: str, offset: int) -> list[tuple[str, ImageEvent]]:
+    ref = RecordRef(path, offset)
+    return [(msg.tag, ImageEvent(msg.step, msg.wall_time, msg.height, msg.width, msg.channels, ref))]
 
 
-def _decode_histogram(msg: pb.Histogram, ref: RecordRef) -> tuple[str, HistogramEvent]:
+def _decode_histogram(msg: pb.Histogram, path: str, offset: int) -> list[tuple[str, HistogramEvent]]:
+    if len(msg.edges) % 8 or len(msg.counts) % 8:
+        raise LogFormatError(f"histogram {msg.tag!r}: edges or counts not a whole number of float64")
     edges = np.frombuffer(msg.edges, _F8).astype(np.float64)
     counts = np.frombuffer(msg.counts, _F8).astype(np.float64)
-    if len(msg.edges) % 8 or len(msg.counts) % 8 or edges.size != counts.size + 1:
+    # No finite value at all: no buckets, only the non-finite counts.
+    if edges.size != counts.size + 1 and not (edges.size == 0 and counts.size == 0):
         raise LogFormatError(f"histogram {msg.tag!r}: {edges.size} edges for {counts.size} counts")
     event = HistogramEvent(
         msg.step, msg.wall_time, edges, counts, msg.min, msg.max, msg.sum, msg.sum_squares,
         msg.count, msg.nan_count, msg.pos_inf_count, msg.neg_inf_count,
     )  # fmt: skip
-    return msg.tag, event
+    return [(msg.tag, event)]
 
 
-def _decode_text(msg: pb.Text, ref: RecordRef) -> tuple[str, TextEvent]:
-    return msg.tag, TextEvent(msg.step, msg.wall_time, msg.text)
+def _decode_text(msg: pb.Text, path: str, offset: int) -> list[tuple[str, TextEvent]]:
+    return [(msg.tag, TextEvent(msg.step, msg.wall_time, msg.text))]
 
 
-def _decode_graph(msg: pb.Graph, ref: RecordRef) -> tuple[str, GraphEvent]:
-    return msg.name, GraphEvent(msg.name, msg.wall_time, msg.format, len(msg.data), ref)
+def _decode_graph(msg: pb.Graph, path: str, offset: int) -> list[tuple[str, GraphEvent]]:
+    ref = RecordRef(path, offset)
+    return [(msg.name, GraphEvent(msg.name, msg.wall_time, msg.format, len(msg.data), ref))]
 
 
 KINDS: dict[str, Kind] = {
@@ -159,10 +174,13 @@ KINDS: dict[str, Kind] = {
 KIND_BY_FIELD: dict[str, Kind] = {kind.field: kind for kind in KINDS.values()}
 
 
-def encode_scalars(tag: str, steps: np.ndarray, values: np.ndarray, wall_times: np.ndarray) -> pb.Record:
+def encode_scalars(
+    tags: list[str], counts: list[int], steps: np.ndarray, values: np.ndarray, wall_times: np.ndarray
+) -> pb.Record:
+    """A batch of several tags' points; the columns hold ``counts[0]`` points of ``tags[0]`` first, and so on."""
     batch = pb.ScalarBatch(
-        tag=tag,
-        count=len(steps),
+        tags=tags,
+        counts=counts,
         steps=encode_int_column(steps),
         values=encode_float_column(values),
         wall_times=encode_float_column(wall_times),

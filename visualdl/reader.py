@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from visualdl.errors import LogFormatError
 from visualdl.framing import _HEAD, FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_BYTES, masked_crc
 from visualdl.kinds import (
@@ -27,7 +29,7 @@ from visualdl.kinds import (
     GraphEvent,
     HistogramEvent,
     ImageEvent,
-    RecordRef,
+    ScalarBlock,
     TextEvent,
 )
 from visualdl.logformat import FORMAT_VERSION, is_log_file, parse_record
@@ -71,8 +73,37 @@ class _Run:
     files: dict[str, LogFile] = field(default_factory=dict)
     #: (kind, tag) -> path -> per-file storage (Series for scalars, list of events otherwise)
     data: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
-    version: int = 0
+    #: (kind, tag) -> a number that changes whenever that tag's data changes
+    versions: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: (kind, tag) -> (version, merged result)
     cache: dict[tuple[str, str], tuple[int, Any]] = field(default_factory=dict)
+
+
+def _split_blocks(blocks: list[ScalarBlock]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Points of several blocks as ``(tag, steps, values, wall_times)`` per tag, in written order."""
+    if not blocks:
+        return []
+    if len(blocks) == 1:
+        block = blocks[0]
+        bounds = np.concatenate(([0], np.cumsum(block.counts)))
+        out = []
+        for i, tag in enumerate(block.tags):
+            lo, hi = int(bounds[i]), int(bounds[i + 1])
+            out.append((tag, block.steps[lo:hi], block.values[lo:hi], block.wall_times[lo:hi]))
+        return out
+    ids: dict[str, int] = {}
+    tag_ids = np.concatenate(
+        [np.repeat(np.array([ids.setdefault(t, len(ids)) for t in b.tags], np.int64), b.counts) for b in blocks]
+    )
+    order = np.argsort(tag_ids, kind="stable")
+    steps = np.concatenate([b.steps for b in blocks])[order]
+    values = np.concatenate([b.values for b in blocks])[order]
+    walls = np.concatenate([b.wall_times for b in blocks])[order]
+    bounds = np.searchsorted(tag_ids[order], np.arange(len(ids) + 1))
+    return [
+        (tag, steps[bounds[i] : bounds[i + 1]], values[bounds[i] : bounds[i + 1]], walls[bounds[i] : bounds[i + 1]])
+        for tag, i in ids.items()
+    ]
 
 
 class LogReader:
@@ -142,9 +173,9 @@ class LogReader:
 
     def _forget(self, state: _Run, path: str) -> None:
         state.files.pop(path, None)
-        for per_file in state.data.values():
-            per_file.pop(path, None)
-        state.version += 1
+        for key, per_file in state.data.items():
+            if per_file.pop(path, None) is not None:
+                state.versions[key] = state.versions.get(key, 0) + 1
 
     def _decode(self, logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
         """Records of one file as ``(kind, tag, event)``; headers and footers update the file."""
@@ -162,30 +193,38 @@ class LogReader:
             if logfile.header is None and offset == 0:
                 logfile.problems.append(Problem(path, 0, "file does not start with a header record"))
             try:
-                tag, event = kind.decode(getattr(record, field_name), RecordRef(path, offset))
+                events = kind.decode(getattr(record, field_name), path, offset)
             except LogFormatError as e:
                 logfile.problems.append(Problem(path, offset, e.message))
                 log.warning("%s at byte %d: %s", path, offset, e.message)
                 continue
-            out.append((kind.name, tag, event))
+            name = kind.name
+            for tag, event in events:
+                out.append((name, tag, event))
         return out
 
     def _store(self, state: _Run, path: str, decoded: list[tuple[str, str, Any]]) -> None:
+        """Add one file's new events to the index.
+
+        Scalar blocks of all the records read are joined and split per tag with a few
+        numpy calls, so each series grows once per poll, not once per record.
+        """
+        blocks: list[ScalarBlock] = []
         data = state.data
+        versions = state.versions
         for kind, tag, event in decoded:
-            per_file = data.get((kind, tag))
-            if per_file is None:
-                per_file = data[(kind, tag)] = {}
-            store = per_file.get(path)
             if kind == "scalars":
-                if store is None:
-                    store = per_file[path] = Series()
-                store.extend(event.steps, event.values, event.wall_times)
-            else:
-                if store is None:
-                    store = per_file[path] = []
-                store.append(event)
-        state.version += 1
+                blocks.append(event)
+                continue
+            data.setdefault((kind, tag), {}).setdefault(path, []).append(event)
+            versions[(kind, tag)] = versions.get((kind, tag), 0) + 1
+        for tag, steps, values, walls in _split_blocks(blocks):
+            per_file = data.setdefault(("scalars", tag), {})
+            series = per_file.get(path)
+            if series is None:
+                series = per_file[path] = Series()
+            series.extend(steps, values, walls)
+            versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
 
     def _on_header(self, logfile: LogFile, offset: int, header: Any) -> None:
         if header.format_version > FORMAT_VERSION:
@@ -225,7 +264,7 @@ class LogReader:
         if per_file is None:
             raise KeyError(f"run {run!r} has no {kind} tag {tag!r}")
         hit = state.cache.get((kind, tag))
-        if hit is not None and hit[0] == state.version:
+        if hit is not None and hit[0] == state.versions.get((kind, tag), 0):
             return state, None, hit[1]
         return state, per_file, None
 
@@ -236,7 +275,7 @@ class LogReader:
             if per_file is None:
                 return hit
             result = merge([series.view() for series in per_file.values()])
-            state.cache[("scalars", tag)] = (state.version, result)
+            state.cache[("scalars", tag)] = (state.versions.get(("scalars", tag), 0), result)
             return result
 
     def _events(self, run: str, kind: str, tag: str) -> list[Any]:
@@ -246,7 +285,7 @@ class LogReader:
                 return list(hit)
             events = [event for store in per_file.values() for event in store]
             events.sort(key=(lambda e: e.wall_time) if kind == "graphs" else (lambda e: e.step))
-            state.cache[(kind, tag)] = (state.version, events)
+            state.cache[(kind, tag)] = (state.versions.get((kind, tag), 0), events)
             return list(events)
 
     def count(self, run: str, kind: str, tag: str) -> int:
