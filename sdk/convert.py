@@ -27,6 +27,7 @@ __all__ = [
     "check_image",
     "check_step",
     "check_tag",
+    "check_text",
     "check_walltime",
     "encode_png",
     "to_float",
@@ -140,7 +141,18 @@ def check_tag(tag: Any, name: str = "tag") -> str:
         raise ValueError(f"{name} must be a non-empty string; got {tag!r}")
     if "\x00" in tag:
         raise ValueError(f"{name} must not contain NUL characters; got {tag!r}")
-    return tag
+    return check_text(tag, name)
+
+
+def check_text(text: Any, name: str) -> str:
+    """A str that UTF-8 can encode (no lone surrogates), so the writer thread can store it."""
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str; got {_describe(text)}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{name} is not valid Unicode ({e.reason} at index {e.start}); got {text[:80]!r}") from e
+    return text
 
 
 def check_image(img: Any, dataformats: str) -> np.ndarray:
@@ -214,10 +226,14 @@ def encode_png(hwc: np.ndarray) -> bytes:
     return out.getvalue()
 
 
+#: More buckets than this is refused: nobody reads them, and each costs memory and disk.
+MAX_BUCKETS = 100_000
+
+
 def check_histogram(values: Any, buckets: Any) -> tuple[np.ndarray, int]:
     """Validate histogram input; returns a flat owned copy and the bucket count."""
-    if isinstance(buckets, bool) or not isinstance(buckets, numbers.Integral) or int(buckets) < 1:
-        raise ValueError(f"buckets must be a positive integer; got {_describe(buckets)}")
+    if isinstance(buckets, bool) or not isinstance(buckets, numbers.Integral) or not 1 <= int(buckets) <= MAX_BUCKETS:
+        raise ValueError(f"buckets must be an integer from 1 to {MAX_BUCKETS}; got {_describe(buckets)}")
     arr = values if isinstance(values, np.ndarray) else _as_array(values)
     if arr is None:
         if isinstance(values, list | tuple):
@@ -246,13 +262,15 @@ def bin_histogram(values: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndar
     }
     if finite.size == 0:
         return np.empty(0), np.empty(0), stats
-    counts, edges = np.histogram(finite, bins=buckets)
-    stats.update(
-        min=float(finite.min()),
-        max=float(finite.max()),
-        sum=float(finite.sum()),
-        sum_squares=float(np.dot(finite, finite)),
-    )
+    low, high = float(finite.min()), float(finite.max())
+    if np.isfinite(high - low):
+        counts, edges = np.histogram(finite, bins=buckets, range=(low, high))
+    else:  # a range wider than the largest float: bin halved values, double the edges
+        counts, edges = np.histogram(finite * 0.5, bins=buckets, range=(low * 0.5, high * 0.5))
+        edges = edges * 2.0
+        edges[0], edges[-1] = low, high
+    with np.errstate(over="ignore", invalid="ignore"):  # sums of huge values overflow to inf: so be it
+        stats.update(min=low, max=high, sum=float(finite.sum()), sum_squares=float(np.dot(finite, finite)))
     return edges, counts.astype(np.float64), stats
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import sys
 import threading
 import time
 import weakref
@@ -36,11 +37,11 @@ from typing import Any
 import numpy as np
 
 from visualdl.errors import WriterError
-from visualdl.framing import frame
+from visualdl.framing import Corruption, frame, scan
 from visualdl.kinds import encode_scalars
 from visualdl.proto import pb
 
-__all__ = ["Sink"]
+__all__ = ["NullSink", "Sink", "drop_torn_tail"]
 
 log = logging.getLogger("visualdl.writer")
 
@@ -70,7 +71,6 @@ class Sink:
         self.path = ""
         self._fd = -1
         self._init_state()
-        self._closed = False
         self._open()
         self._start()
         self._attention = False
@@ -88,12 +88,18 @@ class Sink:
         self._item_bytes = 0  # bytes of the items queued
         self._inflight_bytes = 0  # bytes of the items taken and not written yet
         self._unwritten = b""  # encoded bytes a failed write left behind
-        self._error: BaseException | None = None
+        self._unwritten_counts = (0, 0)  # records and scalar points in them
+        self._error: BaseException | None = None  # to raise on the caller's next call
+        self._last_error: BaseException | None = None
         self._flush_requested = 0
-        self._flushed = 0
+        self._flushed = 0  # the highest flush generation written
+        self._failed = 0  # the highest flush generation whose write failed
         self._thread: threading.Thread | None = None
         # True when a put must first call _attend(): closed, error pending, no thread yet.
         self._attention = True
+        self._close_started = False  # one thread closes; the others wait for it
+        self._closing = False  # no more data accepted; the thread ends after its last drain
+        self._closed = False
         self._records = 0
         self._points = 0
         self._blocked = 0.0
@@ -104,6 +110,8 @@ class Sink:
         with self._lock:
             if self._attention:
                 self._attend()
+            if self._queued >= self._check_at:
+                self._pressure()
             columns = self._scalars.get(tag)
             if columns is None:
                 columns = self._scalars[tag] = (array("q"), array("d"), array("d"))
@@ -111,13 +119,13 @@ class Sink:
             columns[1].append(value)
             columns[2].append(wall_time)
             self._queued += 1
-            if self._queued >= self._check_at:
-                self._pressure()
 
     def put_scalars(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
         with self._lock:
             if self._attention:
                 self._attend()
+            if self._queued + len(points) >= self._check_at:
+                self._pressure()
             for tag, value in points:
                 columns = self._scalars.get(tag)
                 if columns is None:
@@ -126,18 +134,16 @@ class Sink:
                 columns[1].append(value)
                 columns[2].append(wall_time)
             self._queued += len(points)
-            if self._queued >= self._check_at:
-                self._pressure()
 
     def put_item(self, item: Item, nbytes: int) -> None:
         with self._lock:
             if self._attention:
                 self._attend()
+            if self._queued >= self._check_at or self._pending_bytes() + nbytes > self._max_pending_bytes:
+                self._pressure(nbytes)
             self._items.append((item, nbytes))
             self._queued += 1
             self._item_bytes += nbytes
-            if self._queued >= self._check_at or self._pending_bytes() > self._max_pending_bytes:
-                self._pressure()
 
     def _pending_bytes(self) -> int:
         points = (self._queued + self._inflight) * _POINT_BYTES
@@ -146,26 +152,39 @@ class Sink:
     def _attend(self) -> None:
         """Under the lock, before accepting data: refuse when closed, raise a pending
         error, start the thread (in a forked child: on first use)."""
-        if self._closed:
+        if self._closed or self._closing:
             raise ValueError(f"this LogWriter is closed ({self.path}); create a new one to log more")
         if self._thread is None:
             self._start()
+            _finalize_in_child(self)
+        elif not self._thread.is_alive():
+            raise WriterError(f"the writer thread of {self.path} died: {self._last_error}") from self._last_error
         self._attention = False
         self._raise_error()
 
-    def _pressure(self) -> None:
-        """Under the lock, after accepting data: wake the writer; block while over the limit.
+    def _pressure(self, incoming: int = _POINT_BYTES) -> None:
+        """Under the lock, before accepting data: wake the writer; while ``incoming`` more
+        bytes would pass the limit, wait for it (backpressure), or raise its error.
 
         Called once per ``max_queue`` points, or sooner when the memory limit is near:
         ``_check_at`` is set to the next point count that needs a look.
         """
         self._wake.set()
-        if self._pending_bytes() > self._max_pending_bytes:
+        if self._pending_bytes() + incoming > self._max_pending_bytes:
             start = time.perf_counter()
-            while self._pending_bytes() > self._max_pending_bytes and self._error is None:
-                self._wake.set()
-                self._changed.wait(0.5)
-            self._blocked += time.perf_counter() - start
+            try:
+                while self._pending_bytes() + incoming > self._max_pending_bytes and self._pending_bytes():
+                    if self._error is not None:
+                        self._raise_error()  # the disk is failing: refuse rather than grow
+                    if self._thread is None or not self._thread.is_alive():
+                        raise WriterError(f"the writer thread of {self.path} is not running")
+                    self._wake.set()
+                    self._changed.wait(0.5)
+            finally:
+                self._blocked += time.perf_counter() - start
+        self._set_check_at()
+
+    def _set_check_at(self) -> None:
         room = (self._max_pending_bytes - self._pending_bytes()) // _POINT_BYTES
         self._check_at = self._queued + max(1, min(self._wake_at, room))
 
@@ -180,44 +199,63 @@ class Sink:
     def flush(self) -> None:
         """Return once everything added so far is in the OS (and on disk with fsync)."""
         with self._lock:
+            if self._closed:
+                return  # nothing can be pending
             self._attend()
             self._flush_requested += 1
             target = self._flush_requested
             self._wake.set()
-            while self._flushed < target and self._error is None:
+            while self._flushed < target and self._failed < target:
                 self._changed.wait(0.5)
-                if self._thread is not None and not self._thread.is_alive():
+                if self._thread is None or not self._thread.is_alive():
                     break
-            self._raise_error()
+            if self._flushed < target:
+                self._error = None  # raised here, not again on the next call
+                cause = self._last_error
+                raise WriterError(f"flush of {self.path} failed: {cause}") from cause
+            self._raise_error()  # written, but something to report (a deleted file was recreated)
 
     def close(self) -> None:
-        if self._closed:
-            return
-        if self._thread is None and not self._queued:
-            self._closed = True  # a forked child that never logged: no file of its own
-            _LIVE.discard(self)
-            return
+        """Flush, write the footer and close the file. Other threads calling close()
+        meanwhile wait for it; later calls do nothing."""
+        with self._lock:
+            if self._close_started:
+                while not self._closed:
+                    self._changed.wait(0.5)
+                return
+            self._close_started = True
+            if self._thread is None and not self._queued:
+                self._closed = self._attention = True  # a forked child that never logged
+                _LIVE.discard(self)
+                return
+        error: BaseException | None = None
         try:
             self.flush()
-        finally:
-            with self._lock:
-                self._closed = self._attention = True
-                self._wake.set()
-            if self._thread is not None:
-                self._thread.join()
-            footer = pb.Record(
-                footer=pb.Footer(wall_time=time.time(), records=self._records, scalar_points=self._points)
-            )
+        except WriterError as e:
+            error = e
+        with self._lock:
+            self._closing = self._attention = True
+            self._wake.set()
+        if self._thread is not None:
+            self._thread.join()
+        try:
             if self._fd >= 0:
+                footer = pb.Footer(wall_time=time.time(), records=self._records, scalar_points=self._points)
                 try:
-                    self._write(frame(footer.SerializeToString()))
+                    self._write(frame(pb.Record(footer=footer).SerializeToString()))
                 except OSError as e:
                     log.error("could not write the footer of %s: %s", self.path, e)
-                os.close(self._fd)
-                self._fd = -1
+                    error = error or e
+                self._close_fd()
+        finally:
+            with self._lock:
+                self._closed = True
+                self._changed.notify_all()
             _LIVE.discard(self)
-        with self._lock:
-            self._raise_error()
+        if error is not None:
+            if isinstance(error, WriterError):
+                raise error
+            raise WriterError(f"closing {self.path} failed: {error}") from error
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
@@ -232,23 +270,27 @@ class Sink:
     # -- background thread -----------------------------------------------------------
 
     def _start(self) -> None:
-        name = f"visualdl-writer:{os.path.basename(self.path)}"
+        name = f"visualdl-writer:{os.path.basename(self.path) or os.getpid()}"
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while True:
-            self._wake.wait(self._flush_secs)
-            self._wake.clear()
-            closing = self._closed
             try:
+                self._wake.wait(self._flush_secs)
+                self._wake.clear()
+                closing = self._closing
                 self._drain()
-            except Exception as e:
+            except BaseException as e:  # boundary: keep the error for the caller
                 log.exception("the writer thread of %s failed", self.path)
                 with self._lock:
-                    self._error = self._error or e
+                    self._error = self._last_error = e
+                    self._failed = self._flush_requested
                     self._attention = True
                     self._changed.notify_all()
+                if not isinstance(e, Exception):
+                    return
+                closing = self._closing
             if closing:
                 return
 
@@ -259,15 +301,20 @@ class Sink:
             for tag, _ in batches:
                 self._scalars[tag] = (array("q"), array("d"), array("d"))
             items, self._items = self._items, []
-            self._inflight, self._queued, self._check_at = self._queued, 0, self._wake_at
+            self._inflight, self._queued = self._queued, 0
             self._inflight_bytes, self._item_bytes = self._item_bytes, 0
+            self._set_check_at()
+        records, points = self._unwritten_counts
         chunks = [self._unwritten] if self._unwritten else []
-        records = 0
         error: BaseException | None = None
-        points = sum(len(columns[0]) for _, columns in batches)
-        for record in _scalar_records(batches):
-            chunks.append(frame(record.SerializeToString()))
-            records += 1
+        try:
+            for record in _scalar_records(batches):
+                chunks.append(frame(record.SerializeToString()))
+                records += 1
+            points += sum(len(columns[0]) for _, columns in batches)
+        except Exception as e:  # noqa: BLE001 - boundary: report, keep the other records
+            log.error("could not encode the scalars of %s: %s", self.path, e)
+            error = e
         for item, _ in items:
             try:
                 chunks.append(frame(item().SerializeToString()))
@@ -281,22 +328,26 @@ class Sink:
         try:
             if data:
                 error = self._write(data) or error
-            if self._fsync and (data or target):
+            if self._fsync and self._fd >= 0 and (data or target):
                 os.fsync(self._fd)
             written = True
         except OSError as e:
             log.error("writing %s failed: %s (%d bytes kept to retry)", self.path, e, len(data))
             error = e
         with self._lock:
-            self._unwritten = b"" if written else data
             self._inflight = self._inflight_bytes = 0
             if written:
+                self._unwritten, self._unwritten_counts = b"", (0, 0)
                 self._records += records
                 self._points += points
+                self._flushed = max(self._flushed, target)
+            else:
+                self._unwritten, self._unwritten_counts = data, (records, points)
+                self._failed = max(self._failed, target)
             if error is not None:
-                self._error = error
+                self._error = self._last_error = error
                 self._attention = True
-            self._flushed = max(self._flushed, target)
+            self._set_check_at()
             self._changed.notify_all()
 
     def _write(self, data: bytes) -> WriterError | None:
@@ -322,23 +373,22 @@ class Sink:
             raise
         return notice
 
-    def _open(self) -> None:
-        if self._fd >= 0:
+    def _close_fd(self) -> None:
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
             try:
-                os.close(self._fd)
-            except OSError:
-                pass
+                os.close(fd)
+            except OSError as e:
+                log.error("closing %s failed: %s", self.path, e)
+
+    def _open(self) -> None:
+        self._close_fd()
         path, fd, header = self._open_file()
         self.path, self._fd = path, fd
         self._write(frame(header.SerializeToString()))
 
     def _after_fork_in_child(self) -> None:
-        if self._fd >= 0:
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
-        self._fd = -1
+        self._close_fd()
         self.path = ""
         self._init_state()
 
@@ -381,6 +431,65 @@ def _scalar_records(batches: list[tuple[str, tuple[array, array, array]]]) -> li
 
 
 _LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
+
+
+class NullSink:
+    """The sink of ``LogWriter(write_to_disk=False)``: arguments are checked, nothing is kept."""
+
+    path = ""
+
+    def put_scalar(self, tag: str, step: int, value: float, wall_time: float) -> None:
+        pass
+
+    def put_scalars(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
+        pass
+
+    def put_item(self, item: Item, nbytes: int) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def stats(self) -> dict[str, Any]:
+        return {"path": "", "records": 0, "scalar_points": 0, "pending_bytes": 0, "blocked_seconds": 0.0}
+
+
+def drop_torn_tail(path: str, fd: int) -> None:
+    """Before appending to an existing log file: cut an incomplete last record (left by
+    a killed writer), which would otherwise hide what is appended after it, and junk
+    that no valid record follows."""
+    size = os.fstat(fd).st_size
+    end = 0
+    window = 64 << 20
+    with open(path, "rb") as f:
+        while end < size:
+            f.seek(end)
+            buf = f.read(min(window, size - end))
+            items = list(scan(buf))
+            resume = end + int(items[-1])  # type: ignore[arg-type]  # scan ends with the resume offset
+            last = items[-2] if len(items) > 1 else None
+            if isinstance(last, Corruption) and last.at_end:
+                resume = end + last.offset  # junk up to the end: cut it too
+            if resume == end:
+                if len(buf) < size - end:
+                    window *= 2  # one record larger than the window
+                    continue
+                break
+            end = resume
+    if end < size:
+        log.warning("cutting an incomplete last record of %d bytes from %s before appending", size - end, path)
+        os.ftruncate(fd, end)
+
+
+def _finalize_in_child(sink: Sink) -> None:
+    """In a process started by multiprocessing (which leaves with os._exit, skipping
+    atexit), close ``sink`` when that process ends."""
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        mp_util.Finalize(sink, sink.close, exitpriority=100)
 
 
 def _close_all() -> None:

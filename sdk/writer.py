@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -19,7 +20,7 @@ from visualdl.kinds import encode_graph, encode_histogram, encode_image, encode_
 from visualdl.logformat import FILE_MARKER, FORMAT_VERSION
 from visualdl.proto import pb
 from visualdl.sdk import convert
-from visualdl.sdk.sink import Sink
+from visualdl.sdk.sink import NullSink, Sink, drop_torn_tail
 
 __all__ = ["LogWriter"]
 
@@ -44,6 +45,8 @@ class LogWriter:
         flush_secs: at most this many seconds pass between a call and its data
             being in the OS; a killed process loses at most this much.
         filename_suffix: appended to the file name.
+        write_to_disk: False makes a writer that checks its arguments and writes
+            nothing (VisualDL 2 scripts use it on the processes that must not log).
         display_name: a name for this writer, kept in the file header.
         file_name: an explicit file name inside ``logdir`` (must contain
             ``.vdlog``); an existing file is appended to.
@@ -62,6 +65,7 @@ class LogWriter:
         max_queue: int = 100_000,
         flush_secs: float = 1.0,
         filename_suffix: str = "",
+        write_to_disk: bool = True,
         display_name: str = "",
         file_name: str = "",
         *,
@@ -75,8 +79,16 @@ class LogWriter:
             stamp = time.strftime("%b%d_%H-%M-%S")
             logdir = os.path.join("runs", f"{stamp}_{_safe_host()}{comment}")
         self._logdir = os.fspath(logdir)
-        if not isinstance(flush_secs, int | float) or not flush_secs > 0:
-            raise ValueError(f"flush_secs must be a positive number of seconds; got {flush_secs!r}")
+        if (
+            isinstance(flush_secs, bool)
+            or not isinstance(flush_secs, int | float)
+            or not 0 < flush_secs <= threading.TIMEOUT_MAX
+        ):
+            raise ValueError(f"flush_secs must be a positive, finite number of seconds; got {flush_secs!r}")
+        if isinstance(max_pending_bytes, bool) or not isinstance(max_pending_bytes, int) or max_pending_bytes < 1:
+            raise ValueError(f"max_pending_bytes must be a positive integer; got {max_pending_bytes!r}")
+        convert.check_text(display_name, "display_name")
+        convert.check_text(filename_suffix, "filename_suffix")
         if isinstance(max_queue, bool) or not isinstance(max_queue, int) or max_queue < 1:
             raise ValueError(f"max_queue must be a positive integer; got {max_queue!r}")
         if file_name and (FILE_MARKER not in file_name or os.sep in file_name):
@@ -89,6 +101,9 @@ class LogWriter:
         self._display_name = display_name
         self._first_pid = os.getpid()
         self._known_tags: set[str] = set()
+        if not write_to_disk:
+            self._sink: Sink | NullSink = NullSink()
+            return
         self._sink = Sink(
             self._open_file,
             flush_secs=float(flush_secs),
@@ -119,7 +134,9 @@ class LogWriter:
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         if self._file_name and pid == self._first_pid:
             path = os.path.join(self._logdir, self._file_name)
-            return path, os.open(path, flags, 0o644), pb.Record(header=header)
+            fd = os.open(path, flags, 0o644)
+            drop_torn_tail(path, fd)
+            return path, fd, pb.Record(header=header)
         while True:
             name = f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"
             path = os.path.join(self._logdir, name)
@@ -213,8 +230,7 @@ class LogWriter:
     def add_text(self, tag: str, text_string: str, step: int | None = None, walltime: float | None = None) -> None:
         """Record a text (Markdown in the UI); ``step`` defaults to 0."""
         self._tag(tag)
-        if not isinstance(text_string, str):
-            raise TypeError(f"text_string must be a str; got {type(text_string).__name__} {text_string!r:.80}")
+        convert.check_text(text_string, "text_string")
         step = 0 if step is None else convert.check_step(step)
         wall = time.time() if walltime is None else convert.check_walltime(walltime)
         self._sink.put_item(lambda: encode_text(tag, step, wall, text_string), len(text_string))
@@ -227,7 +243,7 @@ class LogWriter:
         ``verbose`` are accepted for VisualDL 2 scripts and ignored.
         """
         data, default_name = convert.check_graph(model)
-        graph_name = default_name if name is None else convert.check_tag(name, "name")
+        graph_name = convert.check_tag(default_name if name is None else name, "name")
         wall = time.time()
         self._sink.put_item(lambda: encode_graph(graph_name, wall, data), len(data))
 

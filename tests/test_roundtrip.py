@@ -277,3 +277,46 @@ def test_one_flush_of_many_tags_is_one_record_split_past_the_limit(logdir, monke
         series = reader.scalars(".", tag)
         assert series.steps.tolist() == list(range(700))
         assert series.values.tolist() == [s * 0.5 for s in range(700)]
+
+
+def test_histogram_wider_than_the_float_range(logdir):
+    with LogWriter(logdir) as w:
+        w.add_histogram("wide", [-1.7e308, 0.0, 1.7e308], 0, buckets=4)
+    (h,) = LogReader(logdir).histograms(".", "wide")
+    assert h.counts.tolist() == [1.0, 0.0, 1.0, 1.0] or h.counts.sum() == 3.0
+    assert (h.edges[0], h.edges[-1], h.count) == (-1.7e308, 1.7e308, 3)
+    assert np.all(np.isfinite(h.edges)) and np.all(np.diff(h.edges) > 0)
+
+
+def test_write_to_disk_false_checks_and_writes_nothing(logdir):
+    w = LogWriter(logdir, write_to_disk=False)
+    w.add_scalar("x", 1.0, 0)
+    with pytest.raises(TypeError, match="value must be a real number"):
+        w.add_scalar("x", "bad", 1)
+    w.flush()
+    w.close()
+    assert os.listdir(logdir) == []
+
+
+def test_explicit_file_name_cuts_a_torn_tail_before_appending(logdir):
+    path = os.path.join(logdir, "resumed.vdlog")
+    with LogWriter(logdir, file_name="resumed.vdlog") as w:
+        for step in range(100):
+            w.add_scalar("x", float(step), step)
+    from visualdl.framing import frame
+
+    with open(path, "ab") as f:  # a killed writer's last, incomplete record
+        f.write(frame(b"x" * 5000)[:1000])
+    with LogWriter(logdir, file_name="resumed.vdlog") as w:
+        for step in range(100, 200):
+            w.add_scalar("x", float(step), step)
+    reader = LogReader(logdir)
+    assert reader.scalars(".", "x").steps.tolist() == list(range(200))
+    assert reader.problems == []
+    with open(path, "ab") as f:  # junk at the end is cut too
+        f.write(b"\xff" * 300)
+    with LogWriter(logdir, file_name="resumed.vdlog") as w:
+        w.add_scalar("x", 200.0, 200)
+    reader = LogReader(logdir)
+    assert reader.scalars(".", "x").steps.tolist() == list(range(201))
+    assert reader.problems == []

@@ -55,7 +55,8 @@ def test_add_scalar_bad_step(writer, step, error, match):
      ("   ", ValueError, "tag must be a non-empty string"),
      (None, TypeError, "tag must be a non-empty string; got NoneType None"),
      (3, TypeError, "tag must be a non-empty string; got int 3"),
-     ("a\x00b", ValueError, "NUL")],
+     ("a\x00b", ValueError, "NUL"),
+     ("bad\ud800", ValueError, "tag is not valid Unicode")],
 )  # fmt: skip
 def test_add_scalar_bad_tag(writer, tag, error, match):
     with pytest.raises(error, match=match):
@@ -92,8 +93,9 @@ def test_add_image_bad_input(writer, img, fmt, error, match):
     [([], 10, ValueError, r"values must not be empty; got an array of shape \(0,\)"),
      (np.array(["a"]), 10, TypeError, "values must be an array of numbers; got an array of dtype <U1"),
      ("abc", 10, TypeError, "values must be an array of numbers; got str"),
-     ([1.0], 0, ValueError, "buckets must be a positive integer; got int 0"),
-     ([1.0], 2.5, ValueError, "buckets must be a positive integer; got float 2.5")],
+     ([1.0], 0, ValueError, "buckets must be an integer from 1 to 100000; got int 0"),
+     ([1.0], 10**7, ValueError, "buckets must be an integer from 1 to 100000; got int 10000000"),
+     ([1.0], 2.5, ValueError, "buckets must be an integer from 1 to 100000; got float 2.5")],
 )  # fmt: skip
 def test_add_histogram_bad_input(writer, values, buckets, error, match):
     with pytest.raises(error, match=match):
@@ -103,6 +105,8 @@ def test_add_histogram_bad_input(writer, values, buckets, error, match):
 def test_add_text_and_graph_bad_input(writer, tmp_path):
     with pytest.raises(TypeError, match="text_string must be a str; got int 5"):
         writer.add_text("t", 5)
+    with pytest.raises(ValueError, match="text_string is not valid Unicode"):
+        writer.add_text("t", "lone \ud800 surrogate")
     with pytest.raises(ValueError, match=r"model path .* is not a file"):
         writer.add_graph(str(tmp_path / "missing.onnx"))
     with pytest.raises(TypeError, match="export the network to ONNX first"):
@@ -119,8 +123,14 @@ def test_add_scalars_is_all_or_nothing(writer, logdir):
 
 
 def test_constructor_arguments(tmp_path):
-    with pytest.raises(ValueError, match="flush_secs must be a positive number"):
-        LogWriter(str(tmp_path), flush_secs=0)
+    for flush_secs in (0, -1, float("inf"), float("nan"), 1e12, True):
+        with pytest.raises(ValueError, match="flush_secs must be a positive, finite number"):
+            LogWriter(str(tmp_path), flush_secs=flush_secs)
+    for limit in (-1, 0, None, 1.5):
+        with pytest.raises(ValueError, match="max_pending_bytes must be a positive integer"):
+            LogWriter(str(tmp_path), max_pending_bytes=limit)
+    with pytest.raises(ValueError, match="display_name is not valid Unicode"):
+        LogWriter(str(tmp_path), display_name="x\udc80")
     with pytest.raises(ValueError, match="max_queue must be a positive integer"):
         LogWriter(str(tmp_path), max_queue=0)
     with pytest.raises(ValueError, match=r"file_name must be a bare file name containing '\.vdlog'"):
@@ -133,5 +143,6 @@ def test_closed_writer_refuses_with_clear_error(logdir):
     w = LogWriter(logdir)
     w.close()
     w.close()  # idempotent
+    w.flush()  # nothing pending: a no-op, as in VisualDL 2
     with pytest.raises(ValueError, match="this LogWriter is closed"):
         w.add_scalar("x", 1.0, 0)

@@ -89,3 +89,49 @@ def test_backpressure_bounds_memory_and_drops_nothing(logdir, monkeypatch):
     assert peak <= 24 * 1000 + 24  # never above the bound (plus the point being added)
     assert w.stats()["blocked_seconds"] > 0
     assert LogReader(logdir).scalars(".", "x").values.tolist() == [float(s) for s in range(5000)]
+
+
+def test_close_from_many_threads_at_once(logdir):
+    for _ in range(20):
+        w = LogWriter(logdir)
+        w.add_scalar("x", 1.0, 0)
+        errors = []
+
+        def close(writer=w, errors=errors):
+            try:
+                writer.close()
+            except Exception as e:  # noqa: BLE001 - collected and asserted on
+                errors.append(e)
+
+        threads = [threading.Thread(target=close) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+    reader = LogReader(logdir)
+    assert all(info.closed for info in reader.writers("."))
+    assert len(reader.scalars(".", "x")) == 20
+    assert reader.problems == []
+
+
+def test_multiprocessing_fork_child_data_arrives(logdir):
+    import multiprocessing
+
+    w = LogWriter(logdir)
+    w.add_scalar("parent", 1.0, 0)
+    ctx = multiprocessing.get_context("fork")
+    child = ctx.Process(target=_child_logs, args=(w,))
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0
+    w.close()
+    reader = LogReader(logdir)
+    assert reader.scalars(".", "child").values.tolist() == [float(i) for i in range(10)]
+    assert reader.scalars(".", "parent").values.tolist() == [1.0]
+    assert sorted(info.closed for info in reader.writers(".")) == [True, True]
+
+
+def _child_logs(writer):
+    for i in range(10):
+        writer.add_scalar("child", float(i), i)  # no flush, no close: the process's exit does it

@@ -72,17 +72,20 @@ def decode_column(column: pb.Column, count: int, dtype: np.dtype, where: str) ->
     if codec == pb.ARITHMETIC:
         if dtype.kind != "i":
             raise LogFormatError(f"{where}: ARITHMETIC codec on a float column")
+        if column.data:
+            raise LogFormatError(f"{where}: ARITHMETIC column with data")
         # int64 arithmetic, wrapping exactly as the encoder's check did.
         return np.int64(column.start) + np.int64(column.stride) * np.arange(count, dtype=np.int64)
     data = column.data
+    itemsize = dtype.itemsize
     if codec == pb.SHUFFLE_DEFLATE:
         try:
-            data = zlib.decompress(data)
+            # Never inflate past what count announces (a deflate bomb stops here).
+            data = zlib.decompressobj().decompress(data, count * itemsize + 1)
         except zlib.error as e:
             raise LogFormatError(f"{where}: bad deflate data ({e})") from e
     elif codec != pb.RAW:
         raise LogFormatError(f"{where}: unknown codec {codec}")
-    itemsize = dtype.itemsize
     if len(data) != count * itemsize:
         raise LogFormatError(f"{where}: {len(data)} bytes for {count} elements of {itemsize} bytes")
     little = dtype.newbyteorder("<")

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import google_crc32c
+import numpy as np
 
 __all__ = ["HEADER_SIZE", "FOOTER_SIZE", "Corruption", "Frame", "frame", "masked_crc", "scan"]
 
@@ -135,15 +136,30 @@ def _resync(buf: bytes, pos: int) -> tuple[int, bool]:
     Returns ``(position, waiting)``: ``waiting`` is true when the position holds a
     valid header whose payload is not all in the buffer yet, or is within the last
     few bytes, too short to tell.
+
+    Candidates are found with numpy first: a length below 2**32 has four zero high
+    bytes, and a checksum is almost never four zero bytes (which rules out zero-filled
+    stretches). Only candidates get their checksums computed.
     """
     end = len(buf)
     last = end - HEADER_SIZE
+    arr = np.frombuffer(buf, np.uint8)
     while pos <= last:
-        length = _valid_header(buf, pos)
-        if length >= 0:
-            if pos + HEADER_SIZE + length + FOOTER_SIZE > end:
-                return pos, True
-            if _payload_ok(buf, pos, length) is not None:
-                return pos, False
-        pos += 1
+        stop = min(last + 1, pos + _RESYNC_CHUNK)
+        n = stop - pos
+        a = arr[pos : stop + HEADER_SIZE - 1]
+        cand = (a[4 : 4 + n] == 0) & (a[5 : 5 + n] == 0) & (a[6 : 6 + n] == 0) & (a[7 : 7 + n] == 0)
+        cand &= (a[8 : 8 + n] | a[9 : 9 + n] | a[10 : 10 + n] | a[11 : 11 + n]) != 0
+        for offset in np.flatnonzero(cand).tolist():
+            at = pos + offset
+            length = _valid_header(buf, at)
+            if length >= 0:
+                if at + HEADER_SIZE + length + FOOTER_SIZE > end:
+                    return at, True
+                if _payload_ok(buf, at, length) is not None:
+                    return at, False
+        pos = stop
     return max(pos, 0), True
+
+
+_RESYNC_CHUNK = 1 << 22

@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 _F8 = np.dtype("<f8")
+#: Readers refuse scalar records claiming more points (writers split at 2**20).
+MAX_POINTS_PER_RECORD = 1 << 27
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,18 +120,17 @@ def _decode_scalars(msg: pb.ScalarBatch, path: str, offset: int) -> list[tuple[s
     """One block for all the record's tags (its tag is ""): the reader splits blocks per
     tag once per poll, not once per record."""
     tags = list(msg.tags)
-    counts = np.array(msg.counts, dtype=np.int64)
-    if counts.size != len(tags):
-        raise LogFormatError(f"scalar batch with {len(tags)} tags but {counts.size} counts")
-    n = int(counts.sum())
-    block = ScalarBlock(
-        tags,
-        counts,
-        decode_column(msg.steps, n, np.dtype(np.int64), "steps"),
-        decode_column(msg.values, n, np.dtype(np.float64), "values"),
-        decode_column(msg.wall_times, n, np.dtype(np.float64), "wall_times"),
-    )
-    return [("", block)]
+    raw_counts = list(msg.counts)
+    if len(raw_counts) != len(tags):
+        raise LogFormatError(f"scalar batch with {len(tags)} tags but {len(raw_counts)} counts")
+    n = sum(raw_counts)  # Python ints: no wrap-around
+    if n > MAX_POINTS_PER_RECORD:
+        raise LogFormatError(f"scalar batch claims {n} points, above the limit of {MAX_POINTS_PER_RECORD}")
+    # Values first: their bytes bound n before anything is allocated from it.
+    values = decode_column(msg.values, n, np.dtype(np.float64), "values")
+    walls = decode_column(msg.wall_times, n, np.dtype(np.float64), "wall_times")
+    steps = decode_column(msg.steps, n, np.dtype(np.int64), "steps")
+    return [("", ScalarBlock(tags, np.array(raw_counts, dtype=np.int64), steps, values, walls))]
 
 
 def _decode_image(msg: pb.Image, path: str, offset: int) -> list[tuple[str, ImageEvent]]:

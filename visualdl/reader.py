@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,10 +134,11 @@ class LogReader:
                 found[run] = [os.path.join(dirpath, f) for f in files]
         return found
 
-    def poll(self) -> PollResult:
+    def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:
         """Find new files and runs, read the bytes added since the last poll, drop removed runs.
 
         Files are read and decoded outside the query lock, so queries go on meanwhile.
+        ``progress(files_done, files_to_read, bytes_read)`` is called after each file.
         """
         with self._poll_lock:
             found = self._discover()
@@ -160,10 +161,12 @@ class LogReader:
                         if status != "same":
                             todo.append((state, logfile))
             records = nbytes = 0
-            for state, logfile in todo:
+            for done, (state, logfile) in enumerate(todo, 1):
                 start = logfile.offset
                 decoded = self._decode(logfile, logfile.read())
                 nbytes += logfile.offset - start
+                if progress is not None:
+                    progress(done, len(todo), logfile.offset - start)
                 records += len(decoded)
                 if decoded:
                     with self._lock:
@@ -190,6 +193,8 @@ class LogReader:
                 elif field_name == "footer":
                     logfile.footer = record.footer
                 continue
+            if logfile.skipped:
+                continue  # written in a newer format version
             if logfile.header is None and offset == 0:
                 logfile.problems.append(Problem(path, 0, "file does not start with a header record"))
             try:
@@ -227,11 +232,17 @@ class LogReader:
             versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
 
     def _on_header(self, logfile: LogFile, offset: int, header: Any) -> None:
-        if header.format_version > FORMAT_VERSION:
-            message = f"format version {header.format_version} is newer than {FORMAT_VERSION}; upgrade visualdl"
+        """A header starts a writer's stretch of the file (later ones: appended by another writer)."""
+        logfile.skipped = header.format_version > FORMAT_VERSION
+        if logfile.skipped:
+            message = (
+                f"format version {header.format_version} is newer than {FORMAT_VERSION}; "
+                "its records are skipped: upgrade visualdl to read them"
+            )
             logfile.problems.append(Problem(logfile.path, offset, message))
         if logfile.header is None:
             logfile.header = header
+        logfile.footer = None  # the file goes on: not closed until a footer follows
 
     # -- queries -------------------------------------------------------------------
 
@@ -274,7 +285,8 @@ class LogReader:
             state, per_file, hit = self._cached(run, "scalars", tag)
             if per_file is None:
                 return hit
-            result = merge([series.view() for series in per_file.values()])
+            # Files in name order (time-stamped names: oldest first), so ties of steps are stable.
+            result = merge([per_file[path].view() for path in sorted(per_file)])
             state.cache[("scalars", tag)] = (state.versions.get(("scalars", tag), 0), result)
             return result
 
@@ -283,10 +295,16 @@ class LogReader:
             state, per_file, hit = self._cached(run, kind, tag)
             if per_file is None:
                 return list(hit)
-            events = [event for store in per_file.values() for event in store]
+            events = [event for path in sorted(per_file) for event in per_file[path]]
             events.sort(key=(lambda e: e.wall_time) if kind == "graphs" else (lambda e: e.step))
             state.cache[(kind, tag)] = (state.versions.get((kind, tag), 0), events)
             return list(events)
+
+    def version(self, run: str, kind: str, tag: str) -> tuple[int, int]:
+        """A value that changes whenever the data of ``tag`` of ``kind`` in ``run`` changes."""
+        with self._lock:
+            state = self._run(run)
+            return id(state), state.versions.get((kind, tag), 0)
 
     def count(self, run: str, kind: str, tag: str) -> int:
         """How many points or entries ``tag`` of ``kind`` has in ``run``."""
@@ -332,6 +350,8 @@ class LogReader:
             record = parse_record(payload)
         except LogFormatError as e:
             raise LogFormatError(e.message, ref.path, ref.offset) from e
+        if record.WhichOneof("kind") != kind.field:
+            raise LogFormatError(f"the record is not a {kind.field} record", ref.path, ref.offset)
         return getattr(getattr(record, kind.field), kind.blob_field)
 
     def writers(self, run: str) -> list[WriterInfo]:

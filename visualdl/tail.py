@@ -23,6 +23,8 @@ log = logging.getLogger("visualdl.reader")
 
 #: Bytes read at a time; a record larger than this is read whole when it is complete.
 _WINDOW = 64 << 20
+#: How much of a file's start is remembered to tell a file rewritten in place.
+_HEAD_BYTES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,7 @@ class Problem:
 class LogFile:
     """One log file being followed."""
 
-    __slots__ = ("path", "offset", "header", "footer", "problems", "_identity", "_in_bad_stretch")
+    __slots__ = ("path", "offset", "header", "footer", "problems", "skipped", "_identity", "_in_bad_stretch", "_head")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -47,6 +49,8 @@ class LogFile:
         self.problems: list[Problem] = []
         self._identity: tuple[int, int] | None = None
         self._in_bad_stretch = False
+        self.skipped = False  # records of a newer format version: not read
+        self._head = b""  # the first bytes read (the header frame): a rewritten file differs
 
     def _problem(self, offset: int, message: str) -> None:
         problem = Problem(self.path, offset, message)
@@ -64,7 +68,16 @@ class LogFile:
             self._identity = identity
         if identity != self._identity or st.st_size < self.offset:
             return "replaced"
-        return "grown" if st.st_size > self.offset else "same"
+        if st.st_size == self.offset:
+            return "same"
+        if self._head:
+            try:
+                with open(self.path, "rb") as f:
+                    if f.read(len(self._head)) != self._head:
+                        return "replaced"  # truncated and rewritten in place (same inode)
+            except OSError:
+                pass
+        return "grown"
 
     def read(self) -> list[tuple[int, pb.Record]]:
         """Whole records added since the last read, with the offsets of their frames."""
@@ -92,6 +105,8 @@ class LogFile:
 
     def _scan(self, buf: bytes, out: list[tuple[int, pb.Record]]) -> None:
         base = self.offset
+        if base == 0 and not self._head:
+            self._head = buf[:_HEAD_BYTES]
         resume = 0
         for item in framing.scan(buf):
             if isinstance(item, framing.Frame):
