@@ -69,7 +69,7 @@ class LogWriter:
         display_name: str = "",
         file_name: str = "",
         *,
-        max_pending_bytes: int = 16 << 20,
+        max_pending_bytes: int = 64 << 20,
         fsync: bool = False,
         **kwargs: Any,
     ) -> None:
