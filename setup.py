@@ -59,6 +59,8 @@ setup(
         "plotly>=5.20",
         # Native CRC-32C for the record framing: ~100x a pure-Python table.
         "google-crc32c>=1.5",
+        # A production multi-threaded WSGI server, pure Python, for `visualdl --logdir`.
+        "waitress>=3.0",
     ],
     extras_require={
         "test": [
@@ -67,6 +69,8 @@ setup(
             "ruff>=0.6",
             "mypy>=1.10",
             "types-protobuf",
+            # Browser tests drive Debian's chromium (.ci/test installs it) through playwright.
+            "playwright>=1.40",
             # The generator of proto/visualdl_log_pb2.py; tests/test_proto.py checks it is fresh.
             "grpcio-tools==1.85.1",
             # tests/test_packaging.py builds a wheel without build isolation.

@@ -43,12 +43,14 @@ def test_cli_summarises_a_logdir_and_refuses_a_missing_one(tmp_path, child_env):
     with LogWriter(str(tmp_path / "run1")) as w:
         w.add_scalar("loss", 1.0, 0)
         w.add_scalar("loss", 0.5, 1)
-    ok = subprocess.run([sys.executable, "-m", "visualdl", "--logdir", str(tmp_path)], env=child_env,
+    ok = subprocess.run([sys.executable, "-m", "visualdl", "--logdir", str(tmp_path), "--inspect"], env=child_env,
                         capture_output=True, text=True)  # fmt: skip
     assert ok.returncode == 0
     assert "run 'run1': 1 file(s)" in ok.stdout and "scalars    loss: 2 points" in ok.stdout
-    missing = subprocess.run([sys.executable, "-m", "visualdl", "--logdir", str(tmp_path / "nope")], env=child_env,
-                             capture_output=True, text=True)  # fmt: skip
+    missing = subprocess.run(
+        [sys.executable, "-m", "visualdl", "--logdir", str(tmp_path / "nope"), "--inspect"],
+        env=child_env, capture_output=True, text=True,
+    )  # fmt: skip
     assert missing.returncode == 1
     assert "does not exist" in missing.stderr and "Traceback" not in missing.stderr
     usage = subprocess.run([sys.executable, "-m", "visualdl"], env=child_env, capture_output=True, text=True)

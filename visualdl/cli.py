@@ -1,27 +1,90 @@
 """The ``visualdl`` command line (an edge: parses arguments, prints, exits).
 
-For now it summarises a logdir: runs, tags by kind, points and problems, read
-through LogReader. Serving the web UI is the server's (``visualdl.server``).
+``visualdl --logdir DIR`` serves the web UI and JSON API on http://127.0.0.1:8080
+through waitress, a multi-threaded WSGI server, while logs are indexed in the
+background; ``--inspect`` prints a summary of the logdirs instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import logging
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
+from types import FrameType
 
 from visualdl import __version__
 
 __all__ = ["main"]
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 86400 seconds: {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 65535: {text!r}")
+    return value
+
+
+def _max_points(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 5 <= value <= 100_000:
+        raise argparse.ArgumentTypeError(f"must be from 5 to 100000: {text!r}")
+    return value
+
+
+def _prefix(text: str) -> str:
+    prefix = "/" + text.strip("/") if text.strip("/") else ""
+    if any(c in prefix for c in "?#%\\ ") or ".." in prefix:
+        raise argparse.ArgumentTypeError(f"not a URL path prefix: {text!r}")
+    return prefix
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="visualdl",
-        description="VisualDL: training-log visualizer. Summarises the runs of a logdir.",
+        description="VisualDL: serve training logs (scalars, images, histograms, text, graphs) as a web UI.",
     )
-    parser.add_argument("--logdir", required=True, nargs="+", metavar="DIR", help="log directory (or several)")
+    parser.add_argument(
+        "--logdir", nargs="+", metavar="DIR", default=[],
+        help="log directories to serve; NAME:DIR names one (its runs show as NAME/run)",
+    )  # fmt: skip
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=_port, default=8080, help="port to serve on (default 8080; 0 picks a free one)")
+    parser.add_argument(
+        "--reload-interval", type=_positive_float, default=2.0, metavar="SECONDS",
+        help="seconds between two reads of new log data (default 2)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-points", type=_max_points, default=1000, metavar="N",
+        help="points per series and chart at most (default 1000); zooming in fetches full resolution",
+    )  # fmt: skip
+    parser.add_argument(
+        "--path-prefix", type=_prefix, default="", metavar="PREFIX",
+        help="serve under this URL path, behind a reverse proxy (e.g. /visualdl)",
+    )  # fmt: skip
+    parser.add_argument("--model", action="append", default=[], metavar="FILE", help="an ONNX model file to show")
+    parser.add_argument("--inspect", action="store_true", help="print a summary of the logdirs and exit")
     parser.add_argument("--version", action="version", version=f"visualdl {__version__}")
     return parser
 
@@ -49,13 +112,110 @@ def summarise(logdir: str) -> str:
     return "\n".join(lines)
 
 
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _report_progress(provider: object, stop: threading.Event) -> None:
+    """While the first indexing runs, print how far it got (once a second)."""
+    from visualdl.server.provider import DataProvider
+
+    assert isinstance(provider, DataProvider)
+    start = time.monotonic()
+    while not stop.wait(1.0):
+        if provider.loaded.is_set():
+            print(f"indexed {provider.files_total} file(s), {provider.bytes_read / 1e6:.1f} MB in "
+                  f"{time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)  # fmt: skip
+            return
+        print(f"indexing: {provider.files_read}/{provider.files_total} file(s), "
+              f"{provider.bytes_read / 1e6:.1f} MB", file=sys.stderr, flush=True)  # fmt: skip
+
+
+def serve(args: argparse.Namespace) -> int:
+    from waitress.server import create_server
+
+    from visualdl.server.app import create_app
+    from visualdl.server.settings import Settings, parse_logdir_spec
+
+    logdirs = tuple(parse_logdir_spec(spec) for spec in args.logdir)
+    if len(logdirs) > 1:
+        names = [name or os.path.basename(os.path.normpath(path)) or path for name, path in logdirs]
+        if len(set(names)) != len(names):
+            print("visualdl: error: two logdirs would show under the same name; name them NAME:DIR", file=sys.stderr)
+            return 2
+        logdirs = tuple((name, path) for name, (_, path) in zip(names, logdirs, strict=True))
+    for _, path in logdirs:
+        if not os.path.isdir(path):
+            print(f"visualdl: warning: logdir {path!r} does not exist yet; watching for it", file=sys.stderr)
+    for model in args.model:
+        if not os.path.isfile(model):
+            print(f"visualdl: error: model file {model!r} does not exist", file=sys.stderr)
+            return 2
+    settings = Settings(
+        logdirs=logdirs,
+        host=args.host,
+        port=args.port,
+        reload_interval=args.reload_interval,
+        max_points=args.max_points,
+        path_prefix=args.path_prefix,
+        models=tuple(os.path.abspath(m) for m in args.model),
+    )
+    if not _is_loopback(args.host):
+        print(f"visualdl: warning: serving on {args.host}: your logs are visible to the network", file=sys.stderr)
+    app = create_app(settings)
+    provider = app.extensions["visualdl.provider"]
+    try:
+        server = create_server(app, host=args.host, port=args.port, threads=8, ident="visualdl")
+    except OSError as e:
+        provider.stop()
+        print(f"visualdl: error: cannot serve on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    port = server.effective_port
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"VisualDL {__version__} at http://{shown_host}:{port}{args.path_prefix}/ (Ctrl+C to stop)", flush=True)
+    stop_progress = threading.Event()
+    threading.Thread(target=_report_progress, args=(provider, stop_progress), daemon=True).start()
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop_progress.set()
+        server.close()
+        provider.stop()
+    print("VisualDL stopped", flush=True)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    status = 0
-    for logdir in args.logdir:
-        if not os.path.isdir(logdir):
-            print(f"visualdl: error: logdir {logdir!r} does not exist", file=sys.stderr)
-            status = 1
-            continue
-        print(summarise(logdir))
-    return status
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="visualdl: %(levelname)s: %(message)s")
+    if not args.logdir and not args.model:
+        parser.error("give --logdir DIR (or --model FILE)")
+    if args.inspect:
+        status = 0
+        for spec in args.logdir:
+            from visualdl.server.settings import parse_logdir_spec
+
+            _, path = parse_logdir_spec(spec)
+            if not os.path.isdir(path):
+                print(f"visualdl: error: logdir {path!r} does not exist", file=sys.stderr)
+                status = 1
+                continue
+            print(summarise(path))
+        return status
+    try:
+        return serve(args)
+    except KeyboardInterrupt:
+        return 0

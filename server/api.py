@@ -1,0 +1,217 @@
+"""The HTTP layer: one blueprint over the DataProvider, one error handler, static files.
+
+Every parameter is checked here and a bad one gets a 4xx JSON error naming it; run and
+tag names are only ever looked up in the index, never joined into a path. Static files
+come from ``frontend_static/`` through werkzeug's ``safe_join`` and plotly.js from the
+installed ``plotly`` package.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+
+import plotly
+from flask import Blueprint, Response, current_app, jsonify, request, send_file, send_from_directory
+from werkzeug.exceptions import HTTPException
+
+from visualdl.server.openapi import OPENAPI
+from visualdl.server.provider import BadRequest, DataProvider, NotFound
+
+__all__ = ["STATIC_DIR", "build_blueprint"]
+
+log = logging.getLogger("visualdl.server")
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Installed: visualdl/frontend_static; in a checkout: <root>/frontend_static.
+STATIC_DIR = next(
+    d
+    for d in (os.path.join(_PACKAGE, "frontend_static"), os.path.join(os.path.dirname(_PACKAGE), "frontend_static"))
+    if os.path.isdir(d)
+)
+PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
+_MAX_PARAM = 1024
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".json": "application/json",
+    ".ico": "image/x-icon",
+}
+
+
+def _provider() -> DataProvider:
+    provider: DataProvider = current_app.extensions["visualdl.provider"]
+    return provider
+
+
+def _text(name: str, *, required: bool = True) -> str:
+    value = request.args.get(name)
+    if value is None or value == "":
+        if required:
+            raise BadRequest(f"missing query parameter {name!r}")
+        return ""
+    if len(value) > _MAX_PARAM or "\x00" in value:
+        raise BadRequest(f"query parameter {name!r} is too long or holds a NUL character")
+    return value
+
+
+def _texts(name: str) -> list[str]:
+    values = request.args.getlist(name)
+    if not values:
+        raise BadRequest(f"missing query parameter {name!r} (give it once per run)")
+    if len(values) > 1000 or any(len(v) > _MAX_PARAM or "\x00" in v or not v for v in values):
+        raise BadRequest(f"query parameter {name!r}: too many, empty, or too long values")
+    return values
+
+
+def _int(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"query parameter {name!r} must be an integer; got {raw[:40]!r}") from None
+    if not low <= value <= high:
+        raise BadRequest(f"query parameter {name!r} must be between {low} and {high}; got {value}")
+    return value
+
+
+def _float(name: str) -> float | None:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadRequest(f"query parameter {name!r} must be a number; got {raw[:40]!r}") from None
+    if not math.isfinite(value):
+        raise BadRequest(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
+    return value
+
+
+def _static(path: str, directory: str) -> Response:
+    response = send_from_directory(directory, path, max_age=0)
+    kind = CONTENT_TYPES.get(os.path.splitext(path)[1].lower())
+    if kind:
+        response.headers["Content-Type"] = kind
+    return response
+
+
+def build_blueprint(url_prefix: str) -> Blueprint:
+    bp = Blueprint("visualdl", __name__, url_prefix=url_prefix or None)
+
+    @bp.get("/")
+    def index() -> Response:
+        return _static("index.html", STATIC_DIR)
+
+    @bp.get("/static/<path:path>")
+    def static_file(path: str) -> Response:
+        return _static(path, STATIC_DIR)
+
+    @bp.get("/vendor/plotly.min.js")
+    def plotly_js() -> Response:
+        response = send_file(PLOTLY_JS, mimetype="text/javascript", max_age=86400)
+        response.headers["Content-Type"] = CONTENT_TYPES[".js"]
+        return response
+
+    @bp.get("/api/openapi.json")
+    def openapi() -> Response:
+        return jsonify(OPENAPI)
+
+    @bp.get("/api/health")
+    def health() -> Response:
+        return jsonify(_provider().health())
+
+    @bp.get("/api/runs")
+    def runs() -> Response:
+        return jsonify({"runs": _provider().list_runs()})
+
+    @bp.get("/api/tags")
+    def tags() -> Response:
+        wanted = request.args.getlist("run") or None
+        return jsonify(_provider().list_tags(runs=wanted))
+
+    @bp.get("/api/scalars")
+    def scalars() -> Response:
+        provider = _provider()
+        tag = _text("tag")
+        run_names = _texts("run")
+        settings = provider.settings
+        max_points = _int("max_points", settings.max_points, 5, settings.max_points_limit)
+        x_min, x_max = _float("x_min"), _float("x_max")
+        if x_min is not None and x_max is not None and x_min > x_max:
+            raise BadRequest(f"x_min ({x_min}) must not be above x_max ({x_max})")
+        series = []
+        missing = []
+        for run in run_names:
+            try:
+                series.append(provider.read_scalars(run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max))
+            except NotFound:
+                if run not in provider.run_names():
+                    raise
+                missing.append(run)  # a known run without this tag: the chart shows the others
+        return jsonify({"tag": tag, "max_points": max_points, "runs": series, "missing": missing})
+
+    @bp.get("/api/images")
+    def images() -> Response:
+        return jsonify(_provider().list_images(run=_text("run"), tag=_text("tag")))
+
+    @bp.get("/api/image")
+    def image() -> Response:
+        data = _provider().read_image(run=_text("run"), tag=_text("tag"), index=_int("index", 0, 0, 2**62))
+        response = Response(data, mimetype="image/png")
+        response.headers["Cache-Control"] = "private, max-age=3600"
+        return response
+
+    @bp.get("/api/histograms")
+    def histograms() -> Response:
+        max_entries = _int("max_entries", 50, 1, 10_000)
+        return jsonify(_provider().read_histograms(run=_text("run"), tag=_text("tag"), max_entries=max_entries))
+
+    @bp.get("/api/distribution")
+    def distribution() -> Response:
+        return jsonify(_provider().read_distribution(run=_text("run"), tag=_text("tag")))
+
+    @bp.get("/api/text")
+    def text() -> Response:
+        return jsonify(_provider().read_text(run=_text("run"), tag=_text("tag")))
+
+    @bp.get("/api/graphs")
+    def graphs() -> Response:
+        return jsonify({"graphs": _provider().list_graphs()})
+
+    @bp.app_errorhandler(NotFound)
+    def not_found(error: NotFound) -> tuple[Response, int]:
+        return jsonify({"error": str(error)}), 404
+
+    @bp.app_errorhandler(BadRequest)
+    def bad_request(error: BadRequest) -> tuple[Response, int]:
+        return jsonify({"error": str(error)}), 400
+
+    @bp.app_errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> tuple[Response, int]:
+        return jsonify({"error": error.description or error.name}), error.code or 500
+
+    @bp.app_errorhandler(Exception)
+    def internal_error(error: Exception) -> tuple[Response, int]:
+        log.exception("unexpected error serving %s", request.full_path)
+        return jsonify({"error": f"internal error: {type(error).__name__}"}), 500
+
+    @bp.after_app_request
+    def security_headers(response: Response) -> Response:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+            "script-src 'self' 'unsafe-eval'; connect-src 'self'; frame-ancestors *",
+        )
+        return response
+
+    return bp

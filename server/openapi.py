@@ -1,0 +1,101 @@
+"""The OpenAPI document of the JSON API, served at ``/api/openapi.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["OPENAPI"]
+
+
+def _param(name: str, description: str, *, required: bool = True, kind: str = "string", many: bool = False) -> dict:
+    schema: dict[str, Any] = {"type": kind}
+    if many:
+        schema = {"type": "array", "items": schema}
+    param = {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
+    if many:
+        param.update(style="form", explode=True)
+    return param
+
+
+_RUN = _param("run", "run name, as listed by /api/runs")
+_TAG = _param("tag", "tag name, as listed by /api/tags")
+_ERROR = {"description": "bad parameter, or unknown run or tag", "content": {"application/json": {
+    "schema": {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}}}}  # fmt: skip
+_NUMBERS = {"type": "array", "items": {"type": "number", "nullable": True}}
+
+
+def _get(summary: str, params: list[dict], schema: dict | None = None, content: str = "application/json") -> dict:
+    ok: dict[str, Any] = {"description": "OK"}
+    ok["content"] = {content: {"schema": schema or {"type": "object"}}}
+    return {"get": {"summary": summary, "parameters": params, "responses": {"200": ok, "400": _ERROR, "404": _ERROR}}}
+
+
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {
+        "title": "VisualDL API",
+        "version": "1",
+        "description": "Read-only JSON API over training logs. Errors are JSON objects with an `error` message. "
+        "Non-finite scalar values (NaN, +Inf, -Inf) are null in `values` and listed in `nonfinite` as "
+        "[index, 'nan' | 'inf' | '-inf'].",
+    },
+    "paths": {
+        "/api/health": _get("Load progress, problems found in log files (file and byte offset)", []),
+        "/api/runs": _get("Runs, with the writers (processes) of each", []),
+        "/api/tags": _get(
+            "Tags by kind: {kind: {tag: [runs]}}",
+            [_param("run", "only these runs", required=False, many=True)],
+        ),
+        "/api/scalars": _get(
+            "One tag for many runs, downsampled keeping every bucket's first, last, min, max and first NaN point",
+            [
+                _param("tag", "scalar tag"),
+                _param("run", "runs (repeat the parameter)", many=True),
+                _param("max_points", "points per run at most (5..100000)", required=False, kind="integer"),
+                _param("x_min", "first step of the range", required=False, kind="number"),
+                _param("x_max", "last step of the range", required=False, kind="number"),
+            ],
+            {
+                "type": "object",
+                "properties": {
+                    "tag": {"type": "string"},
+                    "max_points": {"type": "integer"},
+                    "missing": {"type": "array", "items": {"type": "string"}},
+                    "runs": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "run": {"type": "string"},
+                                "steps": {"type": "array", "items": {"type": "integer"}},
+                                "values": _NUMBERS,
+                                "wall_times": {"type": "array", "items": {"type": "number"}},
+                                "nonfinite": {"type": "array", "items": {"type": "array"}},
+                                "total_points": {"type": "integer"},
+                                "range_points": {"type": "integer"},
+                            },
+                        },
+                    },
+                },
+            },
+        ),
+        "/api/images": _get("Every image of a tag in a run: steps, wall times, sizes", [_RUN, _TAG]),
+        "/api/image": _get(
+            "The PNG of one image",
+            [_RUN, _TAG, _param("index", "position in the /api/images list", kind="integer")],
+            {"type": "string", "format": "binary"},
+            "image/png",
+        ),
+        "/api/histograms": _get(
+            "Histograms of a tag in a run (up to max_entries, spread evenly over the steps)",
+            [
+                _RUN,
+                _TAG,
+                _param("max_entries", "entries at most (1..10000, default 50)", required=False, kind="integer"),
+            ],
+        ),
+        "/api/distribution": _get("Percentile bands of a histogram tag over steps", [_RUN, _TAG]),
+        "/api/text": _get("Text entries of a tag in a run, by step", [_RUN, _TAG]),
+        "/api/graphs": _get("Graphs of all runs", []),
+    },
+}

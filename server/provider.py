@@ -1,0 +1,348 @@
+"""The data provider: LogReaders over the logdirs, kept fresh by a background thread.
+
+The serving side sees only this interface (keyword-only ``list_*``/``read_*`` calls
+returning plain values) and the errors :class:`NotFound`/:class:`BadRequest`; no
+flask here. Downsampled series are cached by (run, tag, data version, range, budget).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from visualdl.downsample import downsample, select_range
+from visualdl.errors import VisualDLError
+from visualdl.kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
+from visualdl.reader import LogReader, ScalarSeries, WriterInfo
+from visualdl.server.distribution import percentile_bands
+from visualdl.server.settings import Settings
+
+__all__ = ["BadRequest", "DataProvider", "NotFound"]
+
+log = logging.getLogger("visualdl.server")
+
+
+class NotFound(VisualDLError):
+    """An unknown run, tag, or entry."""
+
+
+class BadRequest(VisualDLError):
+    """A parameter that is malformed or out of range."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    name: str
+    path: str
+    reader: LogReader
+
+
+class DataProvider:
+    """What the HTTP layer reads from: runs, tags and data of all logdirs."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._sources = [
+            _Source(name, os.path.abspath(path), LogReader(path, load=False)) for name, path in settings.logdirs
+        ]
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        self._cache_limit = 256
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.loaded = threading.Event()  # set after the first full poll
+        self.polls = 0
+        self.last_poll_seconds = 0.0
+        self.last_poll_time = 0.0
+        self.files_total = 0
+        self.files_read = 0
+        self.bytes_read = 0
+
+    # -- lifetime ------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Index in the background: the first poll, then one every ``reload_interval``."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="visualdl-reload", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.poll()
+            except Exception:  # boundary: the reload thread must go on
+                log.exception("reloading the logdirs failed")
+            self._stop.wait(self.settings.reload_interval)
+
+    def poll(self) -> None:
+        """Read what was added to every logdir since the last poll."""
+        start = time.perf_counter()
+        for source in self._sources:
+            source.reader.poll(progress=self._progress)
+        self.polls += 1
+        self.last_poll_seconds = time.perf_counter() - start
+        self.last_poll_time = time.time()
+        self.loaded.set()
+
+    def _progress(self, done: int, total: int, nbytes: int) -> None:
+        self.files_read, self.files_total = done, total
+        self.bytes_read += nbytes
+
+    # -- runs and tags ---------------------------------------------------------------
+
+    def _qualified(self, source: _Source, run: str) -> str:
+        if not source.name:
+            return run
+        return source.name if run == "." else f"{source.name}/{run}"
+
+    def _runs(self) -> dict[str, tuple[LogReader, str]]:
+        out = {}
+        for source in self._sources:
+            for run in source.reader.runs():
+                out[self._qualified(source, run)] = (source.reader, run)
+        return out
+
+    def run_names(self) -> set[str]:
+        return set(self._runs())
+
+    def _resolve(self, run: str) -> tuple[LogReader, str]:
+        found = self._runs().get(run)
+        if found is None:
+            raise NotFound(f"unknown run {run!r}")
+        return found
+
+    def list_runs(self) -> list[dict[str, Any]]:
+        out = []
+        for name, (reader, run) in sorted(self._runs().items()):
+            try:
+                writers = reader.writers(run)
+            except KeyError:
+                continue  # removed meanwhile
+            out.append(
+                {
+                    "name": name,
+                    "files": len(writers),
+                    "closed": all(w.closed for w in writers),
+                    "start_time": min((w.start_time for w in writers), default=None),
+                    "writers": [_writer_json(w) for w in writers],
+                }
+            )
+        return out
+
+    def list_tags(self, *, runs: list[str] | None = None) -> dict[str, dict[str, list[str]]]:
+        """``{kind: {tag: [runs having it]}}``."""
+        out: dict[str, dict[str, list[str]]] = {}
+        wanted = set(runs) if runs else None
+        for name, (reader, run) in sorted(self._runs().items()):
+            if wanted is not None and name not in wanted:
+                continue
+            try:
+                tags = reader.tags(run)
+            except KeyError:
+                continue
+            for kind, names in tags.items():
+                bucket = out.setdefault(kind, {})
+                for tag in names:
+                    bucket.setdefault(tag, []).append(name)
+        return out
+
+    # -- scalars -----------------------------------------------------------------------
+
+    def _series(self, run: str, tag: str) -> tuple[ScalarSeries, Any]:
+        reader, local = self._resolve(run)
+        try:
+            return reader.scalars(local, tag), reader.version(local, "scalars", tag)
+        except KeyError as e:
+            raise NotFound(f"run {run!r} has no scalar tag {tag!r}") from e
+
+    def read_scalars(
+        self, *, run: str, tag: str, max_points: int, x_min: float | None = None, x_max: float | None = None
+    ) -> dict[str, Any]:
+        """One run's series of ``tag`` in the step range, at most ``max_points`` points."""
+        series, version = self._series(run, tag)
+        key = (run, tag, version, max_points, x_min, x_max)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        start, stop = select_range(series.steps, x_min, x_max)
+        steps = series.steps[start:stop]
+        values = series.values[start:stop]
+        walls = series.wall_times[start:stop]
+        keep = downsample(steps, values, max_points)
+        result = _scalar_json(steps[keep], values[keep], walls[keep])
+        result.update(run=run, total_points=int(series.steps.size), range_points=int(steps.size))
+        with self._lock:
+            self._cache[key] = result
+            while len(self._cache) > self._cache_limit:
+                self._cache.popitem(last=False)
+        return result
+
+    # -- images, histograms, text, graphs ----------------------------------------------------
+
+    def _events(self, run: str, kind: str, tag: str) -> tuple[LogReader, list[Any]]:
+        reader, local = self._resolve(run)
+        getters: dict[str, Callable[[str, str], list[Any]]] = {
+            "images": reader.images,
+            "histograms": reader.histograms,
+            "text": reader.texts,
+        }
+        getter = getters[kind]
+        try:
+            return reader, getter(local, tag)
+        except KeyError as e:
+            raise NotFound(f"run {run!r} has no {kind} tag {tag!r}") from e
+
+    def list_images(self, *, run: str, tag: str) -> dict[str, Any]:
+        _, events = self._events(run, "images", tag)
+        return {
+            "run": run,
+            "tag": tag,
+            "steps": [e.step for e in events],
+            "wall_times": [e.wall_time for e in events],
+            "widths": [e.width for e in events],
+            "heights": [e.height for e in events],
+        }
+
+    def read_image(self, *, run: str, tag: str, index: int) -> bytes:
+        reader, events = self._events(run, "images", tag)
+        event: ImageEvent = _at(events, index, "image")
+        try:
+            return reader.read_blob(event)
+        except (OSError, VisualDLError) as e:
+            raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
+
+    def read_histograms(self, *, run: str, tag: str, max_entries: int) -> dict[str, Any]:
+        _, events = self._events(run, "histograms", tag)
+        chosen = _evenly(len(events), max_entries)
+        return {
+            "run": run,
+            "tag": tag,
+            "total_entries": len(events),
+            "entries": [_histogram_json(events[i]) for i in chosen],
+        }
+
+    def read_distribution(self, *, run: str, tag: str) -> dict[str, Any]:
+        _, events = self._events(run, "histograms", tag)
+        percentiles, bands = percentile_bands(events)
+        return {
+            "run": run,
+            "tag": tag,
+            "steps": [e.step for e in events],
+            "wall_times": [e.wall_time for e in events],
+            "percentiles": percentiles,
+            "bands": [[_finite_or_none(v) for v in row] for row in bands.tolist()],
+        }
+
+    def read_text(self, *, run: str, tag: str) -> dict[str, Any]:
+        _, events = self._events(run, "text", tag)
+        entries: list[TextEvent] = events
+        return {
+            "run": run,
+            "tag": tag,
+            "entries": [{"step": e.step, "wall_time": e.wall_time, "text": e.text} for e in entries],
+        }
+
+    def list_graphs(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for name, (reader, run) in sorted(self._runs().items()):
+            try:
+                graphs: list[GraphEvent] = reader.graphs(run)
+            except KeyError:
+                continue
+            out.extend({"run": name, "name": g.name, "size": g.size, "wall_time": g.wall_time} for g in graphs)
+        return out
+
+    # -- health ----------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        problems = []
+        for source in self._sources:
+            for p in source.reader.problems:
+                where = {"logdir": source.name or source.path, "file": os.path.relpath(p.path, source.path)}
+                problems.append({**where, "offset": p.offset, "message": p.message})
+        return {
+            "status": "ok" if self.loaded.is_set() else "loading",
+            "loaded": self.loaded.is_set(),
+            "files_read": self.files_read,
+            "files_total": self.files_total,
+            "bytes_read": self.bytes_read,
+            "polls": self.polls,
+            "last_poll_seconds": round(self.last_poll_seconds, 4),
+            "last_poll_time": self.last_poll_time or None,
+            "reload_interval": self.settings.reload_interval,
+            "logdirs": [{"name": s.name, "path": s.path, "exists": os.path.isdir(s.path)} for s in self._sources],
+            "problems": problems,
+        }
+
+
+def _writer_json(w: WriterInfo) -> dict[str, Any]:
+    fields = ("host", "pid", "display_name", "rank", "world_size", "role", "job", "attempt", "closed")
+    return {name: getattr(w, name) for name in fields}
+
+
+def _finite_or_none(value: float) -> float | None:
+    return value if np.isfinite(value) else None
+
+
+def _scalar_json(steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> dict[str, Any]:
+    """Arrays as JSON lists; non-finite values become null and are listed in ``nonfinite``."""
+    finite = np.isfinite(values)
+    out: dict[str, Any] = {"steps": steps.tolist(), "wall_times": walls.tolist()}
+    if finite.all():
+        out["values"] = values.tolist()
+        out["nonfinite"] = []
+        return out
+    shown = values.astype(object)
+    bad = np.flatnonzero(~finite)
+    shown[bad] = None
+    out["values"] = shown.tolist()
+    out["nonfinite"] = [
+        [int(i), "nan" if np.isnan(values[i]) else ("inf" if values[i] > 0 else "-inf")] for i in bad.tolist()
+    ]
+    return out
+
+
+def _histogram_json(h: HistogramEvent) -> dict[str, Any]:
+    return {
+        "step": h.step,
+        "wall_time": h.wall_time,
+        "edges": h.edges.tolist(),
+        "counts": h.counts.tolist(),
+        "min": h.min,
+        "max": h.max,
+        "sum": h.sum,
+        "count": h.count,
+        "nan_count": h.nan_count,
+        "pos_inf_count": h.pos_inf_count,
+        "neg_inf_count": h.neg_inf_count,
+    }
+
+
+def _at(events: list[Any], index: int, what: str) -> Any:
+    if not 0 <= index < len(events):
+        raise NotFound(f"{what} index {index} out of range: there are {len(events)}")
+    return events[index]
+
+
+def _evenly(n: int, k: int) -> list[int]:
+    """``k`` indices spread evenly over ``range(n)``, first and last included."""
+    if n <= k:
+        return list(range(n))
+    if k == 1:
+        return [n - 1]
+    return sorted({round(i * (n - 1) / (k - 1)) for i in range(k)})
