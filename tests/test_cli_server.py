@@ -1,0 +1,129 @@
+"""`visualdl --logdir` as a user starts it: a subprocess serving on its port, stopped by signals."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from visualdl import LogWriter
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(args, env):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "visualdl", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    line = proc.stdout.readline()  # the URL line comes once the port is bound
+    return proc, line
+
+
+def _get(url: str, deadline: float = 20.0):
+    end = time.monotonic() + deadline
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return json.loads(response.read())
+        except OSError:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.05)  # the server is starting: retry within the deadline
+
+
+def _wait_until(predicate, deadline: float = 20.0):
+    end = time.monotonic() + deadline
+    while not predicate():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.1)  # polling a live server: the reload interval is the point
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_serves_on_its_port_and_stops_cleanly(tmp_path, child_env, sig):
+    with LogWriter(str(tmp_path / "run1")) as w:
+        w.add_scalar("loss", 0.25, 3)
+    port = _free_port()
+    proc, line = _start(["--logdir", str(tmp_path), "--port", str(port), "--reload-interval", "0.2"], child_env)
+    try:
+        assert f"http://127.0.0.1:{port}/" in line
+        _wait_until(lambda: _get(f"http://127.0.0.1:{port}/api/health")["loaded"])
+        body = _get(f"http://127.0.0.1:{port}/api/scalars?tag=loss&run=run1")
+        assert body["runs"][0]["values"] == [0.25]
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 0, err
+        assert "VisualDL stopped" in out and "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_port_in_use_is_a_one_line_error(tmp_path, child_env):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "visualdl", "--logdir", str(tmp_path), "--port", str(port)],
+            env=child_env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"cannot serve on 127.0.0.1:{port}" in lines[0]
+
+
+def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env):
+    logdir = tmp_path / "later"
+    port = _free_port()
+    proc, line = _start(["--logdir", str(logdir), "--port", str(port), "--reload-interval", "0.2"], child_env)
+    try:
+        assert f":{port}/" in line
+        health = _get(f"http://127.0.0.1:{port}/api/health")
+        assert health["logdirs"][0]["exists"] is False
+        with LogWriter(str(logdir)) as w:
+            w.add_scalar("x", 1.0, 0)
+        _wait_until(lambda: [r["name"] for r in _get(f"http://127.0.0.1:{port}/api/runs")["runs"]] == ["."])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert "does not exist yet; watching for it" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--logdir", "x", "--port", "notaport"], ["--logdir", "x", "--reload-interval", "-1"],
+     ["--logdir", "x", "--max-points", "1"], ["--logdir", "x", "--path-prefix", "a/../b"], []],
+)  # fmt: skip
+def test_bad_arguments_are_usage_errors(child_env, args):
+    result = subprocess.run([sys.executable, "-m", "visualdl", *args], env=child_env, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "usage:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_other_host_warns_that_logs_are_visible(tmp_path, child_env):
+    port = _free_port()
+    proc, line = _start(["--logdir", str(tmp_path), "--host", "0.0.0.0", "--port", str(port)], child_env)
+    try:
+        assert f"http://0.0.0.0:{port}/" in line
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    assert "visible to the network" in err
+
+
+def test_help_documents_every_option(child_env):
+    out = subprocess.run([sys.executable, "-m", "visualdl", "--help"], env=child_env, capture_output=True, text=True)
+    for option in ("--logdir", "--host", "--port", "--reload-interval", "--max-points", "--path-prefix", "--model"):
+        assert option in out.stdout

@@ -1,0 +1,208 @@
+"""LogWriter -> files -> DataProvider -> JSON, through Flask's test client, exact values."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from visualdl import LogWriter
+from visualdl.server.app import create_app
+from visualdl.server.settings import Settings
+
+
+def _client(*logdirs: tuple[str, str], **settings):
+    app = create_app(Settings(logdirs=tuple(logdirs), background=False, **settings))
+    provider = app.extensions["visualdl.provider"]
+    provider.poll()
+    return app.test_client(), provider
+
+
+@pytest.fixture
+def logs(logdir):
+    with LogWriter(os.path.join(logdir, "train")) as w:
+        for step in range(10):
+            w.add_scalar("loss", 1.0 / (step + 1), step)
+        w.add_scalar("loss", float("nan"), 10)
+        w.add_scalar("loss", float("inf"), 11)
+        w.add_scalar("loss", float("-inf"), 12)
+        w.add_image("sample", np.full((3, 5, 3), 200, np.uint8), 4)
+        w.add_image("sample", np.full((3, 5, 3), 10, np.uint8), 9)
+        w.add_histogram("weights", np.arange(100, dtype=np.float64), 2, buckets=4)
+        w.add_text("notes", "<b>not html</b>", 1)
+    with LogWriter(os.path.join(logdir, "eval")) as w:
+        for step in range(0, 10, 5):
+            w.add_scalar("loss", float(step), step)
+        w.add_scalar("acc", 0.5, 0)
+    return logdir
+
+
+def test_runs_and_tags(logs):
+    client, _ = _client(("", logs))
+    runs = client.get("/api/runs").get_json()["runs"]
+    assert [r["name"] for r in runs] == ["eval", "train"]
+    assert runs[1]["closed"] is True and runs[1]["writers"][0]["pid"] == os.getpid()
+    tags = client.get("/api/tags").get_json()
+    assert tags["scalars"] == {"acc": ["eval"], "loss": ["eval", "train"]}
+    assert tags["images"] == {"sample": ["train"]} and tags["text"] == {"notes": ["train"]}
+    assert client.get("/api/tags?run=eval").get_json()["images"] == {}
+
+
+def test_scalars_exact_values_many_runs_one_request(logs):
+    client, _ = _client(("", logs))
+    body = client.get("/api/scalars?tag=loss&run=train&run=eval").get_json()
+    train, evaluation = body["runs"]
+    assert (train["run"], evaluation["run"]) == ("train", "eval")
+    assert train["steps"] == list(range(13))
+    assert train["values"][:10] == [1.0 / (s + 1) for s in range(10)]
+    assert train["values"][10:] == [None, None, None]
+    assert train["nonfinite"] == [[10, "nan"], [11, "inf"], [12, "-inf"]]
+    assert evaluation["steps"] == [0, 5] and evaluation["values"] == [0.0, 5.0]
+    assert len(train["wall_times"]) == 13 and train["total_points"] == 13
+
+
+def test_scalars_run_without_the_tag_is_listed_missing(logs):
+    client, _ = _client(("", logs))
+    body = client.get("/api/scalars?tag=acc&run=train&run=eval").get_json()
+    assert [r["run"] for r in body["runs"]] == ["eval"] and body["missing"] == ["train"]
+
+
+def test_scalars_downsampled_and_zoomed_to_full_resolution(logdir):
+    values = np.random.default_rng(0).standard_normal(50_000)
+    values[31_337] = 40.0
+    with LogWriter(logdir) as w:
+        for step, value in enumerate(values.tolist()):
+            w.add_scalar("x", value, step)
+    client, _ = _client(("", logdir))
+    run = client.get("/api/scalars?tag=x&run=.&max_points=500").get_json()["runs"][0]
+    assert len(run["steps"]) <= 500 and 31_337 in run["steps"]
+    assert run["values"][run["steps"].index(31_337)] == 40.0
+    assert run["steps"][0] == 0 and run["steps"][-1] == 49_999
+    zoom = client.get("/api/scalars?tag=x&run=.&max_points=500&x_min=1000&x_max=1399").get_json()["runs"][0]
+    assert zoom["steps"] == list(range(1000, 1400))
+    assert zoom["values"] == values[1000:1400].tolist() and zoom["range_points"] == 400
+
+
+def test_images_list_and_bytes(logs):
+    client, _ = _client(("", logs))
+    listing = client.get("/api/images?run=train&tag=sample").get_json()
+    assert listing["steps"] == [4, 9] and listing["widths"] == [5, 5] and listing["heights"] == [3, 3]
+    response = client.get("/api/image?run=train&tag=sample&index=1")
+    assert response.status_code == 200 and response.content_type == "image/png"
+    assert np.asarray(Image.open(io.BytesIO(response.data)))[0, 0].tolist() == [10, 10, 10]
+
+
+def test_histograms_and_distribution(logs):
+    client, _ = _client(("", logs))
+    body = client.get("/api/histograms?run=train&tag=weights").get_json()
+    (entry,) = body["entries"]
+    assert entry["step"] == 2 and entry["counts"] == [25.0, 25.0, 25.0, 25.0]
+    assert entry["edges"] == [0.0, 24.75, 49.5, 74.25, 99.0] and entry["count"] == 100
+    dist = client.get("/api/distribution?run=train&tag=weights").get_json()
+    assert dist["steps"] == [2] and dist["percentiles"][4] == 50.0
+    (band,) = dist["bands"]
+    assert band[0] == 0.0 and band[-1] == 99.0 and math.isclose(band[4], 49.5)
+
+
+def test_text_is_returned_verbatim(logs):
+    client, _ = _client(("", logs))
+    (entry,) = client.get("/api/text?run=train&tag=notes").get_json()["entries"]
+    assert entry == {"step": 1, "wall_time": entry["wall_time"], "text": "<b>not html</b>"}
+
+
+def test_named_logdirs_prefix_runs(logs, tmp_path):
+    other = tmp_path / "other"
+    with LogWriter(str(other)) as w:
+        w.add_scalar("loss", 3.0, 0)
+    client, _ = _client(("mine", logs), ("theirs", str(other)))
+    names = [r["name"] for r in client.get("/api/runs").get_json()["runs"]]
+    assert names == ["mine/eval", "mine/train", "theirs"]
+    body = client.get("/api/scalars?tag=loss&run=theirs&run=mine/eval").get_json()
+    assert [r["values"] for r in body["runs"]] == [[3.0], [0.0, 5.0]]
+
+
+@pytest.mark.parametrize(
+    ("url", "status", "message"),
+    [("/api/scalars?run=train", 400, "missing query parameter 'tag'"),
+     ("/api/scalars?tag=loss", 400, "missing query parameter 'run'"),
+     ("/api/scalars?tag=loss&run=nope", 404, "unknown run 'nope'"),
+     ("/api/scalars?tag=nope&run=train", 200, ""),
+     ("/api/scalars?tag=loss&run=train&max_points=abc", 400, "must be an integer"),
+     ("/api/scalars?tag=loss&run=train&max_points=2", 400, "between 5 and 100000"),
+     ("/api/scalars?tag=loss&run=train&x_min=nan", 400, "must be finite"),
+     ("/api/scalars?tag=loss&run=train&x_min=5&x_max=1", 400, "must not be above x_max"),
+     ("/api/images?run=train&tag=nope", 404, "has no images tag 'nope'"),
+     ("/api/image?run=train&tag=sample&index=99", 404, "out of range"),
+     ("/api/image?run=train&tag=sample&index=-1", 400, "between 0 and"),
+     ("/api/image?run=../../etc&tag=passwd&index=0", 404, "unknown run '../../etc'"),
+     ("/api/text?run=train&tag=%00", 400, "NUL"),
+     ("/api/histograms?run=train&tag=weights&max_entries=0", 400, "between 1 and 10000"),
+     ("/static/../../../etc/passwd", 404, ""),
+     ("/static/%2e%2e/%2e%2e/setup.py", 404, ""),
+     ("/api/nothing", 404, "")],
+)  # fmt: skip
+def test_bad_requests_get_4xx_json(logs, url, status, message):
+    client, _ = _client(("", logs))
+    response = client.get(url)
+    assert response.status_code == status, response.get_data(as_text=True)
+    body = response.get_json()
+    assert body is not None
+    if status == 200:
+        assert body["runs"] == [] and body["missing"] == ["train"]
+    else:
+        assert message in body["error"]
+
+
+def test_health_reports_bad_files_with_offsets(logs):
+    with open(os.path.join(logs, "train", "junk.vdlog"), "wb") as f:
+        f.write(os.urandom(100))
+    client, _ = _client(("", logs))
+    health = client.get("/api/health").get_json()
+    assert health["loaded"] is True and health["status"] == "ok"
+    (problem,) = health["problems"]
+    assert problem["file"] == os.path.join("train", "junk.vdlog") and problem["offset"] == 0
+    assert "checksum" in problem["message"]
+    assert client.get("/api/scalars?tag=loss&run=train").status_code == 200
+
+
+def test_new_points_runs_and_removed_runs_after_poll(logs):
+    import shutil
+
+    client, provider = _client(("", logs))
+    with LogWriter(os.path.join(logs, "train")) as w:
+        w.add_scalar("loss", 42.0, 100)
+    with LogWriter(os.path.join(logs, "late")) as w:
+        w.add_scalar("loss", 1.0, 0)
+    shutil.rmtree(os.path.join(logs, "eval"))
+    provider.poll()
+    assert [r["name"] for r in client.get("/api/runs").get_json()["runs"]] == ["late", "train"]
+    run = client.get("/api/scalars?tag=loss&run=train").get_json()["runs"][0]
+    assert run["steps"][-1] == 100 and run["values"][-1] == 42.0
+
+
+def test_static_files_and_plotly_with_explicit_content_types(logs):
+    client, _ = _client(("", logs))
+    index = client.get("/")
+    assert index.status_code == 200 and index.content_type.startswith("text/html")
+    plotly_js = client.get("/vendor/plotly.min.js")
+    assert plotly_js.status_code == 200 and plotly_js.content_type == "text/javascript; charset=utf-8"
+    assert b"plotly" in plotly_js.data[:2000].lower()
+    assert "default-src 'self'" in index.headers["Content-Security-Policy"]
+
+
+def test_path_prefix(logs):
+    client, _ = _client(("", logs), path_prefix="/visualdl")
+    assert client.get("/visualdl/api/runs").status_code == 200
+    assert client.get("/visualdl/").status_code == 200
+    assert client.get("/api/runs").status_code == 404
+
+
+def test_openapi_lists_every_api_route(logs):
+    client, _ = _client(("", logs))
+    spec = client.get("/api/openapi.json").get_json()
+    app_routes = {r.rule for r in client.application.url_map.iter_rules() if r.rule.startswith("/api/")}
+    assert set(spec["paths"]) == app_routes - {"/api/openapi.json"}
