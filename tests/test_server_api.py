@@ -186,18 +186,22 @@ def test_new_points_runs_and_removed_runs_after_poll(logs):
 
 def test_static_files_and_plotly_with_explicit_content_types(logs):
     client, _ = _client(("", logs))
-    index = client.get("/")
-    assert index.status_code == 200 and index.content_type.startswith("text/html")
-    plotly_js = client.get("/vendor/plotly.min.js")
-    assert plotly_js.status_code == 200 and plotly_js.content_type == "text/javascript; charset=utf-8"
-    assert b"plotly" in plotly_js.data[:2000].lower()
-    assert "default-src 'self'" in index.headers["Content-Security-Policy"]
+    with client.get("/") as index:
+        assert index.status_code == 200 and index.content_type.startswith("text/html")
+        assert b"vendor/plotly.min.js" in index.data
+        assert "default-src 'self'" in index.headers["Content-Security-Policy"]
+    with client.get("/vendor/plotly.min.js") as plotly_js:
+        assert plotly_js.status_code == 200 and plotly_js.content_type == "text/javascript; charset=utf-8"
+        assert b"plotly" in plotly_js.data[:2000].lower()
+    with client.get("/static/app.js") as app_js:
+        assert app_js.status_code == 200 and app_js.content_type == "text/javascript; charset=utf-8"
 
 
 def test_path_prefix(logs):
     client, _ = _client(("", logs), path_prefix="/visualdl")
     assert client.get("/visualdl/api/runs").status_code == 200
-    assert client.get("/visualdl/").status_code == 200
+    with client.get("/visualdl/") as index:
+        assert index.status_code == 200
     assert client.get("/api/runs").status_code == 404
 
 

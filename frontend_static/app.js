@@ -1,0 +1,213 @@
+// Entry point: app state, tabs, the sidebar, and the live-refresh loop that polls
+// /api/health, /api/runs and /api/tags and re-fetches the visible cards when the server
+// has read new bytes.
+
+import { getJSON } from './api.js';
+import { colorOf } from './colors.js';
+import { compileFilter, matches } from './dom.js';
+import { HistogramCard, MODES } from './histograms.js';
+import { ImageCard } from './images.js';
+import { PerRunView } from './perrunview.js';
+import { ScalarsView } from './scalars.js';
+import { Sidebar } from './sidebar.js';
+import { TextCard } from './text.js';
+
+const SETTINGS_KEY = 'visualdl.settings.v1';
+const TABS = { scalars: 'Scalars', images: 'Images', histograms: 'Histograms', text: 'Text' };
+const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes were read
+
+const saved = loadSettings();
+const state = {
+  runs: [], runByName: new Map(), tags: {}, deselected: new Set(), loaded: false, tab: 'scalars',
+  runFilter: compileFilter(''), tagFilter: compileFilter(''),
+};
+
+const ctx = {
+  state,
+  scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, ...saved.scalar },
+  refresh: { enabled: true, seconds: 2, ...saved.refresh },
+  histogramMode: saved.histogramMode in MODES ? saved.histogramMode : 'offset',
+  colorOf,
+  runMatches: (name) => matches(state.runFilter, name),
+  selectedRuns: () => new Set(state.runs.map((r) => r.name).filter((n) => !state.deselected.has(n) && ctx.runMatches(n))),
+  runStart: (name) => state.runByName.get(name)?.start_time ?? undefined,
+  emptyText(noun, tagCount) {
+    if (!state.runs.length) return state.loaded ? 'No runs found in the logdir yet; waiting for data…' : 'Loading logs…';
+    if (!ctx.selectedRuns().size) return 'No runs selected: tick runs in the sidebar, or change the run filter.';
+    if (!tagCount) return `No ${noun} data in these runs yet; waiting for data…`;
+    if (state.tagFilter.re) return `No ${noun} tags of the selected runs match the tag filter.`;
+    return `No ${noun} data in the selected runs.`;
+  },
+  save() {
+    const { scalar, refresh, histogramMode } = ctx;
+    try {
+      localStorage.setItem(SETTINGS_KEY, JSON.stringify({ scalar, refresh, histogramMode }));
+    } catch {
+      // storage may be disabled (private mode, sandboxed iframe): settings just do not persist
+    }
+  },
+  selectionChanged: () => scheduleUpdate(),
+  filtersChanged: () => scheduleUpdate(),
+};
+
+function loadSettings() {
+  try {
+    return JSON.parse(localStorage.getItem(SETTINGS_KEY) || '{}') || {};
+  } catch {
+    return {}; // unreadable settings: start from the defaults
+  }
+}
+
+const panel = (name) => document.getElementById(`panel-${name}`);
+const views = {
+  scalars: new ScalarsView(panel('scalars'), ctx),
+  images: new PerRunView(panel('images'), ctx, { kind: 'images', noun: 'image', Card: ImageCard }),
+  histograms: new PerRunView(panel('histograms'), ctx, { kind: 'histograms', noun: 'histogram', Card: HistogramCard }),
+  text: new PerRunView(panel('text'), ctx, { kind: 'text', noun: 'text', Card: TextCard }),
+};
+const sidebar = new Sidebar(ctx);
+
+// -- tabs ---------------------------------------------------------------------------
+
+const tabButtons = [...document.querySelectorAll('[role="tab"]')];
+
+function showTab(name) {
+  if (!(name in TABS)) name = 'scalars';
+  state.tab = name;
+  for (const tab of tabButtons) {
+    const selected = tab.dataset.tab === name;
+    tab.setAttribute('aria-selected', String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+    panel(tab.dataset.tab).hidden = !selected;
+  }
+  document.title = `${TABS[name]} · VisualDL`;
+  views[name].update();
+  views[name].refresh();
+}
+
+for (const tab of tabButtons) {
+  tab.addEventListener('click', () => {
+    history.replaceState(null, '', `#${tab.dataset.tab}`);
+    showTab(tab.dataset.tab);
+  });
+  tab.addEventListener('keydown', (event) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    if (!step) return;
+    const next = tabButtons[(tabButtons.indexOf(tab) + step + tabButtons.length) % tabButtons.length];
+    next.focus();
+    next.click();
+  });
+}
+window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
+
+function updateTabCounts() {
+  for (const tab of tabButtons) {
+    const count = Object.keys(state.tags[tab.dataset.tab] || {}).length;
+    tab.querySelector('.tab-count').textContent = count ? String(count) : '';
+  }
+}
+
+// -- histogram mode for all cards -----------------------------------------------------
+
+for (const radio of document.querySelectorAll('input[name="histogram-mode"]')) {
+  radio.checked = radio.value === ctx.histogramMode;
+  radio.addEventListener('change', () => {
+    if (!radio.checked) return;
+    ctx.histogramMode = radio.value;
+    ctx.save();
+    views.histograms.forEachCard((card) => card.setMode(radio.value));
+  });
+}
+
+// -- data and live refresh ------------------------------------------------------------
+
+let updateQueued = false;
+function scheduleUpdate() {
+  if (updateQueued) return;
+  updateQueued = true;
+  setTimeout(() => {
+    updateQueued = false;
+    sidebar.renderRuns();
+    views[state.tab].update();
+  }, 0);
+}
+
+let known = '';
+/** Take new runs and tags; true if they differ from the last ones. */
+function setData(runs, tags) {
+  state.runs = runs;
+  state.runByName = new Map(runs.map((r) => [r.name, r]));
+  const signature = JSON.stringify([runs.map((r) => r.name), tags]);
+  if (signature === known) return false;
+  known = signature;
+  state.tags = tags;
+  updateTabCounts();
+  return true;
+}
+
+let lastBytes = null;
+let ticksSinceFull = 0;
+let timer = 0;
+let ticking = false;
+
+async function tick({ force = false } = {}) {
+  clearTimeout(timer);
+  if (ticking) return;
+  ticking = true;
+  try {
+    if (document.hidden && !force) return;
+    const [health, runs, tags] = await Promise.all([getJSON('health'), getJSON('runs'), getJSON('tags')]);
+    const first = lastBytes === null;
+    state.loaded = health.loaded;
+    const changed = setData(runs.runs, tags);
+    sidebar.setHealth(health);
+    const grown = health.bytes_read !== lastBytes;
+    lastBytes = health.bytes_read;
+    ticksSinceFull += 1;
+    if (changed || first) {
+      sidebar.renderRuns();
+      views[state.tab].update();
+    }
+    if (!first && (force || grown || ticksSinceFull >= FULL_REFRESH_TICKS)) {
+      ticksSinceFull = 0;
+      views[state.tab].refresh();
+    }
+  } catch (error) {
+    sidebar.setServerError(error);
+  } finally {
+    ticking = false;
+    schedule();
+  }
+}
+
+function schedule() {
+  clearTimeout(timer);
+  if (ctx.refresh.enabled) timer = setTimeout(tick, ctx.refresh.seconds * 1000);
+  else if (!state.loaded) timer = setTimeout(tick, 1000); // until the first load is done
+}
+
+const autoRefresh = document.getElementById('auto-refresh');
+const interval = document.getElementById('refresh-interval');
+autoRefresh.checked = ctx.refresh.enabled;
+interval.value = String(ctx.refresh.seconds);
+if (interval.value !== String(ctx.refresh.seconds)) {
+  ctx.refresh.seconds = 2; // a saved interval no longer offered
+  interval.value = '2';
+}
+autoRefresh.addEventListener('change', () => {
+  ctx.refresh.enabled = autoRefresh.checked;
+  ctx.save();
+  schedule();
+});
+interval.addEventListener('change', () => {
+  ctx.refresh.seconds = Number(interval.value);
+  ctx.save();
+  schedule();
+});
+document.getElementById('refresh-now').addEventListener('click', () => tick({ force: true }));
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) tick();
+});
+
+showTab(location.hash.slice(1));
+tick();

@@ -1,0 +1,47 @@
+// Number and time formatting, and escaping for plotly's pseudo-HTML labels.
+
+export function fmtValue(v) {
+  if (v === null || v === undefined) return '–';
+  if (!Number.isFinite(v)) return String(v);
+  if (v !== 0 && (Math.abs(v) >= 1e6 || Math.abs(v) < 1e-4)) return v.toExponential(4);
+  return String(Number(v.toPrecision(6)));
+}
+
+const pad = (n, width = 2) => String(n).padStart(width, '0');
+
+/** Seconds since the epoch as local "YYYY-MM-DD HH:MM:SS". */
+export function fmtWall(seconds) {
+  if (!Number.isFinite(seconds)) return '–';
+  const d = new Date(seconds * 1000);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function fmtBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+/** Plotly renders trace names and texts as pseudo-HTML: escape what comes from logs. */
+export function escPlotly(text) {
+  return String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Wall time (seconds) as the number a plotly date axis shows as local time: plotly
+ * reads epoch milliseconds as UTC, so shift by the local offset at that instant.
+ */
+export function localMs(seconds) {
+  const ms = seconds * 1000;
+  return ms - new Date(ms).getTimezoneOffset() * 60000;
+}
+
+/** A plotly date-axis value (a "YYYY-MM-DD HH:MM:SS.sss" string or ms) back to localMs units. */
+export function parseAxisDate(value) {
+  if (typeof value === 'number') return value;
+  const m = /^(\d{4})-(\d\d)-(\d\d)(?:[ T](\d\d)(?::(\d\d)(?::(\d\d)(\.\d+)?)?)?)?/.exec(String(value));
+  if (!m) return NaN;
+  const [, y, mo, d, hh = 0, mm = 0, ss = 0, frac = '0'] = m;
+  return Date.UTC(+y, +mo - 1, +d, +hh, +mm, +ss) + parseFloat(frac) * 1000;
+}

@@ -1,0 +1,106 @@
+// Pure functions from histogram data to plotly figures: offset (ridgeline), overlay,
+// and distribution (percentile bands over steps).
+
+import { lighten, withAlpha } from './colors.js';
+import { fmtValue } from './format.js';
+
+const FONT = { family: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif', size: 11, color: '#333' };
+
+function baseLayout(extra) {
+  return {
+    height: 300, margin: { l: 58, r: 14, t: 10, b: 42 }, font: FONT,
+    paper_bgcolor: '#fff', plot_bgcolor: '#fff', showlegend: false, hovermode: 'closest', ...extra,
+  };
+}
+
+/** Count per unit of x in each bucket, so entries with different bucket widths compare. */
+function densities(entry) {
+  return entry.counts.map((c, i) => {
+    const width = entry.edges[i + 1] - entry.edges[i];
+    return width > 0 ? c / width : c;
+  });
+}
+
+/** The outline of a histogram as a step line: x at edges, y per bucket. */
+function outline(entry, ys) {
+  const x = [];
+  const y = [];
+  entry.counts.forEach((_, i) => {
+    x.push(entry.edges[i], entry.edges[i + 1]);
+    y.push(ys[i], ys[i]);
+  });
+  return { x, y };
+}
+
+/** Older steps lighter, newer ones darker: t in [0, 1] from oldest to newest. */
+const stepColor = (color, t) => lighten(color, 0.75 * (1 - t));
+
+export function offsetFigure(entries, color) {
+  const dens = entries.map(densities);
+  const top = Math.max(1e-300, ...dens.flat());
+  const steps = entries.map((e) => e.step);
+  const span = steps.length > 1 ? steps[steps.length - 1] - steps[0] : 1;
+  const height = (span / Math.max(entries.length - 1, 1)) * 2.5 || 1;
+  const data = entries.map((entry, k) => {
+    const base = entry.step;
+    const { x, y } = outline(entry, dens[k].map((d) => base - (height * d) / top));
+    const t = entries.length > 1 ? k / (entries.length - 1) : 1;
+    return {
+      type: 'scatter', mode: 'lines', fill: 'toself', hoveron: 'points',
+      x: [x[0], ...x, x[x.length - 1]], y: [base, ...y, base],
+      line: { color: stepColor(color, t), width: 1 }, fillcolor: lighten(color, 0.88 - 0.2 * t),
+      text: [0, ...entry.counts.flatMap((c) => [c, c]), 0].map(String),
+      hovertemplate: `step ${entry.step}<br>x %{x:.4g}<br>count %{text}<extra></extra>`,
+      meta: { step: entry.step },
+    };
+  });
+  return { data, layout: baseLayout({ xaxis: { title: { text: 'value' }, zeroline: false, gridcolor: '#eee' },
+    yaxis: { title: { text: 'step' }, autorange: 'reversed', gridcolor: '#eee', zeroline: false } }) };
+}
+
+export function overlayFigure(entries, color, maxLines = 10) {
+  const pick = entries.length <= maxLines ? entries
+    : Array.from({ length: maxLines }, (_, i) => entries[Math.round((i * (entries.length - 1)) / (maxLines - 1))]);
+  const data = pick.map((entry, k) => {
+    const { x, y } = outline(entry, densities(entry));
+    const t = pick.length > 1 ? k / (pick.length - 1) : 1;
+    return {
+      type: 'scatter', mode: 'lines', name: `step ${entry.step}`, x, y,
+      line: { color: stepColor(color, t), width: 1.5 },
+      hovertemplate: `step ${entry.step}<br>x %{x:.4g}<br>density %{y:.4g}<extra></extra>`, meta: { step: entry.step },
+    };
+  });
+  return { data, layout: baseLayout({ showlegend: pick.length > 1, legend: { font: { size: 10 } },
+    xaxis: { title: { text: 'value' }, zeroline: false, gridcolor: '#eee' },
+    yaxis: { title: { text: 'density' }, gridcolor: '#eee', zeroline: false } }) };
+}
+
+/** Bands between symmetric percentile pairs (outer lighter), and the median line. */
+export function distributionFigure(dist, color) {
+  const p = dist.percentiles;
+  const n = p.length;
+  const column = (j) => dist.bands.map((row) => row[j]);
+  const data = [];
+  const pairs = Math.floor(n / 2);
+  for (let j = 0; j < pairs; j++) {
+    const label = `${fmtValue(p[j])}–${fmtValue(p[n - 1 - j])} %`;
+    data.push({ type: 'scatter', mode: 'lines', x: dist.steps, y: column(j), line: { width: 0, color },
+      hoverinfo: 'skip', meta: { band: j } });
+    data.push({ type: 'scatter', mode: 'lines', x: dist.steps, y: column(n - 1 - j), fill: 'tonexty',
+      fillcolor: withAlpha(color, 0.12 + 0.1 * j), line: { width: 0, color }, name: label,
+      hovertemplate: `step %{x}<br>p${p[n - 1 - j]} %{y:.4g}<extra></extra>`, meta: { band: j } });
+  }
+  data.push({ type: 'scatter', mode: dist.steps.length <= 1 ? 'lines+markers' : 'lines', x: dist.steps,
+    y: column(pairs), line: { color, width: 2 }, name: 'median',
+    hovertemplate: 'step %{x}<br>median %{y:.4g}<extra></extra>', meta: { median: true } });
+  return { data, layout: baseLayout({ xaxis: { title: { text: 'step' }, gridcolor: '#eee', zeroline: false },
+    yaxis: { title: { text: 'value' }, gridcolor: '#eee', zeroline: false } }) };
+}
+
+/** "NaN: 3 · +Inf: 1" over the entries, or '' if every value was finite. */
+export function nonfiniteNote(entries) {
+  const sum = (key) => entries.reduce((total, e) => total + (e[key] || 0), 0);
+  const parts = [['NaN', sum('nan_count')], ['+Inf', sum('pos_inf_count')], ['-Inf', sum('neg_inf_count')]]
+    .filter(([, count]) => count > 0).map(([label, count]) => `${label}: ${count}`);
+  return parts.length ? `Non-finite values (not in the buckets) over the shown steps: ${parts.join(' · ')}` : '';
+}

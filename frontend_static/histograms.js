@@ -1,0 +1,66 @@
+// A histogram card: one tag of one run in offset, overlay or distribution mode.
+
+import { getJSON } from './api.js';
+import { h, runChip } from './dom.js';
+import { distributionFigure, nonfiniteNote, offsetFigure, overlayFigure } from './histfigure.js';
+import { LazyCard } from './perrunview.js';
+
+const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
+export const MODES = { offset: 'Offset', overlay: 'Overlay', distribution: 'Distribution' };
+
+export class HistogramCard extends LazyCard {
+  constructor(tag, run, ctx) {
+    super();
+    this.tag = tag;
+    this.run = run;
+    this.ctx = ctx;
+    this.mode = ctx.histogramMode;
+    this.plotted = false;
+    this.select = h('select', { 'aria-label': `Histogram mode of ${tag} in ${run}` },
+      Object.entries(MODES).map(([value, label]) => h('option', { value, selected: value === this.mode }, label)));
+    this.select.addEventListener('change', () => this.setMode(this.select.value));
+    this.plot = h('div', { class: 'plot' });
+    this.note = h('div', { class: 'card-note' });
+    this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
+    this.el = h('article', { class: 'card histogram-card', dataset: { tag, run, state: 'idle', mode: this.mode } },
+      h('header', { class: 'card-head' }, h('h3', { class: 'card-title', title: tag }, tag), runChip(run, ctx.colorOf(run)),
+        h('div', { class: 'card-actions' }, this.select)),
+      this.plot, this.note, this.error);
+  }
+
+  setMode(mode) {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    this.select.value = mode;
+    this.el.dataset.mode = mode;
+    if (this.active) this.load();
+    else this.stale = true;
+  }
+
+  async fetch(signal) {
+    const params = { run: this.run, tag: this.tag };
+    const histograms = getJSON('histograms', { ...params, max_entries: 50 }, { signal });
+    const distribution = this.mode === 'distribution' ? getJSON('distribution', params, { signal }) : null;
+    return { mode: this.mode, histograms: await histograms, distribution: await distribution };
+  }
+
+  show({ mode, histograms, distribution }) {
+    const color = this.ctx.colorOf(this.run);
+    const entries = histograms.entries;
+    let fig;
+    if (mode === 'distribution') fig = distributionFigure(distribution, color);
+    else if (mode === 'overlay') fig = overlayFigure(entries, color);
+    else fig = offsetFigure(entries, color);
+    Plotly.react(this.plot, fig.data, { ...fig.layout, uirevision: mode }, CONFIG);
+    this.plotted = true;
+    const shown = mode === 'distribution' ? `${distribution.steps.length} steps`
+      : `${entries.length} of ${histograms.total_entries} steps`;
+    this.note.textContent = [entries.length ? shown : 'No histograms yet.', nonfiniteNote(entries)].filter(Boolean).join(' · ');
+  }
+
+  dispose() {
+    super.dispose();
+    if (this.plotted) Plotly.purge(this.plot);
+    this.plotted = false;
+  }
+}

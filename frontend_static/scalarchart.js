@@ -1,0 +1,211 @@
+// One scalar chart card: one tag, all selected runs, one request. Fetches lazily,
+// re-fetches a zoomed step range at full resolution, keeps the zoom through live
+// refreshes, and never draws data of a run that is no longer selected.
+
+import { getJSON, isAbort } from './api.js';
+import { button, h, safeFileName, saveFile } from './dom.js';
+import { buildFigure, toCSV, toJSON, toStepRange } from './scalarfigure.js';
+
+const CONFIG = {
+  displaylogo: false,
+  responsive: true,
+  doubleClick: 'autosize',
+  modeBarButtonsToRemove: ['select2d', 'lasso2d', 'toImage'],
+};
+const RELEASE_AFTER_MS = 15000;
+
+/** A relayout event's range of `axis`: [a, b], null for autorange, undefined if untouched. */
+function rangeOf(event, axis) {
+  if (event[`${axis}.autorange`]) return null;
+  if (Array.isArray(event[`${axis}.range`])) return event[`${axis}.range`].slice(0, 2);
+  if (`${axis}.range[0]` in event && `${axis}.range[1]` in event) return [event[`${axis}.range[0]`], event[`${axis}.range[1]`]];
+  return undefined;
+}
+
+export class ScalarChart {
+  constructor(tag, ctx) {
+    this.tag = tag;
+    this.ctx = ctx;
+    this.runs = [];
+    this.data = null;
+    this.shown = [];
+    this.active = false;
+    this.plotted = false;
+    this.stale = true;
+    this.seq = 0;
+    this.controller = null;
+    this.zoomX = null; // the user's x range, axis units
+    this.zoomY = null;
+    this.stepRange = null; // [lo, hi] steps fetched at full resolution, or null for all
+    this.uirevision = 1;
+    this.firstWall = new Map(); // run -> wall time of its first point, for relative time
+    this.releaseTimer = 0;
+    this.plot = h('div', { class: 'plot', role: 'img', 'aria-label': `chart of ${tag}` });
+    this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
+    this.note = h('div', { class: 'card-note' });
+    const name = safeFileName(tag);
+    this.el = h('article', { class: 'card chart-card', dataset: { tag, state: 'idle' } },
+      h('header', { class: 'card-head' },
+        h('h3', { class: 'card-title', title: tag }, tag),
+        h('div', { class: 'card-actions' },
+          button('CSV', () => saveFile(`${name}.csv`, toCSV(this.shown), 'text/csv'), { title: 'Download the shown series as CSV' }),
+          button('JSON', () => saveFile(`${name}.json`, toJSON(tag, this.shown, this.ctx.scalar.smoothing), 'application/json'),
+            { title: 'Download the shown series as JSON' }),
+          button('PNG', () => this.plotted && Plotly.downloadImage(this.plot, { format: 'png', filename: name, width: 900, height: 500 }),
+            { title: 'Download the chart as PNG' }),
+          button('⤢', () => this.toggleWide(), { title: 'Wide chart', 'aria-label': 'Toggle wide chart', 'aria-pressed': 'false' }),
+        )),
+      this.plot, this.error, this.note);
+  }
+
+  setRuns(runs) {
+    if (runs.length === this.runs.length && runs.every((r, i) => r === this.runs[i])) return;
+    this.runs = runs;
+    this.stale = true;
+    if (this.active) this.load();
+  }
+
+  activate() {
+    clearTimeout(this.releaseTimer);
+    this.active = true;
+    if (this.stale || !this.data) this.load();
+    else if (!this.plotted) this.render();
+  }
+
+  deactivate() {
+    this.active = false;
+    clearTimeout(this.releaseTimer);
+    this.releaseTimer = setTimeout(() => this.release(), RELEASE_AFTER_MS);
+  }
+
+  /** Free the plot and data of a card far out of view; it reloads when it comes back. */
+  release() {
+    if (this.active) return;
+    this.controller?.abort();
+    if (this.plotted) Plotly.purge(this.plot);
+    this.plotted = false;
+    this.data = null;
+    this.stale = true;
+    this.el.dataset.state = 'idle';
+  }
+
+  dispose() {
+    this.active = false;
+    clearTimeout(this.releaseTimer);
+    this.controller?.abort();
+    if (this.plotted) Plotly.purge(this.plot);
+    this.plotted = false;
+  }
+
+  /** Live refresh: re-fetch if in view (and not already fetching), else fetch on return. */
+  refresh() {
+    if (!this.active) this.stale = true;
+    else if (!this.controller) this.load();
+  }
+
+  /** Settings changed: what = 'smoothing' | 'outliers' | 'logY' | 'xAxis'. */
+  settingsChanged(what) {
+    if (what === 'outliers' || what === 'logY' || what === 'xAxis') {
+      this.zoomY = null;
+      this.uirevision += 1;
+    }
+    if (what === 'xAxis') {
+      this.zoomX = null;
+      if (this.stepRange) {
+        this.stepRange = null;
+        if (this.active) this.load();
+        else this.stale = true;
+        return;
+      }
+    }
+    if (this.active && this.data) this.render();
+  }
+
+  async load() {
+    if (!this.runs.length) return;
+    this.controller?.abort();
+    const controller = new AbortController();
+    this.controller = controller;
+    const seq = ++this.seq;
+    const range = this.stepRange;
+    this.el.dataset.state = 'loading';
+    try {
+      const body = await getJSON('scalars', { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1] },
+        { signal: controller.signal });
+      if (seq !== this.seq) return;
+      if (!range || range[0] === null) {
+        for (const s of body.runs) if (s.wall_times.length) this.firstWall.set(s.run, s.wall_times[0]);
+      }
+      this.data = body;
+      this.stale = false;
+      this.error.hidden = true;
+      if (this.active) this.render();
+      else this.el.dataset.state = 'ready';
+    } catch (error) {
+      if (isAbort(error) || seq !== this.seq) return;
+      this.error.textContent = error.message;
+      this.error.hidden = false;
+      this.el.dataset.state = 'error';
+    } finally {
+      if (this.controller === controller) this.controller = null;
+    }
+  }
+
+  render() {
+    const selected = new Set(this.runs);
+    const series = this.data.runs.filter((s) => selected.has(s.run));
+    const fig = buildFigure(series, {
+      ...this.ctx.scalar,
+      colorOf: this.ctx.colorOf,
+      runStart: (run) => this.firstWall.get(run) ?? this.ctx.runStart(run),
+      zoomX: this.zoomX,
+      zoomY: this.zoomY,
+      uirevision: this.uirevision,
+    });
+    this.shown = fig.shown;
+    const seq = this.seq;
+    Plotly.react(this.plot, fig.data, fig.layout, CONFIG).then(() => {
+      if (seq === this.seq && this.plotted) this.el.dataset.state = 'ready';
+    });
+    if (!this.plotted) {
+      this.plot.on('plotly_relayout', (event) => this.onRelayout(event));
+      this.plotted = true;
+    }
+    this.note.textContent = this.noteText(series);
+  }
+
+  noteText(series) {
+    const parts = [];
+    const cut = series.filter((s) => s.values.length < s.range_points);
+    if (cut.length) {
+      const total = Math.max(...cut.map((s) => s.range_points));
+      parts.push(`Downsampled to ${this.data.max_points} of up to ${total} points per run; zoom in for full resolution.`);
+    }
+    if (this.data.missing.length) parts.push(`No data for: ${this.data.missing.join(', ')}.`);
+    return parts.join(' ');
+  }
+
+  onRelayout(event) {
+    if (!this.data) return;
+    const x = rangeOf(event, 'xaxis');
+    const y = rangeOf(event, 'yaxis');
+    if (y !== undefined) this.zoomY = y;
+    if (x === undefined) return;
+    this.uirevision += 1;
+    if (x === null) {
+      this.zoomX = null;
+      if (!this.stepRange) return this.render();
+      this.stepRange = null;
+    } else {
+      this.zoomX = x;
+      this.stepRange = toStepRange(x, this.shown, this.ctx.scalar.xAxis, this.stepRange !== null);
+    }
+    this.load();
+  }
+
+  toggleWide() {
+    const wide = this.el.classList.toggle('wide');
+    this.el.querySelector('[aria-pressed]').setAttribute('aria-pressed', String(wide));
+    if (this.plotted) Plotly.Plots.resize(this.plot);
+  }
+}

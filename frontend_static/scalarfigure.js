@@ -1,0 +1,162 @@
+// Pure functions from an /api/scalars response to a plotly figure: x in the chosen
+// axis, raw (faint) and smoothed (solid) lines, markers for non-finite values, the
+// "ignore outliers" y range; and back from a zoomed x range to a step range.
+
+import { lighten, withAlpha } from './colors.js';
+import { escPlotly, fmtValue, localMs, parseAxisDate } from './format.js';
+import { smooth } from './smoothing.js';
+
+const NONFINITE = {
+  nan: { label: 'NaN', y: 0.97, symbol: 'x' },
+  inf: { label: '+Inf', y: 0.97, symbol: 'triangle-up' },
+  '-inf': { label: '-Inf', y: 0.03, symbol: 'triangle-down' },
+};
+
+export const AXIS_TITLES = { step: 'step', relative: 'relative time (hours)', wall: 'wall time' };
+
+/** A series' x values in the axis' units. */
+function xValues(series, xAxis, start) {
+  if (xAxis === 'relative') return series.wall_times.map((w) => (w - start) / 3600);
+  if (xAxis === 'wall') return series.wall_times.map(localMs);
+  return series.steps;
+}
+
+function percentile(sorted, q) {
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+}
+
+/** y range from the 5th to the 95th percentile of the shown values, padded; null if none. */
+export function outlierRange(valueLists, logY) {
+  let values = valueLists.flat().filter((v) => v !== null && Number.isFinite(v));
+  if (logY) values = values.filter((v) => v > 0).map(Math.log10);
+  if (!values.length) return null;
+  values.sort((a, b) => a - b);
+  const lo = percentile(values, 0.05);
+  const hi = percentile(values, 0.95);
+  const pad = (hi - lo) * 0.1 || Math.abs(hi) * 0.1 || 1;
+  return [lo - pad, hi + pad];
+}
+
+/**
+ * series: the runs of the response to draw; opt: {smoothing, xAxis, logY, ignoreOutliers,
+ * colorOf, runStart(run), zoomX, zoomY, uirevision}. Returns {data, layout, shown}.
+ */
+export function buildFigure(series, opt) {
+  const data = [];
+  const shown = [];
+  for (const s of series) {
+    const color = opt.colorOf(s.run);
+    const start = opt.runStart(s.run) ?? s.wall_times[0];
+    const xs = xValues(s, opt.xAxis, start);
+    const smoothed = smooth(s.values, opt.smoothing);
+    const texts = s.values.map(fmtValue);
+    for (const [index, kind] of s.nonfinite) texts[index] = NONFINITE[kind].label;
+    shown.push({ run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite, xs, smoothed });
+    const name = escPlotly(s.run);
+    const few = s.values.length <= 60;
+    data.push({
+      type: 'scatter', mode: few ? 'lines+markers' : 'lines', name, x: xs, y: s.values,
+      line: { color: opt.smoothing > 0 ? withAlpha(color, 0.3) : color, width: 1.2 },
+      marker: { size: 3, color: opt.smoothing > 0 ? lighten(color, 0.6) : color },
+      hoverinfo: 'skip', showlegend: false, meta: { run: s.run, kind: 'raw' },
+    });
+    data.push({
+      type: 'scatter', mode: few ? 'lines+markers' : 'lines', name, x: xs, y: smoothed,
+      line: { color, width: 1.8 }, marker: { size: 4, color },
+      customdata: s.steps.map((step, i) => [step, texts[i]]),
+      hovertemplate: '<b>%{fullData.name}</b> · step %{customdata[0]} · value %{customdata[1]} · smoothed %{y:.6g}<extra></extra>',
+      showlegend: false, meta: { run: s.run, kind: 'smoothed' },
+    });
+    if (s.nonfinite.length) {
+      const marks = s.nonfinite.map(([index, kind]) => ({ index, ...NONFINITE[kind] }));
+      data.push({
+        type: 'scatter', mode: 'markers', name, yaxis: 'y2', cliponaxis: false,
+        x: marks.map((m) => xs[m.index]), y: marks.map((m) => m.y), text: marks.map((m) => m.label),
+        customdata: marks.map((m) => s.steps[m.index]),
+        marker: { symbol: marks.map((m) => m.symbol), size: 10, color, line: { color: '#b3261e', width: 1.5 } },
+        hovertemplate: '<b>%{fullData.name}</b> · %{text} at step %{customdata}<extra></extra>',
+        showlegend: false, meta: { run: s.run, kind: 'nonfinite' },
+      });
+    }
+  }
+  return { data, layout: layoutOf(shown, opt), shown };
+}
+
+function layoutOf(shown, opt) {
+  const yRange = opt.zoomY ?? (opt.ignoreOutliers ? outlierRange(shown.map((s) => s.values), opt.logY) : null);
+  return {
+    uirevision: opt.uirevision,
+    height: 270,
+    margin: { l: 58, r: 14, t: 10, b: 42 },
+    font: { family: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif', size: 11, color: '#333' },
+    paper_bgcolor: '#fff',
+    plot_bgcolor: '#fff',
+    showlegend: false,
+    hovermode: shown.length <= 10 ? 'x unified' : 'closest',
+    hoverlabel: { namelength: -1 },
+    xaxis: {
+      type: opt.xAxis === 'wall' ? 'date' : 'linear',
+      title: { text: AXIS_TITLES[opt.xAxis], standoff: 6 },
+      autorange: !opt.zoomX, range: opt.zoomX ?? undefined,
+      gridcolor: '#eee', zeroline: false, automargin: true,
+    },
+    yaxis: {
+      type: opt.logY ? 'log' : 'linear',
+      autorange: !yRange, range: yRange ?? undefined,
+      gridcolor: '#eee', zeroline: false, automargin: true, exponentformat: 'e',
+    },
+    yaxis2: { overlaying: 'y', range: [0, 1], fixedrange: true, visible: false },
+  };
+}
+
+/**
+ * The step range [lo, hi] behind an x range of the axis, for a full-resolution fetch;
+ * null ends are open. On time axes the steps come from the shown points' wall times,
+ * widened to the neighbouring points so no point in the range is missed.
+ */
+export function toStepRange(range, shown, xAxis, limited) {
+  if (xAxis === 'step') return [Math.floor(Number(range[0])), Math.ceil(Number(range[1]))];
+  const [a, b] = xAxis === 'wall' ? range.map(parseAxisDate) : range.map(Number);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return null;
+  let lo = Infinity;
+  let hi = -Infinity;
+  let openLo = false;
+  let openHi = false;
+  for (const { xs, steps } of shown) {
+    if (!xs.length) continue;
+    const first = xs.findIndex((x) => x >= a);
+    let last = -1;
+    for (let i = xs.length - 1; i >= 0; i--) if (xs[i] <= b) { last = i; break; }
+    if (first === -1 || last === -1) continue; // this run has nothing in the range
+    if (first === 0 && limited) openLo = true;
+    if (last === xs.length - 1 && limited) openHi = true;
+    lo = Math.min(lo, steps[Math.max(first - 1, 0)]);
+    hi = Math.max(hi, steps[Math.min(last + 1, xs.length - 1)]);
+  }
+  if (lo > hi) return null;
+  return [openLo ? null : lo, openHi ? null : hi];
+}
+
+/** The shown series as CSV rows: run, step, wall_time, value, smoothed. */
+export function toCSV(shown) {
+  const quote = (s) => `"${String(s).replace(/"/g, '""')}"`;
+  const rows = ['run,step,wall_time,value,smoothed'];
+  for (const s of shown) {
+    const bad = new Map(s.nonfinite.map(([i, kind]) => [i, NONFINITE[kind].label.replace('Inf', 'Infinity')]));
+    s.steps.forEach((step, i) => {
+      const value = bad.get(i) ?? s.values[i];
+      rows.push([quote(s.run), step, s.wallTimes[i], value, s.smoothed[i] ?? ''].join(','));
+    });
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+export function toJSON(tag, shown, smoothing) {
+  const runs = shown.map((s) => ({
+    run: s.run, steps: s.steps, wall_times: s.wallTimes, values: s.values, nonfinite: s.nonfinite, smoothed: s.smoothed,
+  }));
+  return JSON.stringify({ tag, smoothing, runs }, null, 1);
+}

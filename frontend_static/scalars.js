@@ -1,0 +1,83 @@
+// The Scalars tab: its toolbar (smoothing, x axis, log y, outliers) and one chart per
+// tag, grouped by tag prefix, created lazily by the CardGrid.
+
+import { CardGrid } from './cardgrid.js';
+import { groupOf, matches, naturalCompare } from './dom.js';
+import { ScalarChart } from './scalarchart.js';
+
+export class ScalarsView {
+  constructor(panel, ctx) {
+    this.ctx = ctx;
+    this.grid = new CardGrid(panel.querySelector('.grid-root'));
+    this.empty = panel.querySelector('.empty');
+    this.bindToolbar(panel);
+    this.pending = new Set();
+  }
+
+  bindToolbar(panel) {
+    const s = this.ctx.scalar;
+    const slider = panel.querySelector('#smoothing');
+    const number = panel.querySelector('#smoothing-value');
+    slider.value = number.value = String(s.smoothing);
+    const setSmoothing = (raw, from) => {
+      const value = Math.min(Math.max(Number(raw) || 0, 0), 0.999);
+      s.smoothing = value;
+      if (from !== slider) slider.value = String(value);
+      if (from !== number) number.value = String(value);
+      this.ctx.save();
+      this.schedule('smoothing');
+    };
+    slider.addEventListener('input', () => setSmoothing(slider.value, slider));
+    number.addEventListener('change', () => setSmoothing(number.value, number));
+    for (const radio of panel.querySelectorAll('input[name="x-axis"]')) {
+      radio.checked = radio.value === s.xAxis;
+      radio.addEventListener('change', () => {
+        if (!radio.checked) return;
+        s.xAxis = radio.value;
+        this.ctx.save();
+        this.grid.forEach((card) => card.settingsChanged('xAxis'));
+      });
+    }
+    const toggles = [['#log-y', 'logY'], ['#ignore-outliers', 'ignoreOutliers']];
+    for (const [selector, key] of toggles) {
+      const box = panel.querySelector(selector);
+      box.checked = s[key];
+      box.addEventListener('change', () => {
+        s[key] = box.checked;
+        this.ctx.save();
+        this.grid.forEach((card) => card.settingsChanged(key === 'logY' ? 'logY' : 'outliers'));
+      });
+    }
+  }
+
+  /** Coalesce slider input to one redraw per frame. */
+  schedule(what) {
+    if (this.pending.size === 0) {
+      requestAnimationFrame(() => {
+        const whats = [...this.pending];
+        this.pending.clear();
+        this.grid.forEach((card) => whats.forEach((w) => card.settingsChanged(w)));
+      });
+    }
+    this.pending.add(what);
+  }
+
+  /** Rebuild the list of charts from the tags, selected runs and tag filter. */
+  update() {
+    const byTag = this.ctx.state.tags.scalars || {};
+    const selected = this.ctx.selectedRuns();
+    const items = [];
+    for (const tag of Object.keys(byTag).sort(naturalCompare)) {
+      if (!matches(this.ctx.state.tagFilter, tag)) continue;
+      const runs = byTag[tag].filter((run) => selected.has(run));
+      if (runs.length) items.push({ key: tag, group: groupOf(tag), tag, runs });
+    }
+    this.empty.textContent = items.length ? '' : this.ctx.emptyText('scalar', Object.keys(byTag).length);
+    this.empty.hidden = items.length > 0;
+    this.grid.setItems(items, (item) => new ScalarChart(item.tag, this.ctx), (card, item) => card.setRuns(item.runs));
+  }
+
+  refresh() {
+    this.grid.forEach((card) => card.refresh());
+  }
+}

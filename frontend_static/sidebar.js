@@ -1,0 +1,114 @@
+// The sidebar: run list (checkbox and colour per run), run and tag regex filters, and
+// the status line from /api/health with a popup listing problems in the log files.
+
+import { compileFilter, h } from './dom.js';
+import { fmtBytes, fmtWall } from './format.js';
+
+export class Sidebar {
+  /** ctx: the app's state and callbacks (selectionChanged, filtersChanged, colorOf). */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.list = document.getElementById('run-list');
+    this.count = document.getElementById('run-count');
+    this.status = document.getElementById('status-text');
+    this.problemsButton = document.getElementById('problems-button');
+    this.dialog = document.getElementById('problems-dialog');
+    this.listedRuns = '';
+    this.bindFilter('run-filter', 'runFilter');
+    this.bindFilter('tag-filter', 'tagFilter');
+    document.getElementById('runs-all').addEventListener('click', () => this.setAll(true));
+    document.getElementById('runs-none').addEventListener('click', () => this.setAll(false));
+    this.problemsButton.addEventListener('click', () => this.dialog.showModal());
+  }
+
+  bindFilter(id, key) {
+    const input = document.getElementById(id);
+    const message = document.getElementById(`${id}-error`);
+    let timer = 0;
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const filter = compileFilter(input.value);
+        message.textContent = filter.error || '';
+        message.hidden = !filter.error;
+        input.setAttribute('aria-invalid', String(Boolean(filter.error)));
+        if (filter.error) return; // keep the last valid filter
+        this.ctx.state[key] = filter;
+        if (key === 'runFilter') this.renderRuns(true);
+        this.ctx.filtersChanged();
+      }, 150);
+    });
+  }
+
+  /** Show the runs matching the run filter; rebuilds only when the list changes. */
+  renderRuns(force = false) {
+    const { state } = this.ctx;
+    const visible = state.runs.filter((r) => this.ctx.runMatches(r.name));
+    const key = visible.map((r) => r.name).join('\u0000');
+    if (force || key !== this.listedRuns) {
+      this.listedRuns = key;
+      this.list.replaceChildren(...visible.map((run) => this.runItem(run)));
+      if (!visible.length) {
+        const text = state.runs.length ? 'No runs match the filter.' : 'No runs yet.';
+        this.list.append(h('li', { class: 'muted' }, text));
+      }
+    }
+    const selected = this.ctx.selectedRuns().size;
+    this.count.textContent = `${selected} of ${state.runs.length} selected`;
+  }
+
+  runItem(run) {
+    const box = h('input', { type: 'checkbox', checked: !this.ctx.state.deselected.has(run.name) });
+    box.addEventListener('change', () => {
+      if (box.checked) this.ctx.state.deselected.delete(run.name);
+      else this.ctx.state.deselected.add(run.name);
+      this.renderRuns();
+      this.ctx.selectionChanged();
+    });
+    const writers = run.writers.length > 1 ? ` · ${run.writers.length} writers` : '';
+    const title = `${run.name}\nstarted ${fmtWall(run.start_time)}${writers}${run.closed ? ' · finished' : ''}`;
+    return h('li', {}, h('label', { class: 'run', title, dataset: { run: run.name } }, box,
+      h('span', { class: 'swatch', style: { background: this.ctx.colorOf(run.name) } }),
+      h('span', { class: 'run-name' }, run.name)));
+  }
+
+  setAll(on) {
+    for (const run of this.ctx.state.runs) {
+      if (!this.ctx.runMatches(run.name)) continue;
+      if (on) this.ctx.state.deselected.delete(run.name);
+      else this.ctx.state.deselected.add(run.name);
+    }
+    this.renderRuns(true);
+    this.ctx.selectionChanged();
+  }
+
+  setHealth(health) {
+    this.status.classList.remove('status-error');
+    if (!health.loaded) {
+      const files = health.files_total ? `: ${health.files_read} of ${health.files_total} files` : '';
+      this.status.textContent = `Loading logs${files} (${fmtBytes(health.bytes_read)})…`;
+    } else {
+      const missing = health.logdirs.filter((d) => !d.exists).map((d) => d.path);
+      const where = missing.length ? ` · logdir not found yet: ${missing.join(', ')}` : '';
+      this.status.textContent = `${this.ctx.state.runs.length} runs · ${fmtBytes(health.bytes_read)} read · ` +
+        `updated ${fmtWall(health.last_poll_time)}${where}`;
+    }
+    this.setProblems(health.problems || []);
+  }
+
+  setServerError(error) {
+    this.status.classList.add('status-error');
+    this.status.textContent = `Server unreachable or failing: ${error.message}`;
+  }
+
+  setProblems(problems) {
+    const n = problems.length;
+    this.problemsButton.hidden = n === 0;
+    this.problemsButton.textContent = `${n} problem${n === 1 ? '' : 's'} in log files`;
+    const rows = problems.map((p) => h('tr', {},
+      h('td', { class: 'mono' }, p.logdir ? `${p.logdir}: ${p.file}` : p.file),
+      h('td', { class: 'num' }, String(p.offset)),
+      h('td', {}, p.message)));
+    document.getElementById('problems-body').replaceChildren(...rows);
+  }
+}
