@@ -21,23 +21,30 @@ export function apiUrl(path, params = {}) {
 }
 
 /** GET api/<path> as JSON; a 4xx/5xx becomes an ApiError carrying the server's {error}. */
-export async function getJSON(path, params, { signal } = {}) {
+export async function getJSON(path, params, options) {
+  return (await fetchJSON(path, params, options)).body;
+}
+
+/** Like getJSON, also giving the response's text: {body, text} (to tell unchanged data). */
+export async function fetchJSON(path, params, { signal } = {}) {
   let response;
+  let text;
   try {
     response = await fetch(apiUrl(path, params), { signal, cache: 'no-store' });
+    text = await response.text();
   } catch (error) {
     if (isAbort(error)) throw error;
     throw new ApiError(`cannot reach the VisualDL server (${error.message})`, 0);
   }
   let body = null;
   try {
-    body = await response.json();
-  } catch (error) {
-    if (isAbort(error)) throw error;
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: reported below
   }
   if (!response.ok) throw new ApiError(body?.error || `HTTP ${response.status}`, response.status);
   if (body === null) throw new ApiError(`the server sent no JSON for ${path}`, response.status);
-  return body;
+  return { body, text };
 }
 
 export function isAbort(error) {

@@ -8,6 +8,7 @@ import { compileFilter, matches } from './dom.js';
 import { HistogramCard, MODES } from './histograms.js';
 import { ImageCard } from './images.js';
 import { PerRunView } from './perrunview.js';
+import { renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
@@ -15,6 +16,7 @@ import { TextCard } from './text.js';
 const SETTINGS_KEY = 'visualdl.settings.v1';
 const TABS = { scalars: 'Scalars', images: 'Images', histograms: 'Histograms', text: 'Text' };
 const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes were read
+const CYCLE_TIMEOUT_MS = 30000;
 
 const saved = loadSettings();
 const state = {
@@ -27,6 +29,7 @@ const ctx = {
   scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, ...saved.scalar },
   refresh: { enabled: true, seconds: 2, ...saved.refresh },
   histogramMode: saved.histogramMode in MODES ? saved.histogramMode : 'offset',
+  serverMaxPoints: null, // the server's --max-points, from the first scalar response
   colorOf,
   runMatches: (name) => matches(state.runFilter, name),
   selectedRuns: () => new Set(state.runs.map((r) => r.name).filter((n) => !state.deselected.has(n) && ctx.runMatches(n))),
@@ -170,7 +173,8 @@ async function tick({ force = false } = {}) {
     }
     if (!first && (force || grown || ticksSinceFull >= FULL_REFRESH_TICKS)) {
       ticksSinceFull = 0;
-      views[state.tab].refresh();
+      // Wait for the cards' fetches and draws: slow drawing slows refresh, never piles up.
+      await withTimeout(views[state.tab].refresh().then(renderIdle), CYCLE_TIMEOUT_MS);
     }
   } catch (error) {
     sidebar.setServerError(error);
@@ -178,6 +182,12 @@ async function tick({ force = false } = {}) {
     ticking = false;
     schedule();
   }
+}
+
+function withTimeout(promise, ms) {
+  let timeout;
+  return Promise.race([promise, new Promise((resolve) => { timeout = setTimeout(resolve, ms); })])
+    .finally(() => clearTimeout(timeout));
 }
 
 function schedule() {

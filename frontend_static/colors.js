@@ -3,7 +3,7 @@
 
 export const PALETTE = [
   '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf',
-  '#bcbd22', '#393b79', '#e6550d', '#31a354', '#843c39', '#7b4173', '#3182bd', '#637939',
+  '#b08d00', '#393b79', '#00a087', '#c2185b', '#5f6b7a', '#6b8e23', '#a0522d', '#4d9de0',
 ];
 
 /** 32-bit FNV-1a over the UTF-16 code units of `text`. */

@@ -40,7 +40,8 @@ export function compileFilter(text) {
   try {
     return { re: new RegExp(text, 'i'), error: null };
   } catch (error) {
-    return { re: null, error: `Invalid regex: ${error.message}` };
+    const reason = error.message.replace(/^Invalid regular expression: \/.*\/\w*: /, '');
+    return { re: null, error: `Invalid regex: ${reason}` };
   }
 }
 

@@ -16,6 +16,13 @@ export function fmtWall(seconds) {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+/** Seconds since the epoch as local "HH:MM:SS", with the date if not today. */
+export function fmtClock(seconds) {
+  if (!Number.isFinite(seconds)) return '–';
+  const full = fmtWall(seconds);
+  return new Date(seconds * 1000).toDateString() === new Date().toDateString() ? full.slice(11) : full;
+}
+
 export function fmtBytes(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;

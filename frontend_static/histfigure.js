@@ -35,21 +35,25 @@ function outline(entry, ys) {
 /** Older steps lighter, newer ones darker: t in [0, 1] from oldest to newest. */
 const stepColor = (color, t) => lighten(color, 0.75 * (1 - t));
 
+/**
+ * Ridgeline: one filled outline per step at height `step`, newer steps lower and in
+ * front (drawn last), heights as counts scaled by the largest count of all entries.
+ */
 export function offsetFigure(entries, color) {
-  const dens = entries.map(densities);
-  const top = Math.max(1e-300, ...dens.flat());
+  const top = Math.max(1, ...entries.flatMap((e) => e.counts));
   const steps = entries.map((e) => e.step);
   const span = steps.length > 1 ? steps[steps.length - 1] - steps[0] : 1;
-  const height = (span / Math.max(entries.length - 1, 1)) * 2.5 || 1;
+  const height = (span / Math.max(entries.length - 1, 1)) * 3 || 1;
   const data = entries.map((entry, k) => {
     const base = entry.step;
-    const { x, y } = outline(entry, dens[k].map((d) => base - (height * d) / top));
+    const centers = entry.counts.map((_, i) => (entry.edges[i] + entry.edges[i + 1]) / 2);
+    const ys = entry.counts.map((c) => base - (height * c) / top);
     const t = entries.length > 1 ? k / (entries.length - 1) : 1;
     return {
       type: 'scatter', mode: 'lines', fill: 'toself', hoveron: 'points',
-      x: [x[0], ...x, x[x.length - 1]], y: [base, ...y, base],
-      line: { color: stepColor(color, t), width: 1 }, fillcolor: lighten(color, 0.88 - 0.2 * t),
-      text: [0, ...entry.counts.flatMap((c) => [c, c]), 0].map(String),
+      x: [entry.edges[0], ...centers, entry.edges[entry.edges.length - 1]], y: [base, ...ys, base],
+      line: { color: stepColor(color, t), width: 1 }, fillcolor: lighten(color, 0.55 + 0.35 * (1 - t)),
+      text: [0, ...entry.counts, 0].map(String),
       hovertemplate: `step ${entry.step}<br>x %{x:.4g}<br>count %{text}<extra></extra>`,
       meta: { step: entry.step },
     };

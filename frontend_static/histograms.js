@@ -1,11 +1,13 @@
 // A histogram card: one tag of one run in offset, overlay or distribution mode.
 
-import { getJSON } from './api.js';
+import { fetchJSON } from './api.js';
 import { h, runChip } from './dom.js';
 import { distributionFigure, nonfiniteNote, offsetFigure, overlayFigure } from './histfigure.js';
 import { LazyCard } from './perrunview.js';
+import { cancelRender, scheduleRender } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
+const RELEASE_AFTER_MS = 15000;
 export const MODES = { offset: 'Offset', overlay: 'Overlay', distribution: 'Distribution' };
 
 export class HistogramCard extends LazyCard {
@@ -39,27 +41,66 @@ export class HistogramCard extends LazyCard {
 
   async fetch(signal) {
     const params = { run: this.run, tag: this.tag };
-    const histograms = getJSON('histograms', { ...params, max_entries: 50 }, { signal });
-    const distribution = this.mode === 'distribution' ? getJSON('distribution', params, { signal }) : null;
-    return { mode: this.mode, histograms: await histograms, distribution: await distribution };
+    const mode = this.mode;
+    const histograms = fetchJSON('histograms', { ...params, max_entries: 50 }, { signal });
+    const distribution = mode === 'distribution' ? fetchJSON('distribution', params, { signal }) : null;
+    const [h, d] = [await histograms, await distribution];
+    return { body: { mode, histograms: h.body, distribution: d?.body }, text: `${mode}\n${h.text}\n${d?.text}` };
   }
 
-  show({ mode, histograms, distribution }) {
+  /** Draws through the render queue (returns true: the state is set once drawn). */
+  show(body) {
+    scheduleRender(this, () => {
+      this.draw(body);
+      this.el.dataset.state = 'ready';
+    });
+    return true;
+  }
+
+  draw({ mode, histograms, distribution }) {
     const color = this.ctx.colorOf(this.run);
     const entries = histograms.entries;
     let fig;
     if (mode === 'distribution') fig = distributionFigure(distribution, color);
     else if (mode === 'overlay') fig = overlayFigure(entries, color);
     else fig = offsetFigure(entries, color);
-    Plotly.react(this.plot, fig.data, { ...fig.layout, uirevision: mode }, CONFIG);
+    Plotly.react(this.plot, fig.data, { ...fig.layout, uirevision: mode }, CONFIG).catch((error) => {
+      this.error.textContent = `Drawing failed: ${error.message}`;
+      this.error.hidden = false;
+    });
     this.plotted = true;
     const shown = mode === 'distribution' ? `${distribution.steps.length} steps`
       : `${entries.length} of ${histograms.total_entries} steps`;
     this.note.textContent = [entries.length ? shown : 'No histograms yet.', nonfiniteNote(entries)].filter(Boolean).join(' · ');
   }
 
+  deactivate() {
+    super.deactivate();
+    clearTimeout(this.releaseTimer);
+    this.releaseTimer = setTimeout(() => this.release(), RELEASE_AFTER_MS);
+  }
+
+  activate() {
+    clearTimeout(this.releaseTimer);
+    super.activate();
+  }
+
+  /** Free the plot of a card long out of view; it reloads when it comes back. */
+  release() {
+    if (this.active || !this.plotted) return;
+    this.controller?.abort();
+    cancelRender(this);
+    Plotly.purge(this.plot);
+    this.plotted = false;
+    this.stale = true;
+    this.lastText = null;
+    this.el.dataset.state = 'idle';
+  }
+
   dispose() {
+    clearTimeout(this.releaseTimer);
     super.dispose();
+    cancelRender(this);
     if (this.plotted) Plotly.purge(this.plot);
     this.plotted = false;
   }

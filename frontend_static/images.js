@@ -1,7 +1,7 @@
 // An image card: one tag of one run, a step slider over every logged image, the step
 // and wall time, and a toggle between fitting the card's width and actual size.
 
-import { apiUrl, getJSON } from './api.js';
+import { apiUrl, fetchJSON } from './api.js';
 import { button, h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
 import { LazyCard } from './perrunview.js';
@@ -33,7 +33,7 @@ export class ImageCard extends LazyCard {
   }
 
   fetch(signal) {
-    return getJSON('images', { run: this.run, tag: this.tag }, { signal });
+    return fetchJSON('images', { run: this.run, tag: this.tag }, { signal });
   }
 
   show(list) {

@@ -30,8 +30,11 @@ export class PerRunView {
     this.grid.setItems(items, (item) => new this.Card(item.tag, item.run, this.ctx));
   }
 
+  /** Live refresh of the cards in view; resolves when their fetches are done. */
   refresh() {
-    this.grid.forEach((card) => card.refresh());
+    const pending = [];
+    this.grid.forEach((card) => pending.push(card.refresh()));
+    return Promise.all(pending);
   }
 
   forEachCard(fn) {
@@ -41,8 +44,9 @@ export class PerRunView {
 
 /**
  * The life of a per-run card that fetches JSON: activate/deactivate/refresh/dispose,
- * one request at a time, stale responses dropped. Subclasses implement fetch(signal)
- * and show(body).
+ * one request at a time, stale responses dropped, unchanged ones (live refresh) not
+ * shown again. Subclasses implement fetch(signal) -> {body, text} and show(body); a
+ * show() that draws later returns true and sets data-state="ready" itself.
  */
 export class LazyCard {
   constructor() {
@@ -50,6 +54,7 @@ export class LazyCard {
     this.stale = true;
     this.seq = 0;
     this.controller = null;
+    this.lastText = null;
   }
 
   activate() {
@@ -63,7 +68,8 @@ export class LazyCard {
 
   refresh() {
     if (!this.active) this.stale = true;
-    else if (!this.controller) this.load();
+    else if (!this.controller) return this.load({ quiet: true });
+    return undefined;
   }
 
   dispose() {
@@ -71,21 +77,26 @@ export class LazyCard {
     this.controller?.abort();
   }
 
-  async load() {
+  async load({ quiet = false } = {}) {
     this.controller?.abort();
     const controller = new AbortController();
     this.controller = controller;
     const seq = ++this.seq;
     this.el.dataset.state = 'loading';
     try {
-      const body = await this.fetch(controller.signal);
+      const { body, text } = await this.fetch(controller.signal);
       if (seq !== this.seq) return;
       this.stale = false;
       this.error.hidden = true;
-      this.show(body);
-      this.el.dataset.state = 'ready';
+      if (quiet && text === this.lastText) {
+        this.el.dataset.state = 'ready';
+        return;
+      }
+      this.lastText = text;
+      if (this.show(body) !== true) this.el.dataset.state = 'ready';
     } catch (error) {
       if (error?.name === 'AbortError' || seq !== this.seq) return;
+      this.lastText = null;
       this.error.textContent = error.message;
       this.error.hidden = false;
       this.el.dataset.state = 'error';

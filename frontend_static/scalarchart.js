@@ -2,8 +2,9 @@
 // re-fetches a zoomed step range at full resolution, keeps the zoom through live
 // refreshes, and never draws data of a run that is no longer selected.
 
-import { getJSON, isAbort } from './api.js';
+import { fetchJSON, isAbort } from './api.js';
 import { button, h, safeFileName, saveFile } from './dom.js';
+import { cancelRender, scheduleRender } from './renderqueue.js';
 import { buildFigure, toCSV, toJSON, toStepRange } from './scalarfigure.js';
 
 const CONFIG = {
@@ -13,6 +14,15 @@ const CONFIG = {
   modeBarButtonsToRemove: ['select2d', 'lasso2d', 'toImage'],
 };
 const RELEASE_AFTER_MS = 15000;
+// Points of all runs of one chart at most: many runs get fewer points each (never more
+// than the server's --max-points, learnt from a response that did not ask for less).
+const POINTS_PER_CHART = 50000;
+const MIN_POINTS_PER_RUN = 100;
+
+function pointBudget(runs, serverMax) {
+  if (!serverMax || runs * serverMax <= POINTS_PER_CHART) return undefined;
+  return Math.min(serverMax, Math.max(MIN_POINTS_PER_RUN, Math.floor(POINTS_PER_CHART / runs)));
+}
 
 /** A relayout event's range of `axis`: [a, b], null for autorange, undefined if untouched. */
 function rangeOf(event, axis) {
@@ -40,7 +50,9 @@ export class ScalarChart {
     this.uirevision = 1;
     this.firstWall = new Map(); // run -> wall time of its first point, for relative time
     this.releaseTimer = 0;
-    this.plot = h('div', { class: 'plot', role: 'img', 'aria-label': `chart of ${tag}` });
+    this.lastText = null; // the last response, to skip drawing unchanged data again
+    this.needsDraw = false; // data or settings changed since the last draw
+    this.plot = h('div', { class: 'plot', 'aria-label': `chart of ${tag}` });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
     this.note = h('div', { class: 'card-note' });
     const name = safeFileName(tag);
@@ -69,7 +81,7 @@ export class ScalarChart {
     clearTimeout(this.releaseTimer);
     this.active = true;
     if (this.stale || !this.data) this.load();
-    else if (!this.plotted) this.render();
+    else if (this.needsDraw || !this.plotted) this.render();
   }
 
   deactivate() {
@@ -82,9 +94,11 @@ export class ScalarChart {
   release() {
     if (this.active) return;
     this.controller?.abort();
+    cancelRender(this);
     if (this.plotted) Plotly.purge(this.plot);
     this.plotted = false;
     this.data = null;
+    this.lastText = null;
     this.stale = true;
     this.el.dataset.state = 'idle';
   }
@@ -93,6 +107,7 @@ export class ScalarChart {
     this.active = false;
     clearTimeout(this.releaseTimer);
     this.controller?.abort();
+    cancelRender(this);
     if (this.plotted) Plotly.purge(this.plot);
     this.plotted = false;
   }
@@ -100,7 +115,8 @@ export class ScalarChart {
   /** Live refresh: re-fetch if in view (and not already fetching), else fetch on return. */
   refresh() {
     if (!this.active) this.stale = true;
-    else if (!this.controller) this.load();
+    else if (!this.controller) return this.load({ quiet: true });
+    return undefined;
   }
 
   /** Settings changed: what = 'smoothing' | 'outliers' | 'logY' | 'xAxis'. */
@@ -118,40 +134,62 @@ export class ScalarChart {
         return;
       }
     }
+    this.needsDraw = true;
     if (this.active && this.data) this.render();
   }
 
-  async load() {
+  /** Fetch and draw; quiet (a live refresh): an unchanged response is not drawn again. */
+  async load({ quiet = false } = {}) {
     if (!this.runs.length) return;
     this.controller?.abort();
     const controller = new AbortController();
     this.controller = controller;
     const seq = ++this.seq;
     const range = this.stepRange;
+    const budget = pointBudget(this.runs.length, this.ctx.serverMaxPoints);
     this.el.dataset.state = 'loading';
     try {
-      const body = await getJSON('scalars', { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1] },
+      const { body, text } = await fetchJSON('scalars',
+        { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1], max_points: budget },
         { signal: controller.signal });
+      if (budget === undefined) this.ctx.serverMaxPoints = body.max_points;
       if (seq !== this.seq) return;
+      if (quiet && text === this.lastText && this.plotted) {
+        this.el.dataset.state = 'ready';
+        return;
+      }
+      this.lastText = text;
       if (!range || range[0] === null) {
         for (const s of body.runs) if (s.wall_times.length) this.firstWall.set(s.run, s.wall_times[0]);
       }
       this.data = body;
       this.stale = false;
       this.error.hidden = true;
+      this.needsDraw = true;
       if (this.active) this.render();
       else this.el.dataset.state = 'ready';
     } catch (error) {
       if (isAbort(error) || seq !== this.seq) return;
-      this.error.textContent = error.message;
-      this.error.hidden = false;
-      this.el.dataset.state = 'error';
+      this.lastText = null;
+      this.showError(error.message);
     } finally {
       if (this.controller === controller) this.controller = null;
     }
   }
 
+  showError(message) {
+    this.error.textContent = message;
+    this.error.hidden = false;
+    this.el.dataset.state = 'error';
+  }
+
   render() {
+    scheduleRender(this, () => this.draw());
+  }
+
+  draw() {
+    if (!this.data || !this.active) return;
+    this.needsDraw = false;
     const selected = new Set(this.runs);
     const series = this.data.runs.filter((s) => selected.has(s.run));
     const fig = buildFigure(series, {
@@ -166,7 +204,7 @@ export class ScalarChart {
     const seq = this.seq;
     Plotly.react(this.plot, fig.data, fig.layout, CONFIG).then(() => {
       if (seq === this.seq && this.plotted) this.el.dataset.state = 'ready';
-    });
+    }, (error) => this.showError(`Drawing failed: ${error.message}`));
     if (!this.plotted) {
       this.plot.on('plotly_relayout', (event) => this.onRelayout(event));
       this.plotted = true;

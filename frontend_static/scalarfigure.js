@@ -40,49 +40,89 @@ export function outlierRange(valueLists, logY) {
   return [lo - pad, hi + pad];
 }
 
+/** Above this many runs, runs sharing a colour share a trace (plotly's cost is per trace). */
+export const GROUP_ABOVE = 16;
+
 /**
  * series: the runs of the response to draw; opt: {smoothing, xAxis, logY, ignoreOutliers,
- * colorOf, runStart(run), zoomX, zoomY, uirevision}. Returns {data, layout, shown}.
+ * colorOf, runStart(run), zoomX, zoomY, uirevision}. Returns {data, layout, shown}: up to
+ * GROUP_ABOVE runs get traces of their own (meta.run), more are merged by colour (meta.runs).
  */
 export function buildFigure(series, opt) {
-  const data = [];
-  const shown = [];
-  for (const s of series) {
-    const color = opt.colorOf(s.run);
+  const shown = series.map((s) => {
     const start = opt.runStart(s.run) ?? s.wall_times[0];
-    const xs = xValues(s, opt.xAxis, start);
-    const smoothed = smooth(s.values, opt.smoothing);
-    const texts = s.values.map(fmtValue);
-    for (const [index, kind] of s.nonfinite) texts[index] = NONFINITE[kind].label;
-    shown.push({ run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite, xs, smoothed });
-    const name = escPlotly(s.run);
-    const few = s.values.length <= 60;
-    data.push({
-      type: 'scatter', mode: few ? 'lines+markers' : 'lines', name, x: xs, y: s.values,
-      line: { color: opt.smoothing > 0 ? withAlpha(color, 0.3) : color, width: 1.2 },
-      marker: { size: 3, color: opt.smoothing > 0 ? lighten(color, 0.6) : color },
-      hoverinfo: 'skip', showlegend: false, meta: { run: s.run, kind: 'raw' },
-    });
-    data.push({
-      type: 'scatter', mode: few ? 'lines+markers' : 'lines', name, x: xs, y: smoothed,
-      line: { color, width: 1.8 }, marker: { size: 4, color },
-      customdata: s.steps.map((step, i) => [step, texts[i]]),
-      hovertemplate: '<b>%{fullData.name}</b> · step %{customdata[0]} · value %{customdata[1]} · smoothed %{y:.6g}<extra></extra>',
-      showlegend: false, meta: { run: s.run, kind: 'smoothed' },
-    });
-    if (s.nonfinite.length) {
-      const marks = s.nonfinite.map(([index, kind]) => ({ index, ...NONFINITE[kind] }));
-      data.push({
-        type: 'scatter', mode: 'markers', name, yaxis: 'y2', cliponaxis: false,
-        x: marks.map((m) => xs[m.index]), y: marks.map((m) => m.y), text: marks.map((m) => m.label),
-        customdata: marks.map((m) => s.steps[m.index]),
-        marker: { symbol: marks.map((m) => m.symbol), size: 10, color, line: { color: '#b3261e', width: 1.5 } },
-        hovertemplate: '<b>%{fullData.name}</b> · %{text} at step %{customdata}<extra></extra>',
-        showlegend: false, meta: { run: s.run, kind: 'nonfinite' },
-      });
-    }
-  }
+    return {
+      run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
+      xs: xValues(s, opt.xAxis, start), smoothed: smooth(s.values, opt.smoothing), color: opt.colorOf(s.run),
+    };
+  });
+  const groups = shown.length > GROUP_ABOVE ? mergeByColor(shown) : shown.map((s) => ({ color: s.color, members: [s] }));
+  const data = [];
+  for (const group of groups) data.push(...lineTraces(group, opt.smoothing, groups.length < shown.length));
+  const marks = shown.filter((s) => s.nonfinite.length);
+  if (marks.length) data.push(...(groups.length < shown.length ? [markTrace(marks)] : marks.map((s) => markTrace([s]))));
   return { data, layout: layoutOf(shown, opt), shown };
+}
+
+function mergeByColor(shown) {
+  const byColor = new Map();
+  for (const s of shown) {
+    if (!byColor.has(s.color)) byColor.set(s.color, { color: s.color, members: [] });
+    byColor.get(s.color).members.push(s);
+  }
+  return [...byColor.values()];
+}
+
+/** Concatenate the members' arrays, with a null between two runs (a break in the line). */
+function joined(members, pick) {
+  const out = [];
+  members.forEach((m, k) => {
+    if (k) out.push(null);
+    out.push(...pick(m));
+  });
+  return out;
+}
+
+/** The raw (faint) and smoothed (solid) traces of one run, or of a group of same-colour runs. */
+function lineTraces({ color, members }, smoothing, merged) {
+  const meta = merged ? { runs: members.map((m) => m.run) } : { run: members[0].run };
+  const n = members.reduce((total, m) => total + m.values.length, 0);
+  const mode = n <= 60 ? 'lines+markers' : 'lines';
+  const name = merged ? '' : escPlotly(members[0].run);
+  const x = joined(members, (m) => m.xs);
+  const custom = joined(members, (m) => {
+    const texts = m.values.map(fmtValue);
+    for (const [index, kind] of m.nonfinite) texts[index] = NONFINITE[kind].label;
+    return m.steps.map((step, i) => [step, texts[i], escPlotly(m.run)]);
+  });
+  return [
+    {
+      type: 'scatter', mode, name, x, y: joined(members, (m) => m.values),
+      line: { color: smoothing > 0 ? withAlpha(color, 0.3) : color, width: 1.2 },
+      marker: { size: 3, color: smoothing > 0 ? lighten(color, 0.6) : color },
+      hoverinfo: 'skip', showlegend: false, meta: { ...meta, kind: 'raw' },
+    },
+    {
+      type: 'scatter', mode, name, x, y: joined(members, (m) => m.smoothed),
+      line: { color, width: 1.8 }, marker: { size: 4, color }, customdata: custom,
+      hovertemplate: '<b>%{customdata[2]}</b> · step %{customdata[0]} · value %{customdata[1]} · smoothed %{y:.6g}<extra></extra>',
+      showlegend: false, meta: { ...meta, kind: 'smoothed' },
+    },
+  ];
+}
+
+/** Markers for NaN and +-Inf at the top/bottom of the plot (an overlaid 0..1 axis). */
+function markTrace(members) {
+  const marks = members.flatMap((s) => s.nonfinite.map(([index, kind]) => ({ s, index, ...NONFINITE[kind] })));
+  return {
+    type: 'scatter', mode: 'markers', name: members.length === 1 ? escPlotly(members[0].run) : '',
+    yaxis: 'y2', cliponaxis: false,
+    x: marks.map((m) => m.s.xs[m.index]), y: marks.map((m) => m.y), text: marks.map((m) => m.label),
+    customdata: marks.map((m) => [m.s.steps[m.index], escPlotly(m.s.run)]),
+    marker: { symbol: marks.map((m) => m.symbol), size: 10, color: marks.map((m) => m.s.color), line: { color: '#b3261e', width: 1.5 } },
+    hovertemplate: '<b>%{customdata[1]}</b> · %{text} at step %{customdata[0]}<extra></extra>',
+    showlegend: false, meta: members.length === 1 ? { run: members[0].run, kind: 'nonfinite' } : { runs: members.map((m) => m.run), kind: 'nonfinite' },
+  };
 }
 
 function layoutOf(shown, opt) {
@@ -158,5 +198,5 @@ export function toJSON(tag, shown, smoothing) {
   const runs = shown.map((s) => ({
     run: s.run, steps: s.steps, wall_times: s.wallTimes, values: s.values, nonfinite: s.nonfinite, smoothed: s.smoothed,
   }));
-  return JSON.stringify({ tag, smoothing, runs }, null, 1);
+  return JSON.stringify({ tag, smoothing, runs });
 }

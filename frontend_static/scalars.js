@@ -77,7 +77,10 @@ export class ScalarsView {
     this.grid.setItems(items, (item) => new ScalarChart(item.tag, this.ctx), (card, item) => card.setRuns(item.runs));
   }
 
+  /** Live refresh of the charts in view; resolves when their fetches are done. */
   refresh() {
-    this.grid.forEach((card) => card.refresh());
+    const pending = [];
+    this.grid.forEach((card) => pending.push(card.refresh()));
+    return Promise.all(pending);
   }
 }

@@ -2,7 +2,7 @@
 // the status line from /api/health with a popup listing problems in the log files.
 
 import { compileFilter, h } from './dom.js';
-import { fmtBytes, fmtWall } from './format.js';
+import { fmtBytes, fmtClock, fmtWall } from './format.js';
 
 export class Sidebar {
   /** ctx: the app's state and callbacks (selectionChanged, filtersChanged, colorOf). */
@@ -13,7 +13,7 @@ export class Sidebar {
     this.status = document.getElementById('status-text');
     this.problemsButton = document.getElementById('problems-button');
     this.dialog = document.getElementById('problems-dialog');
-    this.listedRuns = '';
+    this.listedRuns = null;
     this.bindFilter('run-filter', 'runFilter');
     this.bindFilter('tag-filter', 'tagFilter');
     document.getElementById('runs-all').addEventListener('click', () => this.setAll(true));
@@ -91,7 +91,7 @@ export class Sidebar {
       const missing = health.logdirs.filter((d) => !d.exists).map((d) => d.path);
       const where = missing.length ? ` · logdir not found yet: ${missing.join(', ')}` : '';
       this.status.textContent = `${this.ctx.state.runs.length} runs · ${fmtBytes(health.bytes_read)} read · ` +
-        `updated ${fmtWall(health.last_poll_time)}${where}`;
+        `updated ${fmtClock(health.last_poll_time)}${where}`;
     }
     this.setProblems(health.problems || []);
   }

@@ -1,6 +1,6 @@
 // A text card: the entries of one tag of one run, newest first, as plain text.
 
-import { getJSON } from './api.js';
+import { fetchJSON } from './api.js';
 import { button, h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
 import { LazyCard } from './perrunview.js';
@@ -23,7 +23,7 @@ export class TextCard extends LazyCard {
   }
 
   fetch(signal) {
-    return getJSON('text', { run: this.run, tag: this.tag }, { signal });
+    return fetchJSON('text', { run: this.run, tag: this.tag }, { signal });
   }
 
   show(body) {

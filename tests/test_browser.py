@@ -1,0 +1,346 @@
+"""The web UI in a real browser: the real server as a subprocess, Debian's chromium driven by Playwright.
+
+One server for the module serves logs written here with LogWriter; every test gets a
+fresh browser context (no shared localStorage) and collects console errors. A failing
+test leaves a screenshot in ``tests/artifacts/<test name>.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from visualdl import LogReader, LogWriter
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ARTIFACTS = os.path.join(ROOT, "tests", "artifacts")
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+
+# What the fixture logs, and what the page must show.
+LOSS_STEPS = list(range(0, 60, 2))
+LOSS_VALUES = [round(1.0 / (1 + 0.1 * s), 6) + (0.05 if s % 6 == 0 else 0.0) for s in LOSS_STEPS]
+NAN_STEP = 20
+LOSS_VALUES[LOSS_STEPS.index(NAN_STEP)] = math.nan
+DENSE_POINTS = 5000
+IMAGE_STEPS = [0, 5, 10]
+IMAGE_COLORS = [(200, 30, 30), (30, 160, 60), (40, 70, 210)]
+IMAGE_WIDTH, IMAGE_HEIGHT = 24, 16
+HIST_STEPS = [0, 10, 20, 30, 40]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get_json(url: str):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def _write_logs(logdir: str) -> LogWriter:
+    """Logs of run 'alpha' (closed); returns the open writer of run 'live'."""
+    with LogWriter(os.path.join(logdir, "alpha")) as w:
+        for step, value in zip(LOSS_STEPS, LOSS_VALUES, strict=True):
+            w.add_scalar("loss", value, step)
+        for step in range(DENSE_POINTS):
+            w.add_scalar("dense/sin", math.sin(step / 50.0) + step * 1e-4, step)
+        for step, color in zip(IMAGE_STEPS, IMAGE_COLORS, strict=True):
+            image = np.zeros((IMAGE_HEIGHT, IMAGE_WIDTH, 3), np.uint8)
+            image[:, :] = color
+            image[0, 0] = (255, 255, 255)
+            w.add_image("sample", image, step)
+        rng = np.random.default_rng(0)
+        for step in HIST_STEPS:
+            w.add_histogram("weights", rng.normal(step / 10.0, 1.0, 500), step, buckets=20)
+        w.add_text("notes", "<b>plain</b> text", 3)
+    live = LogWriter(os.path.join(logdir, "live"))
+    for step in range(5):
+        live.add_scalar("live/metric", float(step), step)
+    live.flush()
+    return live
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The real server on a free port over freshly written logs: (base URL, logdir, live writer)."""
+    logdir = str(tmp_path_factory.mktemp("browser_logs"))
+    live = _write_logs(logdir)
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    out = open(os.path.join(logdir, "..", "server.log"), "w")  # closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "visualdl", "--logdir", logdir, "--port", str(port), "--reload-interval", "0.5"],
+        env=env, stdout=out, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if _get_json(base + "api/health")["loaded"]:
+                    break
+            except OSError:
+                pass  # not listening yet
+            assert proc.poll() is None, "the server exited"
+            assert time.monotonic() < deadline, "the server did not load the logs in 30 s"
+            time.sleep(0.1)
+        yield base, logdir, live
+    finally:
+        live.close()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        out.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh page; `page.errors` collects console errors and uncaught exceptions."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.errors = []
+    page.on("console", lambda m: page.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
+    failed_before = request.session.testsfailed
+    yield page
+    if request.session.testsfailed > failed_before:  # this test's call phase failed
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        try:
+            page.screenshot(path=os.path.join(ARTIFACTS, f"{request.node.name}.png"), full_page=True)
+        except sync_api.Error:
+            pass  # a crashed page has no screenshot; the failure itself is reported
+    context.close()
+
+
+def open_tab(page, base: str, tab: str) -> None:
+    page.goto(f"{base}#{tab}")
+    page.wait_for_function("() => window.Plotly !== undefined")
+
+
+def wait_for(predicate, what: str, timeout: float = 15.0):
+    """Poll `predicate` until it returns a truthy value (returned) or fail after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def card(page, tag: str, run: str | None = None):
+    selector = f'.card[data-tag="{tag}"]' + (f'[data-run="{run}"]' if run else "")
+    locator = page.locator(selector)
+    locator.scroll_into_view_if_needed()
+    return locator
+
+
+TRACES_JS = """(el) => {
+    const div = el.querySelector('.js-plotly-plot');
+    if (!div || !div.data) return null;
+    return div.data.map((t) => ({meta: t.meta || {}, x: Array.from(t.x || []), y: Array.from(t.y || []),
+                                 text: t.text === undefined ? null : t.text}));
+}"""
+
+
+def traces(locator, kind: str | None = None, run: str | None = None):
+    data = locator.evaluate(TRACES_JS) or []
+    return [
+        t
+        for t in data
+        if (kind is None or t["meta"].get("kind") == kind) and (run is None or t["meta"].get("run") == run)
+    ]
+
+
+def scalar_chart(page, tag: str):
+    """The card of a scalar chart once it has drawn its data."""
+    locator = card(page, tag)
+    page.wait_for_selector(f'.card[data-tag="{tag}"][data-state="ready"] .js-plotly-plot')
+    wait_for(lambda: traces(locator, "raw"), f"the traces of {tag}")
+    return locator
+
+
+def debiased_ema(values, weight):
+    out, last, k = [], 0.0, 0
+    for v in values:
+        if v is None or not math.isfinite(v):
+            out.append(None)
+            continue
+        last = last * weight + (1 - weight) * v
+        k += 1
+        out.append(last / (1 - weight**k))
+    return out
+
+
+def test_scalar_chart_plots_the_logged_values(page, server):
+    base, _, _ = server
+    open_tab(page, base, "scalars")
+    chart = scalar_chart(page, "loss")
+    (raw,) = traces(chart, "raw", "alpha")
+    assert raw["x"] == LOSS_STEPS
+    assert raw["y"] == [None if math.isnan(v) else v for v in LOSS_VALUES]  # NaN: a gap in the line
+    (smoothed,) = traces(chart, "smoothed", "alpha")
+    assert smoothed["y"][LOSS_STEPS.index(NAN_STEP)] is None
+    (marks,) = traces(chart, "nonfinite", "alpha")
+    assert marks["x"] == [NAN_STEP] and marks["text"] == ["NaN"]  # a visible marker says which
+
+
+def test_smoothing_slider_changes_the_smoothed_line(page, server):
+    base, _, _ = server
+    open_tab(page, base, "scalars")
+    chart = scalar_chart(page, "loss")
+    before = traces(chart, "smoothed", "alpha")[0]["y"]
+    page.locator("#smoothing").evaluate("(el) => { el.value = '0.95'; el.dispatchEvent(new Event('input')); }")
+    after = wait_for(
+        lambda: (y := traces(chart, "smoothed", "alpha")[0]["y"]) != before and y, "the smoothed line to change"
+    )
+    raw = traces(chart, "raw", "alpha")[0]["y"]
+    assert after != raw
+    assert after == pytest.approx(debiased_ema(raw, 0.95), rel=1e-9)
+
+
+def _pixel(page, locator):
+    return locator.locator("img").evaluate(
+        """(img) => { const c = document.createElement('canvas'); c.width = img.naturalWidth;
+        c.height = img.naturalHeight; const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+        return Array.from(g.getImageData(5, 5, 1, 1).data.slice(0, 3)); }"""
+    )
+
+
+def _loaded_image(locator, index: int):
+    return locator.locator("img").evaluate(
+        "(img, i) => img.complete && img.naturalWidth > 0 && new URL(img.src).searchParams.get('index') === String(i)"
+        " ? [img.naturalWidth, img.naturalHeight] : null",
+        index,
+    )
+
+
+def test_image_card_shows_the_logged_image_and_the_slider_moves_steps(page, server):
+    base, logdir, _ = server
+    open_tab(page, base, "images")
+    image_card = card(page, "sample", "alpha")
+    last = len(IMAGE_STEPS) - 1
+    size = wait_for(lambda: _loaded_image(image_card, last), "the newest image to load")
+    assert size == [IMAGE_WIDTH, IMAGE_HEIGHT]
+    assert image_card.get_attribute("data-step") == str(IMAGE_STEPS[last])
+    assert _pixel(page, image_card) == list(IMAGE_COLORS[last])
+    # The bytes served are the PNG the writer logged.
+    src = image_card.locator("img").evaluate("(img) => img.src")
+    with urllib.request.urlopen(src, timeout=5) as response:
+        served = response.read()
+    reader = LogReader(logdir)
+    assert served == reader.read_blob(reader.images("alpha", "sample")[last])
+
+    image_card.locator(".step-slider").evaluate("(el) => { el.value = '0'; el.dispatchEvent(new Event('input')); }")
+    wait_for(lambda: _loaded_image(image_card, 0), "the first image to load")
+    assert image_card.get_attribute("data-step") == str(IMAGE_STEPS[0])
+    assert f"step {IMAGE_STEPS[0]}" in image_card.locator(".caption").inner_text()
+    assert _pixel(page, image_card) == list(IMAGE_COLORS[0])
+
+
+def test_histogram_card_draws_in_each_mode(page, server):
+    base, _, _ = server
+    open_tab(page, base, "histograms")
+    hist = card(page, "weights", "alpha")
+    expected = {"offset": len(HIST_STEPS), "overlay": len(HIST_STEPS), "distribution": 9}  # 4 bands x 2 + median
+    for mode, count in expected.items():
+        hist.locator("select").select_option(mode)
+        page.wait_for_selector(f'.card[data-tag="weights"][data-run="alpha"][data-mode="{mode}"][data-state="ready"]')
+        drawn = wait_for(lambda c=count: len(data := traces(hist)) == c and data, f"{count} traces in {mode} mode")
+        assert all(len(t["x"]) > 0 for t in drawn)
+        if mode == "distribution":
+            median = [t for t in drawn if t["meta"].get("median")]
+            assert median and median[0]["x"] == HIST_STEPS
+        else:
+            assert sorted(t["meta"]["step"] for t in drawn) == HIST_STEPS
+
+
+def test_a_flushed_point_appears_without_a_reload(page, server):
+    base, _, live = server
+    open_tab(page, base, "scalars")
+    chart = scalar_chart(page, "live/metric")
+    page.evaluate("() => { window.notReloaded = true; }")
+    step = 5  # the writer logged steps 0..4
+    assert step not in traces(chart, "raw", "live")[0]["x"]
+    live.add_scalar("live/metric", 42.5, step)
+    live.flush()
+    raw = wait_for(
+        lambda: (t := traces(chart, "raw", "live")) and step in t[0]["x"] and t[0], "the new point", timeout=15
+    )
+    assert raw["y"][raw["x"].index(step)] == 42.5
+    assert page.evaluate("() => window.notReloaded === true")
+
+
+def test_box_zoom_refetches_the_range_at_full_resolution(page, server):
+    base, _, _ = server
+    open_tab(page, base, "scalars")
+    chart = scalar_chart(page, "dense/sin")
+    (raw,) = traces(chart, "raw", "alpha")
+    assert len(raw["x"]) <= 1000 < DENSE_POINTS  # downsampled at first
+    lo, hi = 1234, 1834
+    assert not set(range(lo, hi + 1)) <= set(raw["x"])
+    chart.evaluate(f"(el) => Plotly.relayout(el.querySelector('.js-plotly-plot'), {{'xaxis.range': [{lo}, {hi}]}})")
+    zoomed = wait_for(
+        lambda: (t := traces(chart, "raw", "alpha")) and t[0]["x"] == list(range(lo, hi + 1)) and t[0],
+        "every point of the zoomed range",
+    )
+    assert zoomed["y"] == [math.sin(s / 50.0) + s * 1e-4 for s in range(lo, hi + 1)]
+    # Double-click resets the zoom: back to the downsampled whole series.
+    chart.evaluate("(el) => Plotly.relayout(el.querySelector('.js-plotly-plot'), {'xaxis.autorange': true})")
+    wait_for(lambda: (t := traces(chart, "raw", "alpha")) and t[0]["x"][-1] == DENSE_POINTS - 1, "the whole series")
+
+
+def test_no_console_errors_on_any_tab(page, server):
+    base, _, _ = server
+    open_tab(page, base, "scalars")
+    scalar_chart(page, "loss")
+    assert "VisualDL" in page.title()
+    page.check("#log-y")
+    page.check("#ignore-outliers")
+    page.check('input[name="x-axis"][value="wall"]')
+    page.fill("#tag-filter", "[unclosed")
+    page.wait_for_selector("#tag-filter-error:not([hidden])")
+    assert "Invalid regex" in page.inner_text("#tag-filter-error")
+    page.fill("#tag-filter", "")
+    for tab in ("images", "histograms", "text"):
+        page.click(f"#tab-{tab}")
+        page.wait_for_selector(f"#panel-{tab} .card[data-state='ready']")
+    text = page.locator('.card[data-tag="notes"] .text-body').inner_text()
+    assert text == "<b>plain</b> text"  # shown as text, never as HTML
+    page.click("#tab-scalars")
+    scalar_chart(page, "loss")
+    time.sleep(0.5)
+    assert page.errors == []
