@@ -174,7 +174,12 @@ def serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     provider = app.extensions["visualdl.provider"]
     try:
-        server = create_server(app, host=args.host, port=args.port, threads=8, ident="visualdl")
+        # waitress answers at most connection_limit open connections (default 100): a
+        # dashboard with many open tabs, or a load test, would see connections that are
+        # accepted but never answered. Its "task queue depth" warnings are noise here.
+        server = create_server(
+            app, host=args.host, port=args.port, threads=8, connection_limit=1000, ident="visualdl"
+        )
     except OSError as e:
         provider.stop()
         print(f"visualdl: error: cannot serve on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
@@ -201,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="visualdl: %(levelname)s: %(message)s")
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     if not args.logdir and not args.model:
         parser.error("give --logdir DIR (or --model FILE)")
     if args.inspect:

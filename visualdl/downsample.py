@@ -19,6 +19,8 @@ input gives the same output. Every step is a numpy operation over the whole arra
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["PICKS_PER_BUCKET", "downsample", "select_range"]
@@ -27,8 +29,19 @@ __all__ = ["PICKS_PER_BUCKET", "downsample", "select_range"]
 PICKS_PER_BUCKET = 5
 
 
+def _clip_int(x: int) -> int:
+    return max(-(2**63), min(2**63 - 1, x))
+
+
 def select_range(steps: np.ndarray, x_min: float | None, x_max: float | None) -> tuple[int, int]:
     """``[start, stop)`` of the points of ``steps`` (sorted) with ``x_min <= step <= x_max``."""
+    # Integer bounds for integer steps: searchsorted then compares in int64, without
+    # converting the whole array to float (and without float rounding above 2**53).
+    integral = steps.dtype.kind in "iu"
+    if x_min is not None and integral:
+        x_min = _clip_int(math.ceil(x_min))
+    if x_max is not None and integral:
+        x_max = _clip_int(math.floor(x_max))
     start = 0 if x_min is None else int(np.searchsorted(steps, x_min, side="left"))
     stop = steps.size if x_max is None else int(np.searchsorted(steps, x_max, side="right"))
     return start, max(start, stop)
@@ -47,17 +60,29 @@ def downsample(steps: np.ndarray, values: np.ndarray, max_points: int) -> np.nda
     width = -(-n // nbuckets)  # points per bucket; the last buckets may be short or empty
     total = nbuckets * width
     nan = np.isnan(values)
+    has_nan = bool(nan.any())
     padded = np.empty(total)
-    padded[n:] = np.nan
     np.copyto(padded[:n], values)
-    grid = padded.reshape(nbuckets, width)
-    nan_grid = np.isnan(grid)
     base = np.arange(nbuckets) * width
     picks = [base, np.minimum(base + width - 1, n - 1)]
-    # argmax/argmin see NaN (and the padding) as -inf/+inf: they never win over a number.
-    picks.append(base + np.argmax(np.where(nan_grid, -np.inf, grid), axis=1))
-    picks.append(base + np.argmin(np.where(nan_grid, np.inf, grid), axis=1))
-    if nan.any():
+    if not has_nan:
+        # Padding with the last value: in the last real bucket it ties with a real point
+        # that comes first (argmax/argmin take the first on ties), and a bucket that is all
+        # padding picks an index >= n, dropped below. No NaN masks to build.
+        padded[n:] = values[-1]
+        grid = padded.reshape(nbuckets, width)
+        picks.append(base + np.argmax(grid, axis=1))
+        picks.append(base + np.argmin(grid, axis=1))
+    else:
+        # NaN (and the padding) become -inf for the maximum, +inf for the minimum: they
+        # never win over a number. One buffer, rewritten in place.
+        grid = padded.reshape(nbuckets, width)
+        padded[n:] = -np.inf
+        padded[:n][nan] = -np.inf
+        picks.append(base + np.argmax(grid, axis=1))
+        padded[n:] = np.inf
+        padded[:n][nan] = np.inf
+        picks.append(base + np.argmin(grid, axis=1))
         real_nan = np.zeros(total, bool)
         real_nan[:n] = nan
         rows = real_nan.reshape(nbuckets, width)
