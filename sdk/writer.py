@@ -19,7 +19,7 @@ from visualdl import __version__
 from visualdl.kinds import encode_graph, encode_histogram, encode_image, encode_text
 from visualdl.logformat import FILE_MARKER, FORMAT_VERSION
 from visualdl.proto import pb
-from visualdl.sdk import convert
+from visualdl.sdk import convert, launcher
 from visualdl.sdk.sink import NullSink, Sink, drop_torn_tail
 
 __all__ = ["LogWriter"]
@@ -53,6 +53,10 @@ class LogWriter:
         max_pending_bytes: memory bound of data waiting for the disk; above it,
             ``add_*`` calls wait for the writer (backpressure, nothing is dropped).
         fsync: make ``flush()`` and each background flush also ``fsync`` the file.
+        rank, world_size, local_rank, role, job, attempt: this process's place in a
+            distributed job, written into the file header. Detected from the
+            launcher's environment (torchrun, PaddlePaddle, TF_CONFIG, Horovod, MPI,
+            SLURM; see :mod:`visualdl.sdk.launcher`); explicit arguments win.
 
     Wall times: ``walltime`` is seconds since the epoch (TensorBoard) or milliseconds
     (VisualDL 2); values above 1e11 are taken as milliseconds. Default: now.
@@ -71,6 +75,12 @@ class LogWriter:
         *,
         max_pending_bytes: int = 64 << 20,
         fsync: bool = False,
+        rank: int | None = None,
+        world_size: int | None = None,
+        local_rank: int | None = None,
+        role: str | None = None,
+        job: str | None = None,
+        attempt: int | None = None,
         **kwargs: Any,
     ) -> None:
         if kwargs:
@@ -96,6 +106,15 @@ class LogWriter:
                 f"file_name must be a bare file name containing {FILE_MARKER!r} so readers find it; "
                 f"got {file_name!r}"
             )
+        self._placement = launcher.resolve(
+            os.environ,
+            rank=rank,
+            world_size=world_size,
+            local_rank=local_rank,
+            role=role,
+            job=job,
+            attempt=attempt,
+        )
         self._file_name = file_name
         self._suffix = filename_suffix
         self._display_name = display_name
@@ -126,10 +145,13 @@ class LogWriter:
             start_time=time.time(),
             sdk_version=__version__,
             display_name=self._display_name,
-            rank=-1,
-            world_size=-1,
-            local_rank=-1,
-            attempt=-1,
+            rank=self._placement.rank,
+            world_size=self._placement.world_size,
+            local_rank=self._placement.local_rank,
+            role=self._placement.role,
+            job=self._placement.job,
+            attempt=self._placement.attempt,
+            launcher=self._placement.launcher,
         )
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         if self._file_name and pid == self._first_pid:
@@ -156,6 +178,11 @@ class LogWriter:
 
     def get_logdir(self) -> str:
         return self._logdir
+
+    @property
+    def placement(self) -> launcher.Placement:
+        """Rank, world size, role, job and attempt written into this writer's file header."""
+        return self._placement
 
     def stats(self) -> dict[str, Any]:
         """Records and points written, bytes pending, seconds callers waited on the disk."""

@@ -58,6 +58,7 @@ class WriterInfo:
     role: str
     job: str
     attempt: int
+    launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
     closed: bool  # a footer was read: the writer closed cleanly
 
 
@@ -376,6 +377,7 @@ class LogReader:
                     role=h.role,
                     job=h.job,
                     attempt=h.attempt,
+                    launcher=h.launcher,
                     closed=logfile.footer is not None,
                 )
                 out.append(info)
