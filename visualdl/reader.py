@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from visualdl.aggregate import JobSeries, aggregate
 from visualdl.errors import LogFormatError
 from visualdl.framing import _HEAD, FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_BYTES, masked_crc
 from visualdl.kinds import (
@@ -33,10 +34,11 @@ from visualdl.kinds import (
     TextEvent,
 )
 from visualdl.logformat import FORMAT_VERSION, is_log_file, parse_record
+from visualdl.restarts import Attempt, Resolved, resolve
 from visualdl.series import ScalarSeries, Series, merge
 from visualdl.tail import LogFile, Problem
 
-__all__ = ["LogReader", "PollResult", "Problem", "ScalarSeries", "WriterInfo"]
+__all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo"]
 
 log = logging.getLogger("visualdl.reader")
 
@@ -78,6 +80,16 @@ class _Run:
     versions: dict[tuple[str, str], int] = field(default_factory=dict)
     #: (kind, tag) -> (version, merged result)
     cache: dict[tuple[str, str], tuple[int, Any]] = field(default_factory=dict)
+
+
+#: A place in a job: ``(role, rank)``; rank -1 for writers that do not know theirs.
+Stream = tuple[str, int]
+
+
+def _stream_of(header: Any) -> Stream:
+    if header is None:
+        return ("", -1)
+    return (header.role, int(header.rank) if header.rank >= 0 else -1)
 
 
 def _split_blocks(blocks: list[ScalarBlock]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
@@ -280,16 +292,74 @@ class LogReader:
             return state, None, hit[1]
         return state, per_file, None
 
-    def scalars(self, run: str, tag: str) -> ScalarSeries:
-        """Steps, values and wall times of ``tag`` in ``run`` (read-only numpy arrays) by step."""
+    def _resolved(self, run: str, tag: str) -> dict[Stream, Resolved]:
+        """Every stream's points of ``tag``, restarts resolved (see :mod:`visualdl.restarts`)."""
+        state, per_file, hit = self._cached(run, "scalars", tag)
+        if per_file is None:
+            return hit
+        grouped: dict[Stream, list[Attempt]] = {}
+        for path in sorted(per_file):  # name order: time-stamped names, oldest first
+            logfile = state.files.get(path)
+            header = logfile.header if logfile is not None else None
+            key = _stream_of(header)
+            start = header.start_time if header is not None else 0.0
+            attempt = header.attempt if header is not None else -1
+            grouped.setdefault(key, []).append(Attempt(per_file[path].view(), start, attempt))
+        result = {key: resolve(attempts) for key, attempts in sorted(grouped.items())}
+        state.cache[("scalars", tag)] = (state.versions.get(("scalars", tag), 0), result)
+        return result
+
+    def streams(self, run: str, tag: str | None = None) -> list[Stream]:
+        """The ``(role, rank)`` places of ``run``'s writers (of ``tag``'s writers when given); rank -1: unranked."""
         with self._lock:
-            state, per_file, hit = self._cached(run, "scalars", tag)
-            if per_file is None:
-                return hit
-            # Files in name order (time-stamped names: oldest first), so ties of steps are stable.
-            result = merge([per_file[path].view() for path in sorted(per_file)])
-            state.cache[("scalars", tag)] = (state.versions.get(("scalars", tag), 0), result)
-            return result
+            if tag is not None:
+                return [key for key, r in self._resolved(run, tag).items() if len(r.kept)]
+            return sorted({_stream_of(f.header) for f in self._run(run).files.values() if f.header is not None})
+
+    def scalars(
+        self, run: str, tag: str, *, role: str | None = None, rank: int | None = None, replaced: bool = False
+    ) -> ScalarSeries:
+        """Steps, values and wall times of ``tag`` in ``run`` (read-only numpy arrays) by step.
+
+        All writers' points, merged by step; ``role`` and ``rank`` keep those of one
+        place of a job. A process restarted from a checkpoint replaces its earlier
+        attempt's points from its first step on (:mod:`visualdl.restarts`);
+        ``replaced=True`` returns those replaced points instead.
+        """
+        with self._lock:
+            resolved = self._resolved(run, tag)
+            parts = [
+                r.replaced if replaced else r.kept
+                for (r_role, r_rank), r in resolved.items()
+                if (role is None or r_role == role) and (rank is None or r_rank == rank)
+            ]
+            if not parts and (role is not None or rank is not None):
+                raise KeyError(f"run {run!r} has no writer of {tag!r} with role {role!r} and rank {rank!r}")
+            return merge(parts)
+
+    def job_scalars(self, run: str, tag: str) -> dict[str, tuple[list[int], JobSeries]]:
+        """``tag`` over the ranks of ``run``'s job, per role: ``{role: (ranks, JobSeries)}``.
+
+        Only ranked writers count (unranked ones are not part of a job view).
+        """
+        with self._lock:
+            state = self._run(run)
+            version = state.versions.get(("scalars", tag), 0)
+            hit = state.cache.get(("job", tag))
+            if hit is not None and hit[0] == version:
+                return hit[1]
+            by_role: dict[str, list[tuple[int, ScalarSeries]]] = {}
+            for (role, rank), r in self._resolved(run, tag).items():
+                if rank >= 0 and len(r.kept):
+                    by_role.setdefault(role, []).append((rank, r.kept))
+        out = {}
+        for role, items in sorted(by_role.items()):
+            ranks = [rank for rank, _ in items]
+            out[role] = (ranks, aggregate([series for _, series in items], ranks))
+        with self._lock:
+            if state.versions.get(("scalars", tag), 0) == version:
+                state.cache[("job", tag)] = (version, out)
+        return out
 
     def _events(self, run: str, kind: str, tag: str) -> list[Any]:
         with self._lock:
