@@ -147,11 +147,18 @@ def build_blueprint(url_prefix: str) -> Blueprint:
         x_min, x_max = _float("x_min"), _float("x_max")
         if x_min is not None and x_max is not None and x_min > x_max:
             raise BadRequest(f"x_min ({x_min}) must not be above x_max ({x_max})")
+        ranks = request.args.get("ranks", "mean")
+        if ranks not in ("mean", "each"):
+            raise BadRequest(f"query parameter 'ranks' must be 'mean' or 'each'; got {ranks[:40]!r}")
         series = []
         missing = []
         for run in run_names:
             try:
-                series.append(provider.read_scalars(run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max))
+                series.append(
+                    provider.read_scalars(
+                        run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks
+                    )
+                )
             except NotFound:
                 if run not in provider.run_names():
                     raise
@@ -173,6 +180,10 @@ def build_blueprint(url_prefix: str) -> Blueprint:
     def histograms() -> Response:
         max_entries = _int("max_entries", 50, 1, 10_000)
         return jsonify(_provider().read_histograms(run=_text("run"), tag=_text("tag"), max_entries=max_entries))
+
+    @bp.get("/api/job")
+    def job() -> Response:
+        return jsonify(_provider().read_job(run=_text("run")))
 
     @bp.get("/api/distribution")
     def distribution() -> Response:

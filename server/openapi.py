@@ -54,6 +54,13 @@ OPENAPI: dict[str, Any] = {
                 _param("max_points", "points per run at most (5..100000)", required=False, kind="integer"),
                 _param("x_min", "first step of the range", required=False, kind="number"),
                 _param("x_max", "last step of the range", required=False, kind="number"),
+                _param(
+                    "ranks",
+                    "for jobs (runs of several ranked writers): 'mean' (default) gives per role the mean over "
+                    "ranks with its min/max band and the rank at each extreme in 'job'; 'each' adds every "
+                    "rank's own series in 'per_rank'",
+                    required=False,
+                ),
             ],
             {
                 "type": "object",
@@ -93,6 +100,11 @@ OPENAPI: dict[str, Any] = {
                 _TAG,
                 _param("max_entries", "entries at most (1..10000, default 50)", required=False, kind="integer"),
             ],
+        ),
+        "/api/job": _get(
+            "A job's writers (role, rank, attempt, state running/closed/killed/silent), ranks alive over time per "
+            "role, restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
+            [_RUN],
         ),
         "/api/distribution": _get("Percentile bands of a histogram tag over steps", [_RUN, _TAG]),
         "/api/text": _get("Text entries of a tag in a run, by step", [_RUN, _TAG]),

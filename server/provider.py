@@ -18,16 +18,21 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.downsample import downsample, select_range
+from visualdl.aggregate import JobSeries
+from visualdl.downsample import PICKS_PER_BUCKET, downsample, select_range
 from visualdl.errors import VisualDLError
 from visualdl.kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl.reader import LogReader, ScalarSeries, WriterInfo
 from visualdl.server.distribution import percentile_bands
+from visualdl.server.jobs import job_overview
 from visualdl.server.settings import Settings
 
 __all__ = ["BadRequest", "DataProvider", "NotFound"]
 
 log = logging.getLogger("visualdl.server")
+
+#: Points of all per-rank lines of one chart together, at most (each rank gets a share).
+PER_RANK_POINTS = 200_000
 
 
 class NotFound(VisualDLError):
@@ -161,36 +166,70 @@ class DataProvider:
 
     # -- scalars -----------------------------------------------------------------------
 
-    def _series(self, run: str, tag: str) -> tuple[ScalarSeries, Any]:
+    def read_scalars(
+        self,
+        *,
+        run: str,
+        tag: str,
+        max_points: int,
+        x_min: float | None = None,
+        x_max: float | None = None,
+        ranks: str = "mean",
+    ) -> dict[str, Any]:
+        """One run's series of ``tag`` in the step range, at most ``max_points`` points.
+
+        For a job (a run with two or more ranked writers of ``tag``), ``job`` holds per
+        role the mean over ranks with its min/max band and the rank at each extreme, and
+        the top-level arrays are the first role's mean (trainers first); with
+        ``ranks="each"``, ``per_rank`` also holds every rank's own series.
+        """
         reader, local = self._resolve(run)
         try:
-            return reader.scalars(local, tag), reader.version(local, "scalars", tag)
+            version = reader.version(local, "scalars", tag)
+            series = reader.scalars(local, tag)
         except KeyError as e:
             raise NotFound(f"run {run!r} has no scalar tag {tag!r}") from e
-
-    def read_scalars(
-        self, *, run: str, tag: str, max_points: int, x_min: float | None = None, x_max: float | None = None
-    ) -> dict[str, Any]:
-        """One run's series of ``tag`` in the step range, at most ``max_points`` points."""
-        series, version = self._series(run, tag)
-        key = (run, tag, version, max_points, x_min, x_max)
+        key = (run, tag, version, max_points, x_min, x_max, ranks)
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        start, stop = select_range(series.steps, x_min, x_max)
-        steps = series.steps[start:stop]
-        values = series.values[start:stop]
-        walls = series.wall_times[start:stop]
-        keep = downsample(steps, values, max_points)
-        result = _scalar_json(steps[keep], values[keep], walls[keep])
-        result.update(run=run, total_points=int(series.steps.size), range_points=int(steps.size))
+        jobs = reader.job_scalars(local, tag)
+        if sum(len(r) for r, _ in jobs.values()) < 2:
+            result = _downsampled(series, max_points, x_min, x_max)
+        else:
+            roles = sorted(jobs, key=lambda r: (r != "trainer", r))
+            entries = [_job_json(role, *jobs[role], max_points, x_min, x_max) for role in roles]
+            first = entries[0]
+            result = {k: first[k] for k in ("steps", "values", "wall_times", "nonfinite", "range_points")}
+            result["job"] = entries
+            if ranks == "each":
+                places = [(role, rank) for role in roles for rank in jobs[role][0]]
+                budget = max(PICKS_PER_BUCKET * 5, min(max_points, PER_RANK_POINTS // len(places)))
+                result["per_rank"] = [
+                    {
+                        "role": role,
+                        "rank": rank,
+                        **_downsampled(reader.scalars(local, tag, role=role, rank=rank), budget, x_min, x_max),
+                    }
+                    for role, rank in places
+                ]
+        result.update(run=run, total_points=int(series.steps.size))
         with self._lock:
             self._cache[key] = result
             while len(self._cache) > self._cache_limit:
                 self._cache.popitem(last=False)
         return result
+
+    def read_job(self, *, run: str) -> dict[str, Any]:
+        """The job page of ``run`` (see :mod:`visualdl.server.jobs`)."""
+        reader, local = self._resolve(run)
+        try:
+            progress = reader.progress(local)
+        except KeyError as e:
+            raise NotFound(f"unknown run {run!r}") from e
+        return {"run": run, **job_overview(progress, now=time.time())}
 
     # -- images, histograms, text, graphs ----------------------------------------------------
 
@@ -297,6 +336,47 @@ def _writer_json(w: WriterInfo) -> dict[str, Any]:
 
 def _finite_or_none(value: float) -> float | None:
     return value if np.isfinite(value) else None
+
+
+def _downsampled(series: ScalarSeries, max_points: int, x_min: float | None, x_max: float | None) -> dict[str, Any]:
+    start, stop = select_range(series.steps, x_min, x_max)
+    steps = series.steps[start:stop]
+    values = series.values[start:stop]
+    walls = series.wall_times[start:stop]
+    keep = downsample(steps, values, max_points)
+    out = _scalar_json(steps[keep], values[keep], walls[keep])
+    out["range_points"] = int(steps.size)
+    return out
+
+
+def _job_json(
+    role: str, ranks: list[int], job: JobSeries, max_points: int, x_min: float | None, x_max: float | None
+) -> dict[str, Any]:
+    """One role's mean line and min/max band; the points kept are those that keep the spikes
+    of any of the three (each downsampled at a third of the budget, then joined)."""
+    start, stop = select_range(job.steps, x_min, x_max)
+    steps = job.steps[start:stop]
+    third = max(PICKS_PER_BUCKET, max_points // 3)
+    keep = np.union1d(
+        np.union1d(downsample(steps, job.mean[start:stop], third), downsample(steps, job.min[start:stop], third)),
+        downsample(steps, job.max[start:stop], third),
+    ) + start
+    out = _scalar_json(job.steps[keep], job.mean[keep], job.wall_times[keep])
+    lo = _scalar_json(job.steps[keep], job.min[keep], job.wall_times[keep])
+    hi = _scalar_json(job.steps[keep], job.max[keep], job.wall_times[keep])
+    out.update(
+        role=role,
+        ranks=ranks,
+        min=lo["values"],
+        min_nonfinite=lo["nonfinite"],
+        max=hi["values"],
+        max_nonfinite=hi["nonfinite"],
+        min_rank=job.min_rank[keep].tolist(),
+        max_rank=job.max_rank[keep].tolist(),
+        count=job.count[keep].tolist(),
+        range_points=int(steps.size),
+    )
+    return out
 
 
 def _scalar_json(steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> dict[str, Any]:

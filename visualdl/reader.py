@@ -62,6 +62,7 @@ class WriterInfo:
     attempt: int
     launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
     closed: bool  # a footer was read: the writer closed cleanly
+    end_time: float | None = None  # the footer's wall time, when closed
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,29 @@ class _Run:
     versions: dict[tuple[str, str], int] = field(default_factory=dict)
     #: (kind, tag) -> (version, merged result)
     cache: dict[tuple[str, str], tuple[int, Any]] = field(default_factory=dict)
+    #: path -> the file's progress: (wall time, highest step so far) once per scalar record
+    progress: dict[str, _Progress] = field(default_factory=dict)
+
+
+class _Progress:
+    """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record."""
+
+    __slots__ = ("walls", "steps", "points")
+
+    def __init__(self) -> None:
+        self.walls: list[float] = []
+        self.steps: list[int] = []
+        self.points = 0
+
+    def add(self, blocks: list[ScalarBlock]) -> None:
+        for block in blocks:
+            if block.steps.size:
+                top = int(block.steps.max())
+                if self.steps and self.steps[-1] > top:
+                    top = self.steps[-1]
+                self.steps.append(top)
+                self.walls.append(float(block.wall_times.max()))
+                self.points += int(block.steps.size)
 
 
 #: A place in a job: ``(role, rank)``; rank -1 for writers that do not know theirs.
@@ -189,6 +213,7 @@ class LogReader:
 
     def _forget(self, state: _Run, path: str) -> None:
         state.files.pop(path, None)
+        state.progress.pop(path, None)
         for key, per_file in state.data.items():
             if per_file.pop(path, None) is not None:
                 state.versions[key] = state.versions.get(key, 0) + 1
@@ -236,6 +261,8 @@ class LogReader:
                 continue
             data.setdefault((kind, tag), {}).setdefault(path, []).append(event)
             versions[(kind, tag)] = versions.get((kind, tag), 0) + 1
+        if blocks:
+            state.progress.setdefault(path, _Progress()).add(blocks)
         for tag, steps, values, walls in _split_blocks(blocks):
             per_file = data.setdefault(("scalars", tag), {})
             series = per_file.get(path)
@@ -449,8 +476,24 @@ class LogReader:
                     attempt=h.attempt,
                     launcher=h.launcher,
                     closed=logfile.footer is not None,
+                    end_time=logfile.footer.wall_time if logfile.footer is not None else None,
                 )
                 out.append(info)
+            return out
+
+    def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
+        """Per file of ``run``: its writer, then wall times and the highest step reached by then
+        (one entry per scalar record written), and the number of scalar points."""
+        infos = self.writers(run)
+        with self._lock:
+            progress = self._run(run).progress
+            out = []
+            for info in infos:
+                p = progress.get(info.path)
+                if p is None:
+                    out.append((info, np.empty(0), np.empty(0, np.int64), 0))
+                else:
+                    out.append((info, np.array(p.walls), np.array(p.steps, np.int64), p.points))
             return out
 
     @property

@@ -1,0 +1,184 @@
+"""The job page: who is alive, who restarted, who is slow, how far apart the trainers are. Pure.
+
+Built from :meth:`visualdl.reader.LogReader.progress`: per log file its writer's header
+(role, rank, attempt, start time, footer) and its progress trace, one ``(wall time,
+highest step so far)`` entry per scalar record (about one per flush). Nothing here
+reads points, so a job of 1,000 ranks costs a few thousand small numpy calls.
+
+Definitions:
+
+* a file's *end* is its footer's time when the writer closed cleanly, else the wall
+  time of its last record;
+* a file without a footer is ``killed`` when a later file of the same place (role and
+  rank) exists, ``silent`` when it has written nothing for ``silent_after`` seconds, and
+  ``running`` otherwise;
+* *throughput* of a place is steps per second over the trace of its newest file, and
+  *recent* throughput over the last quarter of that trace's duration (at least two
+  entries); *stragglers* are places whose recent throughput is below 80% of their
+  role's median;
+* *step skew* at time t is, per role, the highest minus the lowest step reached by the
+  places alive at t (the step a place had reached is interpolated along its trace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from visualdl.reader import WriterInfo
+
+__all__ = ["job_overview"]
+
+Progress = tuple[WriterInfo, np.ndarray, np.ndarray, int]
+
+STRAGGLER_RATIO = 0.8
+
+
+def _rate(walls: np.ndarray, steps: np.ndarray) -> float | None:
+    if walls.size < 2 or walls[-1] <= walls[0]:
+        return None
+    return float((steps[-1] - steps[0]) / (walls[-1] - walls[0]))
+
+
+def _recent_rate(walls: np.ndarray, steps: np.ndarray) -> float | None:
+    if walls.size < 2:
+        return None
+    cutoff = walls[-1] - (walls[-1] - walls[0]) / 4
+    i = min(int(np.searchsorted(walls, cutoff, side="left")), walls.size - 2)
+    return _rate(walls[i:], steps[i:])
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
+def job_overview(progress: Sequence[Progress], *, now: float, silent_after: float = 60.0, grid: int = 240) -> dict:
+    """The job page's JSON for one run (see the module docstring)."""
+    files = sorted(progress, key=lambda p: (p[0].role, p[0].rank, p[0].attempt, p[0].start_time))
+    newest: dict[tuple[str, int], int] = {}
+    for i, (info, *_rest) in enumerate(files):
+        newest[(info.role, info.rank)] = i  # sorted: the last one of a place is its newest
+    writers = []
+    starts = np.empty(len(files))
+    ends = np.empty(len(files))
+    for i, (info, walls, steps, points) in enumerate(files):
+        last_seen = float(walls[-1]) if walls.size else info.start_time
+        # Logged wall times may be the user's own (walltime=...): the file's span covers them.
+        begin = min(info.start_time, float(walls[0])) if walls.size else info.start_time
+        if info.closed:
+            state = "closed"
+            end = max(info.end_time if info.end_time is not None else last_seen, last_seen)
+        elif newest[(info.role, info.rank)] != i:
+            state, end = "killed", last_seen
+        elif now - last_seen > silent_after:
+            state, end = "silent", last_seen
+        else:
+            state, end = "running", now
+        starts[i], ends[i] = begin, end
+        writers.append(
+            {
+                "role": info.role,
+                "rank": info.rank,
+                "attempt": info.attempt,
+                "host": info.host,
+                "pid": info.pid,
+                "file": info.path.rsplit("/", 1)[-1],
+                "state": state,
+                "start_time": begin,
+                "end_time": end,
+                "points": points,
+                "first_step": int(steps[0]) if steps.size else None,
+                "last_step": int(steps[-1]) if steps.size else None,
+            }
+        )
+    places: dict[tuple[str, int], list[int]] = {}
+    for i, (info, *_rest) in enumerate(files):
+        places.setdefault((info.role, info.rank), []).append(i)
+    roles = sorted({role for role, _ in places}, key=lambda r: (r != "trainer", r))
+    t0 = float(starts.min()) if files else now
+    t1 = float(max(ends.max(), t0 + 1e-3)) if files else now
+    times = np.linspace(t0, t1, grid)
+    alive: dict[str, list[int]] = {}
+    skew: dict[str, dict[str, list[Any]]] = {}
+    throughput: dict[str, list[dict[str, Any]]] = {}
+    stragglers: dict[str, list[int]] = {}
+    restarts = []
+    for role in roles:
+        members = [i for i, (info, *_rest) in enumerate(files) if info.role == role]
+        cover = (starts[members, None] <= times) & (ends[members, None] >= times)
+        alive[role] = cover.sum(axis=0).astype(int).tolist()
+        rows = []
+        ranks = []
+        entries: list[dict[str, Any]] = []
+        for (r_role, rank), idx in places.items():
+            if r_role != role:
+                continue
+            if len(idx) > 1:
+                restarts.append({"role": role, "rank": rank, "files": len(idx)})
+            walls = np.concatenate([files[i][1] for i in idx])
+            steps = np.concatenate([files[i][2] for i in idx]).astype(float)
+            order = np.argsort(walls, kind="stable")
+            walls, steps = walls[order], steps[order]
+            row = np.full(grid, np.nan)
+            for i in idx:  # only while one of its files was alive
+                w, s = files[i][1], files[i][2]
+                if w.size:
+                    inside = (times >= starts[i]) & (times <= ends[i])
+                    row[inside] = np.interp(times[inside], w, s.astype(float), left=np.nan)
+            rows.append(row)
+            ranks.append(rank)
+            last = files[idx[-1]]
+            entries.append(
+                {
+                    "rank": rank,
+                    "steps_per_second": _rate(last[1], last[2]),
+                    "recent_steps_per_second": _recent_rate(last[1], last[2]),
+                    "last_step": int(steps.max()) if steps.size else None,
+                }
+            )
+        matrix = np.array(rows) if rows else np.empty((0, grid))
+        with np.errstate(all="ignore"):
+            some = np.asarray(~np.isnan(matrix).all(axis=0), bool) if rows else np.zeros(grid, bool)
+            lo = np.where(some, np.nanmin(np.where(np.isnan(matrix), np.inf, matrix), axis=0), np.nan)
+            hi = np.where(some, np.nanmax(np.where(np.isnan(matrix), -np.inf, matrix), axis=0), np.nan)
+            slowest = np.argmin(np.where(np.isnan(matrix), np.inf, matrix), axis=0) if rows else np.zeros(grid, int)
+        skew[role] = {
+            "min_step": [_finite(v) for v in lo],
+            "max_step": [_finite(v) for v in hi],
+            "slowest_rank": [int(ranks[j]) if s else None for j, s in zip(slowest, some, strict=True)],
+        }
+        recent = [e["recent_steps_per_second"] for e in entries if e["recent_steps_per_second"] is not None]
+        median = float(np.median(recent)) if recent else None
+        for e in entries:
+            r = e["recent_steps_per_second"]
+            e["straggler"] = bool(median and r is not None and r < STRAGGLER_RATIO * median)
+        throughput[role] = sorted(entries, key=lambda e: e["rank"])
+        slow_first = sorted(entries, key=lambda e: e["recent_steps_per_second"] or 0.0)
+        stragglers[role] = [e["rank"] for e in slow_first if e["straggler"]]
+    return {
+        "roles": [
+            {
+                "role": role,
+                "places": sum(1 for r, _ in places if r == role),
+                "world_size": max((f[0].world_size for f in files if f[0].role == role), default=-1),
+            }
+            for role in roles
+        ],
+        "writers": writers,
+        "times": times.tolist(),
+        "alive": alive,
+        "skew": skew,
+        "throughput": throughput,
+        "stragglers": stragglers,
+        "restarts": restarts,
+        "median_recent_steps_per_second": {
+            role: _median([e["recent_steps_per_second"] for e in throughput[role]]) for role in roles
+        },
+    }
+
+
+def _median(xs: list[float | None]) -> float | None:
+    real = [x for x in xs if x is not None]
+    return float(np.median(real)) if real else None
