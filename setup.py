@@ -77,7 +77,9 @@ setup(
             "setuptools>=70.1",
             "wheel",
         ],
-        "bench": ["tensorboardX>=2.6"],
+        # Peers measured in the same benchmark run: tensorboardX writes TensorBoard's format,
+        # tensorboard reads it (its Python loader and its server).
+        "bench": ["tensorboardX>=2.6", "tensorboard>=2.17"],
     },
     entry_points={"console_scripts": ["visualdl = visualdl.cli:main"]},
     classifiers=[
