@@ -78,7 +78,11 @@ OPENAPI: dict[str, Any] = {
                                 "values": _NUMBERS,
                                 "wall_times": {"type": "array", "items": {"type": "number"}},
                                 "nonfinite": {"type": "array", "items": {"type": "array"}},
-                                "total_points": {"type": "integer"},
+                                "total_points": {
+                                    "type": "integer",
+                                    "description": "points logged for the tag in the run, by all writers and "
+                                    "attempts (replaced points of restarted ranks included)",
+                                },
                                 "range_points": {"type": "integer"},
                             },
                         },

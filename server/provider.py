@@ -186,18 +186,18 @@ class DataProvider:
         reader, local = self._resolve(run)
         try:
             version = reader.version(local, "scalars", tag)
-            series = reader.scalars(local, tag)
+            key = (run, tag, version, max_points, x_min, x_max, ranks)
+            with self._lock:
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    return hit
+            jobs = reader.job_scalars(local, tag)
+            total = reader.count(local, "scalars", tag)
         except KeyError as e:
             raise NotFound(f"run {run!r} has no scalar tag {tag!r}") from e
-        key = (run, tag, version, max_points, x_min, x_max, ranks)
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-                return hit
-        jobs = reader.job_scalars(local, tag)
         if sum(len(r) for r, _ in jobs.values()) < 2:
-            result = _downsampled(series, max_points, x_min, x_max)
+            result = _downsampled(reader.scalars(local, tag), max_points, x_min, x_max)
         else:
             roles = sorted(jobs, key=lambda r: (r != "trainer", r))
             entries = [_job_json(role, *jobs[role], max_points, x_min, x_max) for role in roles]
@@ -215,7 +215,7 @@ class DataProvider:
                     }
                     for role, rank in places
                 ]
-        result.update(run=run, total_points=int(series.steps.size))
+        result.update(run=run, total_points=total)
         with self._lock:
             self._cache[key] = result
             while len(self._cache) > self._cache_limit:

@@ -355,6 +355,13 @@ class LogReader:
         """
         with self._lock:
             resolved = self._resolved(run, tag)
+            unfiltered = role is None and rank is None and not replaced
+            if unfiltered:
+                state = self._run(run)
+                version = state.versions.get(("scalars", tag), 0)
+                hit = state.cache.get(("merged", tag))
+                if hit is not None and hit[0] == version:
+                    return hit[1]
             parts = [
                 r.replaced if replaced else r.kept
                 for (r_role, r_rank), r in resolved.items()
@@ -362,7 +369,10 @@ class LogReader:
             ]
             if not parts and (role is not None or rank is not None):
                 raise KeyError(f"run {run!r} has no writer of {tag!r} with role {role!r} and rank {rank!r}")
-            return merge(parts)
+            merged = merge(parts)
+            if unfiltered:
+                state.cache[("merged", tag)] = (version, merged)
+            return merged
 
     def job_scalars(self, run: str, tag: str) -> dict[str, tuple[list[int], JobSeries]]:
         """``tag`` over the ranks of ``run``'s job, per role: ``{role: (ranks, JobSeries)}``.
