@@ -171,7 +171,11 @@ def build_blueprint(url_prefix: str) -> Blueprint:
 
     @bp.get("/api/image")
     def image() -> Response:
-        data = _provider().read_image(run=_text("run"), tag=_text("tag"), index=_int("index", 0, 0, 2**62))
+        step = request.args.get("step")
+        if step is not None:
+            data = _provider().read_image(run=_text("run"), tag=_text("tag"), step=_int("step", 0, 0, 2**63 - 1))
+        else:
+            data = _provider().read_image(run=_text("run"), tag=_text("tag"), index=_int("index", 0, 0, 2**62))
         response = Response(data, mimetype="image/png")
         response.headers["Cache-Control"] = "private, max-age=3600"
         return response

@@ -92,8 +92,13 @@ OPENAPI: dict[str, Any] = {
         ),
         "/api/images": _get("Every image of a tag in a run: steps, wall times, sizes", [_RUN, _TAG]),
         "/api/image": _get(
-            "The PNG of one image",
-            [_RUN, _TAG, _param("index", "position in the /api/images list", kind="integer")],
+            "The PNG of one image, by position or by step",
+            [
+                _RUN,
+                _TAG,
+                _param("index", "position in the /api/images list", required=False, kind="integer"),
+                _param("step", "the step (its last image); instead of index", required=False, kind="integer"),
+            ],
             {"type": "string", "format": "binary"},
             "image/png",
         ),

@@ -7,6 +7,7 @@ flask here. Downsampled series are cached by (run, tag, data version, range, bud
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import threading
@@ -257,9 +258,15 @@ class DataProvider:
             "heights": [e.height for e in events],
         }
 
-    def read_image(self, *, run: str, tag: str, index: int) -> bytes:
+    def read_image(self, *, run: str, tag: str, index: int | None = None, step: int | None = None) -> bytes:
+        """The PNG of the ``index``-th image of ``tag`` by step, or of the last one logged at ``step``."""
         reader, events = self._events(run, "images", tag)
-        event: ImageEvent = _at(events, index, "image")
+        if step is not None:
+            at = bisect.bisect_right(events, step, key=lambda e: e.step) - 1
+            if at < 0 or events[at].step != step:
+                raise NotFound(f"{tag!r} in {run!r} has no image at step {step}")
+            index = at
+        event: ImageEvent = _at(events, index or 0, "image")
         try:
             return reader.read_blob(event)
         except (OSError, VisualDLError) as e:

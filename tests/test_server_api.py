@@ -94,6 +94,10 @@ def test_images_list_and_bytes(logs):
     response = client.get("/api/image?run=train&tag=sample&index=1")
     assert response.status_code == 200 and response.content_type == "image/png"
     assert np.asarray(Image.open(io.BytesIO(response.data)))[0, 0].tolist() == [10, 10, 10]
+    by_step = client.get("/api/image?run=train&tag=sample&step=9")
+    assert by_step.status_code == 200 and by_step.data == response.data
+    missing = client.get("/api/image?run=train&tag=sample&step=5")
+    assert missing.status_code == 404 and "no image at step 5" in missing.get_json()["error"]
 
 
 def test_histograms_and_distribution(logs):
