@@ -61,6 +61,9 @@ setup(
         "google-crc32c>=1.5",
         # A production multi-threaded WSGI server, pure Python, for `visualdl --logdir`.
         "waitress>=3.0",
+        # JSON of chart data: numpy arrays serialized natively, several times faster than
+        # json.dumps of lists, exact shortest round-trip floats.
+        "orjson>=3.10",
     ],
     extras_require={
         "test": [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask
 
 from visualdl.server.api import build_blueprint
+from visualdl.server.jsonio import OrjsonProvider
 from visualdl.server.provider import DataProvider
 from visualdl.server.settings import Settings
 
@@ -14,8 +15,7 @@ __all__ = ["create_app"]
 def create_app(settings: Settings, provider: DataProvider | None = None) -> Flask:
     """The app serving ``settings.logdirs``; starts background indexing unless told not to."""
     app = Flask(__name__, static_folder=None)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.json.compact = True  # type: ignore[attr-defined]
+    app.json = OrjsonProvider(app)
     provider = provider or DataProvider(settings)
     app.extensions["visualdl.provider"] = provider
     app.register_blueprint(build_blueprint(settings.path_prefix.rstrip("/")))

@@ -387,20 +387,15 @@ def _job_json(
 
 
 def _scalar_json(steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> dict[str, Any]:
-    """Arrays as JSON lists; non-finite values become null and are listed in ``nonfinite``."""
+    """The arrays for JSON (numpy, serialized natively); non-finite values are written as
+    null and listed in ``nonfinite`` as ``[index, "nan" | "inf" | "-inf"]``."""
     finite = np.isfinite(values)
-    out: dict[str, Any] = {"steps": steps.tolist(), "wall_times": walls.tolist()}
-    if finite.all():
-        out["values"] = values.tolist()
-        out["nonfinite"] = []
-        return out
-    shown = values.astype(object)
-    bad = np.flatnonzero(~finite)
-    shown[bad] = None
-    out["values"] = shown.tolist()
-    out["nonfinite"] = [
-        [int(i), "nan" if np.isnan(values[i]) else ("inf" if values[i] > 0 else "-inf")] for i in bad.tolist()
-    ]
+    out: dict[str, Any] = {"steps": steps, "values": values, "wall_times": walls, "nonfinite": []}
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
+        out["nonfinite"] = [
+            [int(i), "nan" if np.isnan(values[i]) else ("inf" if values[i] > 0 else "-inf")] for i in bad.tolist()
+        ]
     return out
 
 
