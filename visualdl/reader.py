@@ -15,7 +15,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +43,9 @@ from visualdl.tail import LogFile, Problem
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo"]
 
 log = logging.getLogger("visualdl.reader")
+
+#: Threads that read and decode files during a poll (the rest of a poll is one thread).
+READ_THREADS = min(4, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +109,22 @@ class _Progress:
                 self.steps.append(top)
                 self.walls.append(float(block.wall_times.max()))
                 self.points += int(block.steps.size)
+
+
+def _windowed(pool: ThreadPoolExecutor, fn: Callable[[Any], Any], items: list[Any], window: int) -> Iterator[Any]:
+    """``map(fn, items)`` on ``pool``, in order, with at most ``window`` calls ahead of the consumer."""
+    pending: deque[Future[Any]] = deque()
+    it = iter(items)
+    for item in it:
+        pending.append(pool.submit(fn, item))
+        if len(pending) >= window:
+            break
+    while pending:
+        result = pending.popleft().result()
+        for item in it:
+            pending.append(pool.submit(fn, item))
+            break
+        yield result
 
 
 #: A place in a job: ``(role, rank)``; rank -1 for writers that do not know theirs.
@@ -198,17 +219,35 @@ class LogReader:
                         if status != "same":
                             todo.append((state, logfile))
             records = nbytes = 0
-            for done, (state, logfile) in enumerate(todo, 1):
+
+            def load(item: tuple[_Run, LogFile]) -> tuple[_Run, LogFile, int, list[tuple[str, str, Any]]]:
+                state, logfile = item
                 start = logfile.offset
-                decoded = self._decode(logfile, logfile.read())
-                nbytes += logfile.offset - start
-                if progress is not None:
-                    progress(done, len(todo), logfile.offset - start)
-                records += len(decoded)
-                if decoded:
-                    with self._lock:
-                        if state.files.get(logfile.path) is logfile:
-                            self._store(state, logfile.path, decoded)
+                return state, logfile, start, self._decode(logfile, logfile.read())
+
+            # Files are read and decoded by READ_THREADS threads (inflating and numpy
+            # release the GIL); each file's events are stored as soon as it is done.
+            # At most 2 x READ_THREADS files wait decoded in memory.
+            if len(todo) > 1 and READ_THREADS > 1:
+                pool = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="visualdl-read")
+                loaded: Iterator[tuple[_Run, LogFile, int, list[tuple[str, str, Any]]]] = _windowed(
+                    pool, load, todo, 2 * READ_THREADS
+                )
+            else:
+                pool, loaded = None, map(load, todo)
+            try:
+                for done, (state, logfile, start, decoded) in enumerate(loaded, 1):
+                    nbytes += logfile.offset - start
+                    if progress is not None:
+                        progress(done, len(todo), logfile.offset - start)
+                    records += len(decoded)
+                    if decoded:
+                        with self._lock:
+                            if state.files.get(logfile.path) is logfile:
+                                self._store(state, logfile.path, decoded)
+            finally:
+                if pool is not None:
+                    pool.shutdown(cancel_futures=True)
             return PollResult(len(todo), records, nbytes)
 
     def _forget(self, state: _Run, path: str) -> None:
