@@ -141,9 +141,6 @@ def _report_progress(provider: object, stop: threading.Event) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from waitress.server import create_server
-
-    from visualdl.server.app import create_app
     from visualdl.server.settings import Settings, parse_logdir_spec
 
     logdirs = tuple(parse_logdir_spec(spec) for spec in args.logdir)
@@ -171,8 +168,16 @@ def serve(args: argparse.Namespace) -> int:
     )
     if not _is_loopback(args.host):
         print(f"visualdl: warning: serving on {args.host}: your logs are visible to the network", file=sys.stderr)
-    app = create_app(settings)
-    provider = app.extensions["visualdl.provider"]
+    # Indexing starts before flask and waitress are imported: the two overlap.
+    from visualdl.server.provider import DataProvider
+
+    provider = DataProvider(settings)
+    provider.start()
+    from waitress.server import create_server
+
+    from visualdl.server.app import create_app
+
+    app = create_app(settings, provider)
     try:
         # waitress answers at most connection_limit open connections (default 100): a
         # dashboard with many open tabs, or a load test, would see connections that are
