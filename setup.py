@@ -79,7 +79,11 @@ setup(
             # tests/test_packaging.py builds a wheel without build isolation.
             "setuptools>=70.1",
             "wheel",
+            # The distributed demo runs end to end in the tests.
+            "scikit-learn>=1.3",
         ],
+        # demo/ps_train.py trains on scikit-learn's digits (shipped with it, no download).
+        "demo": ["scikit-learn>=1.3"],
         # Peers measured in the same benchmark run: tensorboardX writes TensorBoard's format,
         # tensorboard reads it (its Python loader and its server).
         "bench": ["tensorboardX>=2.6", "tensorboard>=2.17"],

@@ -79,6 +79,13 @@ def run_pserver(cfg: dict[str, Any], rank: int, address_queue: Any) -> None:
 
     threading.Thread(target=accept, daemon=True).start()
     pending: dict[Connection, tuple[int, dict[str, np.ndarray]]] = {}  # sync: this round's pushes
+    # sync: a round waits for every trainer of the job, but for those that finished (said
+    # "bye") or died (connection lost without it) until they connect again.
+    rank_of: dict[Connection, int] = {}
+    gone: set[int] = set()
+
+    def expected() -> int:
+        return cfg["trainers"] - len(gone)
     version = 0
     lr = cfg["lr"]
     last_grads: dict[str, np.ndarray] = {}
@@ -121,13 +128,22 @@ def run_pserver(cfg: dict[str, Any], rank: int, address_queue: Any) -> None:
             try:
                 message = conn.recv()
             except (EOFError, OSError):
-                conns.remove(conn)  # a trainer died or left
+                conns.remove(conn)  # a trainer died, or the launcher left
                 pending.pop(conn, None)
-                if cfg["mode"] == "sync" and pending and len(pending) == len(conns):
+                if conn in rank_of:
+                    gone.add(rank_of.pop(conn))
+                if cfg["mode"] == "sync" and pending and len(pending) >= expected():
                     finish_round()
                 continue
             kind = message[0]
-            if kind == "pull":
+            if kind == "hello":
+                rank_of[conn] = message[1]
+                gone.discard(message[1])
+            elif kind == "bye":
+                gone.add(rank_of.pop(conn))
+                if cfg["mode"] == "sync" and pending and len(pending) >= expected():
+                    finish_round()
+            elif kind == "pull":
                 conn.send((version, params))
             elif kind == "push":
                 _, pulled_version, grads = message
@@ -136,7 +152,7 @@ def run_pserver(cfg: dict[str, Any], rank: int, address_queue: Any) -> None:
                     conn.send(("ok", version))
                 else:
                     pending[conn] = (pulled_version, grads)
-                    if len(pending) == len(conns):
+                    if len(pending) >= expected():
                         finish_round()
             elif kind == "stop":
                 stopping = True
@@ -153,6 +169,8 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
     x, y = ps_model.shard(x_train, y_train, rank, cfg["trainers"])
     rng = np.random.default_rng(cfg["seed"] * 1000 + rank * 10 + attempt)
     servers = {j: Client(addresses[j], authkey=AUTHKEY) for j in range(cfg["pservers"])}
+    for conn in servers.values():
+        conn.send(("hello", rank))
     checkpoint = os.path.join(cfg["state_dir"], f"trainer{rank}.step")
     start = 0
     if attempt > 0 and os.path.exists(checkpoint):
@@ -218,6 +236,7 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
         print(f"trainer 0: final validation accuracy {final:.3f}", flush=True)
     writer.close()
     for conn in servers.values():
+        conn.send(("bye",))
         conn.close()
 
 
