@@ -81,9 +81,14 @@ setup(
             "wheel",
             # The distributed demo runs end to end in the tests.
             "scikit-learn>=1.3",
+            # demo/ddp_train.py under torchrun. Pinned: 2.13.0 is the CPU build this
+            # machine keeps on disk (~35 s to install); an unpinned torch pulls a CUDA build.
+            "torch==2.13.0",
         ],
         # demo/ps_train.py trains on scikit-learn's digits (shipped with it, no download).
         "demo": ["scikit-learn>=1.3"],
+        # demo/ddp_train.py: PyTorch DDP under torchrun, on the CPU.
+        "ddp": ["scikit-learn>=1.3", "torch==2.13.0"],
         # Peers measured in the same benchmark run: tensorboardX writes TensorBoard's format,
         # tensorboard reads it (its Python loader and its server).
         "bench": ["tensorboardX>=2.6", "tensorboard>=2.17"],
