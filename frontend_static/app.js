@@ -7,6 +7,7 @@ import { colorOf } from './colors.js';
 import { compileFilter, matches } from './dom.js';
 import { HistogramCard, MODES } from './histograms.js';
 import { ImageCard } from './images.js';
+import { JobsView, jobRuns } from './jobs.js';
 import { PerRunView } from './perrunview.js';
 import { renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
@@ -14,7 +15,7 @@ import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
 
 const SETTINGS_KEY = 'visualdl.settings.v1';
-const TABS = { scalars: 'Scalars', images: 'Images', histograms: 'Histograms', text: 'Text' };
+const TABS = { scalars: 'Scalars', images: 'Images', histograms: 'Histograms', text: 'Text', jobs: 'Jobs' };
 const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes were read
 const CYCLE_TIMEOUT_MS = 30000;
 
@@ -26,7 +27,7 @@ const state = {
 
 const ctx = {
   state,
-  scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, ...saved.scalar },
+  scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, ...saved.scalar },
   refresh: { enabled: true, seconds: 2, ...saved.refresh },
   histogramMode: saved.histogramMode in MODES ? saved.histogramMode : 'offset',
   serverMaxPoints: null, // the server's --max-points, from the first scalar response
@@ -67,6 +68,7 @@ const views = {
   images: new PerRunView(panel('images'), ctx, { kind: 'images', noun: 'image', Card: ImageCard }),
   histograms: new PerRunView(panel('histograms'), ctx, { kind: 'histograms', noun: 'histogram', Card: HistogramCard }),
   text: new PerRunView(panel('text'), ctx, { kind: 'text', noun: 'text', Card: TextCard }),
+  jobs: new JobsView(panel('jobs'), ctx),
 };
 const sidebar = new Sidebar(ctx);
 
@@ -105,7 +107,8 @@ window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
 
 function updateTabCounts() {
   for (const tab of tabButtons) {
-    const count = Object.keys(state.tags[tab.dataset.tab] || {}).length;
+    const name = tab.dataset.tab;
+    const count = name === 'jobs' ? jobRuns(state.runs).length : Object.keys(state.tags[name] || {}).length;
     tab.querySelector('.tab-count').textContent = count ? String(count) : '';
   }
 }

@@ -5,7 +5,7 @@
 import { fetchJSON, isAbort } from './api.js';
 import { button, h, safeFileName, saveFile } from './dom.js';
 import { cancelRender, scheduleRender } from './renderqueue.js';
-import { buildFigure, toCSV, toJSON, toStepRange } from './scalarfigure.js';
+import { buildFigure, expandJobs, toCSV, toJSON, toStepRange } from './scalarfigure.js';
 
 const CONFIG = {
   displaylogo: false,
@@ -121,6 +121,11 @@ export class ScalarChart {
 
   /** Settings changed: what = 'smoothing' | 'outliers' | 'logY' | 'xAxis'. */
   settingsChanged(what) {
+    if (what === 'ranks') {
+      if (this.active) this.load();
+      else this.stale = true;
+      return;
+    }
     if (what === 'outliers' || what === 'logY' || what === 'xAxis') {
       this.zoomY = null;
       this.uirevision += 1;
@@ -150,7 +155,8 @@ export class ScalarChart {
     this.el.dataset.state = 'loading';
     try {
       const { body, text } = await fetchJSON('scalars',
-        { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1], max_points: budget },
+        { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1], max_points: budget,
+          ranks: this.ctx.scalar.perRank ? 'each' : undefined },
         { signal: controller.signal });
       if (budget === undefined) this.ctx.serverMaxPoints = body.max_points;
       if (seq !== this.seq) return;
@@ -191,7 +197,7 @@ export class ScalarChart {
     if (!this.data || !this.active) return;
     this.needsDraw = false;
     const selected = new Set(this.runs);
-    const series = this.data.runs.filter((s) => selected.has(s.run));
+    const series = expandJobs(this.data.runs.filter((s) => selected.has(s.run)), this.ctx.scalar.perRank);
     const fig = buildFigure(series, {
       ...this.ctx.scalar,
       colorOf: this.ctx.colorOf,

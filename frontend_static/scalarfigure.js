@@ -50,18 +50,74 @@ export const GROUP_ABOVE = 16;
  */
 export function buildFigure(series, opt) {
   const shown = series.map((s) => {
-    const start = opt.runStart(s.run) ?? s.wall_times[0];
+    const start = opt.runStart(s.job ?? s.run) ?? s.wall_times[0];
     return {
       run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
-      xs: xValues(s, opt.xAxis, start), smoothed: smooth(s.values, opt.smoothing), color: opt.colorOf(s.run),
+      xs: xValues(s, opt.xAxis, start), smoothed: smooth(s.values, opt.smoothing), color: opt.colorOf(s.colorKey ?? s.run),
+      band: s.band ?? null, rank: s.rank,
     };
   });
   const groups = shown.length > GROUP_ABOVE ? mergeByColor(shown) : shown.map((s) => ({ color: s.color, members: [s] }));
   const data = [];
+  for (const s of shown) if (s.band) data.push(...bandTraces(s));
   for (const group of groups) data.push(...lineTraces(group, opt.smoothing, groups.length < shown.length));
   const marks = shown.filter((s) => s.nonfinite.length);
   if (marks.length) data.push(...(groups.length < shown.length ? [markTrace(marks)] : marks.map((s) => markTrace([s]))));
   return { data, layout: layoutOf(shown, opt), shown };
+}
+
+/**
+ * A response's runs as the series to draw. A job (an entry with `job`) gives one series
+ * per role: the mean over ranks, with its min/max band; with per-rank lines (the entry
+ * has `per_rank`), one series per rank instead. Others are drawn as they are.
+ */
+export function expandJobs(runs, perRank) {
+  const out = [];
+  for (const s of runs) {
+    if (!s.job) {
+      out.push(s);
+      continue;
+    }
+    const several = s.job.length > 1;
+    if (perRank && s.per_rank) {
+      for (const r of s.per_rank) {
+        out.push({ ...r, run: `${s.run} · ${r.role} ${r.rank}`, colorKey: `${s.run} · ${r.role} ${r.rank}`, job: s.run,
+          range_points: r.range_points });
+      }
+      continue;
+    }
+    for (const role of s.job) {
+      out.push({
+        run: several ? `${s.run} · ${role.role}` : s.run, colorKey: several ? `${s.run} · ${role.role}` : s.run, job: s.run,
+        steps: role.steps, values: role.values, wall_times: role.wall_times, nonfinite: role.nonfinite,
+        range_points: role.range_points,
+        band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
+          ranks: role.ranks.length, role: role.role },
+      });
+    }
+  }
+  return out;
+}
+
+/** The min/max band of a job's mean line: a faint fill, the hover naming the rank at each extreme. */
+function bandTraces(s) {
+  const { band } = s;
+  const text = (values, ranks, what) => values.map((v, i) => `${what} ${v === null ? '–' : fmtValue(v)} (rank ${ranks[i]})`);
+  const custom = s.steps.map((step, i) => [step, band.count[i], band.ranks, escPlotly(s.run)]);
+  const common = { type: 'scatter', mode: 'lines', x: s.xs, showlegend: false, customdata: custom, connectgaps: false };
+  return [
+    {
+      ...common, y: band.min, line: { width: 0, color: s.color }, text: text(band.min, band.minRank, 'min'),
+      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[1]} of %{customdata[2]} ranks<extra></extra>',
+      meta: { run: s.run, kind: 'band-min' },
+    },
+    {
+      ...common, y: band.max, line: { width: 0, color: s.color }, fill: 'tonexty', fillcolor: withAlpha(s.color, 0.18),
+      text: text(band.max, band.maxRank, 'max'),
+      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
+      meta: { run: s.run, kind: 'band-max' },
+    },
+  ];
 }
 
 function mergeByColor(shown) {
@@ -183,12 +239,14 @@ export function toStepRange(range, shown, xAxis, limited) {
 /** The shown series as CSV rows: run, step, wall_time, value, smoothed. */
 export function toCSV(shown) {
   const quote = (s) => `"${String(s).replace(/"/g, '""')}"`;
-  const rows = ['run,step,wall_time,value,smoothed'];
+  const rows = ['run,step,wall_time,value,smoothed,min,max,min_rank,max_rank,ranks_reporting'];
   for (const s of shown) {
     const bad = new Map(s.nonfinite.map(([i, kind]) => [i, NONFINITE[kind].label.replace('Inf', 'Infinity')]));
+    const b = s.band;
     s.steps.forEach((step, i) => {
       const value = bad.get(i) ?? s.values[i];
-      rows.push([quote(s.run), step, s.wallTimes[i], value, s.smoothed[i] ?? ''].join(','));
+      const band = b ? [b.min[i] ?? '', b.max[i] ?? '', b.minRank[i], b.maxRank[i], b.count[i]] : ['', '', '', '', ''];
+      rows.push([quote(s.run), step, s.wallTimes[i], value, s.smoothed[i] ?? '', ...band].join(','));
     });
   }
   return `${rows.join('\n')}\n`;
@@ -197,6 +255,8 @@ export function toCSV(shown) {
 export function toJSON(tag, shown, smoothing) {
   const runs = shown.map((s) => ({
     run: s.run, steps: s.steps, wall_times: s.wallTimes, values: s.values, nonfinite: s.nonfinite, smoothed: s.smoothed,
+    ...(s.band ? { mean_over_ranks: true, min: s.band.min, max: s.band.max, min_rank: s.band.minRank,
+      max_rank: s.band.maxRank, ranks_reporting: s.band.count } : {}),
   }));
   return JSON.stringify({ tag, smoothing, runs });
 }

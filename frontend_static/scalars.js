@@ -38,14 +38,14 @@ export class ScalarsView {
         this.grid.forEach((card) => card.settingsChanged('xAxis'));
       });
     }
-    const toggles = [['#log-y', 'logY'], ['#ignore-outliers', 'ignoreOutliers']];
-    for (const [selector, key] of toggles) {
+    const toggles = [['#log-y', 'logY', 'logY'], ['#ignore-outliers', 'ignoreOutliers', 'outliers'], ['#per-rank', 'perRank', 'ranks']];
+    for (const [selector, key, what] of toggles) {
       const box = panel.querySelector(selector);
-      box.checked = s[key];
+      box.checked = Boolean(s[key]);
       box.addEventListener('change', () => {
         s[key] = box.checked;
         this.ctx.save();
-        this.grid.forEach((card) => card.settingsChanged(key === 'logY' ? 'logY' : 'outliers'));
+        this.grid.forEach((card) => card.settingsChanged(what));
       });
     }
   }

@@ -363,11 +363,14 @@ def _job_json(
     of any of the three (each downsampled at a third of the budget, then joined)."""
     start, stop = select_range(job.steps, x_min, x_max)
     steps = job.steps[start:stop]
-    third = max(PICKS_PER_BUCKET, max_points // 3)
-    keep = np.union1d(
-        np.union1d(downsample(steps, job.mean[start:stop], third), downsample(steps, job.min[start:stop], third)),
-        downsample(steps, job.max[start:stop], third),
-    ) + start
+    if steps.size <= max_points:
+        keep = np.arange(start, stop)
+    else:
+        third = max(PICKS_PER_BUCKET, max_points // 3)
+        keep = np.union1d(
+            np.union1d(downsample(steps, job.mean[start:stop], third), downsample(steps, job.min[start:stop], third)),
+            downsample(steps, job.max[start:stop], third),
+        ) + start
     out = _scalar_json(job.steps[keep], job.mean[keep], job.wall_times[keep])
     lo = _scalar_json(job.steps[keep], job.min[keep], job.wall_times[keep])
     hi = _scalar_json(job.steps[keep], job.max[keep], job.wall_times[keep])

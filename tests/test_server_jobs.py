@@ -97,3 +97,18 @@ def test_server_job_page(job_client):
     assert any(s == 2 for s in skew["slowest_rank"])
     assert len(body["times"]) == len(body["alive"]["pserver"])
     assert job_client.get("/api/job?run=nope").status_code == 404
+
+
+def test_server_job_chart_downsampling_keeps_a_spike_of_one_rank(tmp_path):
+    for rank in range(2):
+        with LogWriter(tmp_path / "big", rank=rank, world_size=2, role="trainer") as w:
+            for step in range(3000):
+                w.add_scalar("x", 1e6 if (rank == 1 and step == 1234) else float(rank), step)
+    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
+    app.extensions["visualdl.provider"].poll()
+    (trainers,) = app.test_client().get("/api/scalars?tag=x&run=big&max_points=100").get_json()["runs"][0]["job"]
+    assert len(trainers["steps"]) <= 100
+    at = trainers["steps"].index(1234)
+    assert trainers["max"][at] == 1e6 and trainers["max_rank"][at] == 1
+    assert trainers["values"][at] == pytest.approx(5e5)
+    assert trainers["steps"][0] == 0 and trainers["steps"][-1] == 2999
