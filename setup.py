@@ -84,7 +84,13 @@ setup(
             # demo/ddp_train.py under torchrun. Pinned: 2.13.0 is the CPU build this
             # machine keeps on disk (~35 s to install); an unpinned torch pulls a CUDA build.
             "torch==2.13.0",
+            # tests/test_notebook.py runs a real notebook in a real kernel.
+            "nbclient>=0.10",
+            "nbformat>=5.10",
+            "ipykernel>=6.29",
         ],
+        # %load_ext visualdl and notebook.display() need IPython; the figures do not.
+        "notebook": ["ipython>=8"],
         # demo/ps_train.py trains on scikit-learn's digits (shipped with it, no download).
         "demo": ["scikit-learn>=1.3"],
         # demo/ddp_train.py: PyTorch DDP under torchrun, on the CPU.

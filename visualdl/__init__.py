@@ -36,6 +36,13 @@ if TYPE_CHECKING:
 __all__ = ["LogReader", "LogWriter", "__version__"]
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext visualdl``: the ``%visualdl`` magic (see :mod:`visualdl.notebook`)."""
+    from visualdl.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
 def __getattr__(name: str) -> Any:
     # Lazy, so that `import visualdl` stays cheap and the server never pays for the SDK.
     if name == "LogWriter":

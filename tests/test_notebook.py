@@ -1,0 +1,179 @@
+"""visualdl.notebook: figures from a logdir, and a real notebook run by a real kernel (nbclient + ipykernel)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import urllib.request
+
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+
+from visualdl import LogWriter, notebook
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def logs(tmp_path):
+    with LogWriter(tmp_path / "a") as w:
+        for step in range(50):
+            w.add_scalar("loss", 1.0 / (step + 1), step)
+        w.add_scalar("loss", float("nan"), 50)
+        w.add_image("img", np.full((4, 6, 3), 200, np.uint8), 0)
+        w.add_image("img", np.zeros((4, 6, 3), np.uint8), 5)
+        w.add_histogram("w", np.arange(100.0), 3, buckets=4)
+    for rank in range(2):
+        with LogWriter(tmp_path / "job", rank=rank, world_size=2, role="trainer") as w:
+            for step in range(10):
+                w.add_scalar("loss", rank * 10.0 + step, step)
+    return tmp_path
+
+
+def _trace(fig, name):
+    (trace,) = [t for t in fig.data if t.name == name]
+    return trace
+
+
+def test_notebook_scalars_figure_carries_the_logged_values(logs):
+    fig = notebook.scalars(logs, tags="^loss$", runs=["a"], smoothing=0)
+    raw = _trace(fig, "a (raw)")
+    assert list(raw.x) == list(range(51))
+    np.testing.assert_array_equal(raw.y[:50], [1.0 / (s + 1) for s in range(50)])
+    assert np.isnan(raw.y[50])
+    marks = _trace(fig, "a non-finite")
+    assert list(marks.x) == [50] and list(marks.text) == ["nan"]
+
+
+def test_notebook_scalars_of_a_job_show_the_mean_and_band(logs):
+    fig = notebook.scalars(logs, tags=["loss"], runs="job", smoothing=0)
+    np.testing.assert_array_equal(_trace(fig, "job (raw)").y, np.arange(10) + 5.0)
+    np.testing.assert_array_equal(_trace(fig, "job min").y, np.arange(10.0))
+    band = _trace(fig, "job band")
+    np.testing.assert_array_equal(band.y, np.arange(10) + 10.0)
+    assert band.text[0] == "min 0 (rank 0) · max 10 (rank 1)"
+    each = notebook.scalars(logs, tags=["loss"], runs="job", ranks="each", smoothing=0)
+    np.testing.assert_array_equal(_trace(each, "job · trainer 1 (raw)").y, np.arange(10) + 10.0)
+
+
+def test_notebook_smoothing_is_the_debiased_ema():
+    values = np.array([1.0, 2.0, np.nan, 4.0, np.inf, 8.0])
+    got = notebook.smooth(values, 0.5)
+    expect, last, k = [], 0.0, 0
+    for v in values:
+        if not np.isfinite(v):
+            expect.append(np.nan)
+            continue
+        last = last * 0.5 + 0.5 * v
+        k += 1
+        expect.append(last / (1 - 0.5**k))
+    np.testing.assert_allclose(got, expect)
+
+
+def test_notebook_images_and_histograms(logs):
+    fig = notebook.images(logs, "img")
+    assert [f.name for f in fig.frames] == ["0", "5"]
+    assert fig.frames[0].data[0].source.startswith("data:image/png;base64,")
+    hist = notebook.histograms(logs, "w", mode="overlay")
+    assert len(hist.data) == 1 and list(hist.data[0].y) == [25.0, 25.0, 25.0, 25.0]
+
+
+def test_notebook_live_logdir_is_reread(logs):
+    assert len(_trace(notebook.scalars(logs, tags=["loss"], runs=["a"]), "a (raw)").x) == 51
+    with LogWriter(logs / "a") as w:
+        w.add_scalar("loss", 0.0, 51)
+    assert len(_trace(notebook.scalars(logs, tags=["loss"], runs=["a"]), "a (raw)").x) == 52
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda d: notebook.scalars(d, x_axis="epoch"), "x_axis must be"),
+        (lambda d: notebook.scalars(d, tags="("), "tags must be a regular expression"),
+        (lambda d: notebook.scalars(d, runs=["nope"]), "unknown runs"),
+        (lambda d: notebook.images(d, "nope"), "has an image tag 'nope'"),
+        (lambda d: notebook.histograms(d, "w", mode="stacked"), "mode must be"),
+        (lambda d: notebook.scalars(d / "missing"), "does not exist"),
+    ],
+)
+def test_notebook_bad_arguments_are_named(logs, call, message):
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        call(logs)
+
+
+def test_notebook_figures_need_no_ipython(logs):
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["IPython"] = None  # importing it would fail
+        from visualdl import notebook
+        fig = notebook.scalars({str(logs)!r})
+        print(len(fig.data), "IPython" in sys.modules and sys.modules["IPython"] is not None)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[1] == "False"
+
+
+def test_notebook_runs_in_a_real_kernel_with_the_magic(logs, tmp_path):
+    logdir = str(logs)
+    cells = [
+        f"import sys\nsys.path.insert(0, {ROOT!r})\nfrom visualdl import LogWriter, notebook",
+        f"with LogWriter({logdir + '/nb'!r}) as w:\n    for s in range(5):\n        w.add_scalar('acc', s / 10, s)",
+        f"notebook.scalars({logdir!r}, tags=['acc'], smoothing=0)",
+        "%load_ext visualdl",
+        f"%visualdl --logdir {logdir} --height 500",
+        "%visualdl --list",
+        "%visualdl --stop",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name="python3", timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [c.outputs for c in nb.cells]
+    for out in outputs:
+        assert not [o for o in out if o.output_type == "error"], out
+    plotly = [o for o in outputs[2] if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    assert plotly, outputs[2]
+    figure = plotly[0]["data"]["application/vnd.plotly.v1+json"]
+    (raw,) = [t for t in figure["data"] if t["name"] == "nb (raw)"]
+    assert _decoded(raw["x"]) == [0, 1, 2, 3, 4]
+    assert _decoded(raw["y"]) == [0.0, 0.1, 0.2, 0.3, 0.4]
+    html = "".join(o["data"].get("text/html", "") for o in outputs[4] if o.output_type == "display_data")
+    src = re.search(r'<iframe src="([^"]+)"', html).group(1)
+    port = int(re.search(r"localhost:(\d+)/", src).group(1))
+    listed = "".join(o.get("text", "") for o in outputs[5])
+    assert f"port {port}: " in listed and "running" in listed
+    assert "stopped: [" + str(port) + "]" in "".join(o.get("text", "") for o in outputs[6])
+
+
+def test_notebook_iframe_url_answers_and_server_is_reused(logs):
+    port = notebook.start(logs)
+    try:
+        assert notebook.start(logs) == port  # the same logdir: the same server
+        with urllib.request.urlopen(notebook.url(port).replace("localhost", "127.0.0.1"), timeout=10) as response:
+            assert response.status == 200 and b"VisualDL" in response.read()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/runs", timeout=10) as response:
+            assert {r["name"] for r in json.loads(response.read())["runs"]} >= {"a", "job"}
+    finally:
+        notebook.stop(port)
+    assert notebook.list_servers() == []
+
+
+def test_notebook_proxy_url(monkeypatch):
+    monkeypatch.setenv("VISUALDL_PROXY_URL", "/user/me/proxy/%PORT%/")
+    assert notebook.url(6007) == "/user/me/proxy/6007/"
+
+
+def _decoded(value):
+    """plotly JSON may carry arrays as {dtype, bdata} (base64): back to a list."""
+    if isinstance(value, dict) and "bdata" in value:
+        import base64
+
+        return np.frombuffer(base64.b64decode(value["bdata"]), value["dtype"]).tolist()
+    return list(value)
