@@ -16,6 +16,8 @@ import plotly
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from visualdl.server.graph import GraphError
+from visualdl.server.graphview import GraphService
 from visualdl.server.openapi import OPENAPI
 from visualdl.server.provider import BadRequest, DataProvider, NotFound
 
@@ -47,6 +49,11 @@ CONTENT_TYPES = {
 def _provider() -> DataProvider:
     provider: DataProvider = current_app.extensions["visualdl.provider"]
     return provider
+
+
+def _graphs() -> GraphService:
+    service: GraphService = current_app.extensions["visualdl.graphs"]
+    return service
 
 
 def _text(name: str, *, required: bool = True) -> str:
@@ -199,7 +206,41 @@ def build_blueprint(url_prefix: str) -> Blueprint:
 
     @bp.get("/api/graphs")
     def graphs() -> Response:
-        return jsonify({"graphs": _provider().list_graphs()})
+        return jsonify({"graphs": _graphs().list_sources()})
+
+    def _graph_source() -> dict[str, str | None]:
+        model = request.args.get("model")
+        return {
+            "model": None if model is None else _text("model"),
+            "run": None if model is not None else _text("run"),
+            "name": _text("name", required=False) or None,
+            "path": _text("path", required=False),
+        }
+
+    @bp.get("/api/graph")
+    def graph() -> Response:
+        expand = request.args.getlist("expand")
+        if len(expand) > 10_000 or any(len(g) > _MAX_PARAM for g in expand):
+            raise BadRequest("query parameter 'expand': too many or too long values")
+        return jsonify(
+            _graphs().view(
+                **_graph_source(),
+                expand=expand if "expand" in request.args or request.args.get("collapsed") == "1" else None,
+                expand_all=request.args.get("expand_all") == "1",
+            )
+        )
+
+    @bp.get("/api/graph/node")
+    def graph_node() -> Response:
+        return jsonify(_graphs().node(node=_text("node"), **_graph_source()))
+
+    @bp.get("/api/graph/search")
+    def graph_search() -> Response:
+        return jsonify(_graphs().search(q=_text("q"), **_graph_source()))
+
+    @bp.app_errorhandler(GraphError)
+    def unusable_model(error: GraphError) -> tuple[Response, int]:
+        return jsonify({"error": str(error)}), 422
 
     @bp.app_errorhandler(NotFound)
     def not_found(error: NotFound) -> tuple[Response, int]:

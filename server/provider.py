@@ -303,6 +303,18 @@ class DataProvider:
             "entries": [{"step": e.step, "wall_time": e.wall_time, "text": e.text} for e in entries],
         }
 
+    def read_graph(self, *, run: str, name: str) -> tuple[GraphEvent, bytes]:
+        """The newest graph ``name`` of ``run`` and its model bytes."""
+        reader, local = self._resolve(run)
+        try:
+            event = next(e for e in reader.graphs(local) if e.name == name)
+        except (KeyError, StopIteration):
+            raise NotFound(f"run {run!r} has no graph {name!r}") from None
+        try:
+            return event, reader.read_blob(event)
+        except (OSError, VisualDLError) as e:
+            raise NotFound(f"graph {name!r} of {run!r} cannot be read: {e}") from e
+
     def list_graphs(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         for name, (reader, run) in sorted(self._runs().items()):

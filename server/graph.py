@@ -1,0 +1,576 @@
+"""ONNX models as graphs to draw: parse, check, infer shapes, group by name scope. No flask, no layout.
+
+:func:`parse_model` turns bytes into a ``ModelProto`` or raises :class:`GraphError` (the
+API answers 422) naming what is wrong: empty, truncated or random bytes, a protobuf that
+is not a model, a model without a graph. :class:`Graph` flattens one graph of it (the
+main graph, or an If/Loop/Scan body reached by a path of ``(node, attribute)`` steps)
+into numbered nodes with readable attributes, the dtype and shape of every value, and
+the parameters (initializers: name, dtype, shape and size, never their values), after
+checking that it is a DAG whose every input comes from somewhere.
+
+Name scopes: a node named ``/layer1/layer1.0/conv1/Conv`` sits in groups ``layer1`` >
+``layer1/layer1.0`` > ``layer1/layer1.0/conv1``; :meth:`Graph.view` shows, for a set of
+expanded groups, each node either as itself or as its outermost collapsed group, with the
+edges between what is shown aggregated.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
+
+__all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "model_properties", "parse_model"]
+
+#: Graphs of more nodes than this open with every group collapsed.
+COLLAPSE_ABOVE = 300
+#: Attribute values (lists, strings) are cut to this many items/characters for display.
+_CUT = 32
+
+CATEGORIES = {
+    "conv": {
+        "Conv",
+        "ConvTranspose",
+        "ConvInteger",
+        "QLinearConv",
+        "DeformConv",
+        "Gemm",
+        "MatMul",
+        "MatMulInteger",
+        "QLinearMatMul",
+        "Einsum",
+        "DequantizeLinear",
+        "QuantizeLinear",
+    },
+    "activation": {
+        "Relu",
+        "LeakyRelu",
+        "PRelu",
+        "Sigmoid",
+        "Tanh",
+        "Softmax",
+        "LogSoftmax",
+        "Elu",
+        "Selu",
+        "Gelu",
+        "HardSigmoid",
+        "HardSwish",
+        "Softplus",
+        "Softsign",
+        "Mish",
+        "Celu",
+        "ThresholdedRelu",
+        "Hardmax",
+        "Erf",
+    },
+    "pooling": {
+        "MaxPool",
+        "AveragePool",
+        "GlobalAveragePool",
+        "GlobalMaxPool",
+        "LpPool",
+        "GlobalLpPool",
+        "MaxUnpool",
+        "MaxRoiPool",
+        "RoiAlign",
+    },
+    "normalization": {
+        "BatchNormalization",
+        "LayerNormalization",
+        "InstanceNormalization",
+        "GroupNormalization",
+        "LpNormalization",
+        "MeanVarianceNormalization",
+        "LRN",
+        "Dropout",
+        "RMSNormalization",
+    },
+    "shape": {
+        "Reshape",
+        "Transpose",
+        "Flatten",
+        "Squeeze",
+        "Unsqueeze",
+        "Concat",
+        "Split",
+        "Slice",
+        "Gather",
+        "GatherElements",
+        "GatherND",
+        "Scatter",
+        "ScatterElements",
+        "ScatterND",
+        "Shape",
+        "Size",
+        "Expand",
+        "Tile",
+        "Pad",
+        "Resize",
+        "Upsample",
+        "DepthToSpace",
+        "SpaceToDepth",
+        "Identity",
+        "Cast",
+        "CastLike",
+        "Constant",
+        "ConstantOfShape",
+        "Range",
+        "OneHot",
+        "NonZero",
+        "Where",
+        "Compress",
+        "Trilu",
+    },
+    "control": {"If", "Loop", "Scan", "SequenceMap"},
+}
+_CATEGORY_OF = {op: cat for cat, ops in CATEGORIES.items() for op in ops}
+_SUBGRAPH_OPS = {"If", "Loop", "Scan"}
+
+
+class GraphError(ValueError):
+    """The bytes are not a usable ONNX model (the API answers 422 with this message)."""
+
+
+def parse_model(data: bytes, *, source: str = "model") -> ModelProto:
+    """The ``ModelProto`` in ``data``, structure only (external weights are not loaded)."""
+    if not data:
+        raise GraphError(f"{source} is empty (0 bytes): not an ONNX model")
+    try:
+        model = ModelProto.FromString(data)
+    except (DecodeError, RuntimeError, ValueError) as e:
+        raise GraphError(
+            f"{source} is not an ONNX model: the protobuf cannot be decoded ({e}); truncated or another format"
+        ) from e
+    if not model.HasField("graph"):
+        what = "a model without a graph" if model.ir_version or model.opset_import else "not an ONNX ModelProto"
+        raise GraphError(f"{source} is {what}: it has no graph to show")
+    if not model.graph.node and not model.graph.input and not model.graph.output:
+        raise GraphError(f"{source} has an empty graph (no nodes, inputs or outputs)")
+    return model
+
+
+def infer_shapes(model: ModelProto) -> tuple[ModelProto, list[str]]:
+    """``model`` with inferred value shapes, or as it is with a warning when inference fails."""
+    try:
+        return onnx.shape_inference.infer_shapes(model, strict_mode=False), []
+    except Exception as e:  # noqa: BLE001 - boundary: onnx raises many kinds; shown without shapes
+        return model, [f"shape inference failed, shapes shown are those stored in the model: {str(e)[:300]}"]
+
+
+def external_data_files(model: ModelProto, base_dir: str | None) -> tuple[list[str], list[str]]:
+    """The external weight files the model names, and those missing beside ``base_dir``."""
+    import os
+
+    names: list[str] = []
+    for graph in _all_graphs(model.graph):
+        for tensor in graph.initializer:
+            if tensor.data_location == TensorProto.EXTERNAL:
+                for entry in tensor.external_data:
+                    if entry.key == "location" and entry.value not in names:
+                        names.append(entry.value)
+    missing = [n for n in names if base_dir is None or not os.path.exists(os.path.join(base_dir, n))]
+    return names, missing
+
+
+def _all_graphs(graph: GraphProto) -> list[GraphProto]:
+    out = [graph]
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.type == AttributeProto.GRAPH:
+                out.extend(_all_graphs(attr.g))
+            elif attr.type == AttributeProto.GRAPHS:
+                for g in attr.graphs:
+                    out.extend(_all_graphs(g))
+    return out
+
+
+def model_properties(model: ModelProto) -> dict[str, Any]:
+    return {
+        "ir_version": model.ir_version,
+        "opset_import": [{"domain": o.domain or "ai.onnx", "version": o.version} for o in model.opset_import],
+        "producer_name": model.producer_name,
+        "producer_version": model.producer_version,
+        "domain": model.domain,
+        "model_version": model.model_version,
+        "doc_string": model.doc_string[:2000],
+        "metadata_props": {p.key: p.value[:500] for p in model.metadata_props},
+        "graph_name": model.graph.name,
+        "functions": [
+            {
+                "domain": f.domain,
+                "name": f.name,
+                "inputs": list(f.input),
+                "outputs": list(f.output),
+                "nodes": len(f.node),
+                "ops": sorted({n.op_type for n in f.node}),
+            }
+            for f in model.functions
+        ],
+    }
+
+
+def _dtype(elem_type: int) -> str:
+    try:
+        return TensorProto.DataType.Name(elem_type).lower() if elem_type else ""
+    except ValueError:
+        return f"type{elem_type}"
+
+
+def _type_of(vi: onnx.ValueInfoProto) -> tuple[str, list[Any] | None]:
+    t = vi.type
+    kind = t.WhichOneof("value")
+    if kind == "tensor_type":
+        tt = t.tensor_type
+        shape = None
+        if tt.HasField("shape"):
+            shape = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim]
+        return _dtype(tt.elem_type), shape
+    if kind == "sequence_type":
+        return "sequence", None
+    if kind == "map_type":
+        return "map", None
+    if kind == "optional_type":
+        return "optional", None
+    return "", None
+
+
+def _tensor_summary(t: TensorProto) -> dict[str, Any]:
+    dims = list(t.dims)
+    return {
+        "tensor": True,
+        "name": t.name,
+        "dtype": _dtype(t.data_type),
+        "shape": dims,
+        "size": int(np.prod(dims)) if dims else 1,
+    }
+
+
+def _attribute(attr: AttributeProto) -> dict[str, Any]:
+    """A readable attribute: numbers and short lists as they are, tensors summarised, graphs named."""
+    kind = AttributeProto.AttributeType.Name(attr.type).lower()
+    value: Any
+    if attr.type == AttributeProto.FLOAT:
+        value = attr.f
+    elif attr.type == AttributeProto.INT:
+        value = attr.i
+    elif attr.type == AttributeProto.STRING:
+        value = attr.s.decode("utf-8", "replace")[:200]
+    elif attr.type == AttributeProto.TENSOR:
+        value = _tensor_summary(attr.t)
+        if value["size"] <= 8:
+            try:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    value["values"] = onnx.numpy_helper.to_array(attr.t).ravel().tolist()
+            except Exception:  # noqa: BLE001 - odd dtypes or external data: the summary stays
+                pass
+    elif attr.type == AttributeProto.GRAPH:
+        value = {"graph": attr.g.name, "nodes": len(attr.g.node)}
+    elif attr.type == AttributeProto.FLOATS:
+        value = list(attr.floats[:_CUT])
+    elif attr.type == AttributeProto.INTS:
+        value = list(attr.ints[:_CUT])
+    elif attr.type == AttributeProto.STRINGS:
+        value = [s.decode("utf-8", "replace")[:80] for s in attr.strings[:_CUT]]
+    elif attr.type == AttributeProto.TENSORS:
+        value = [_tensor_summary(t) for t in attr.tensors[:_CUT]]
+    elif attr.type == AttributeProto.GRAPHS:
+        value = [{"graph": g.name, "nodes": len(g.node)} for g in attr.graphs[:_CUT]]
+    else:
+        value = None
+    return {"name": attr.name, "type": kind, "value": value}
+
+
+def scope_of(name: str) -> tuple[str, ...]:
+    """The group path of a node name: ``/a/b/Conv`` -> ``("a", "a/b")``."""
+    parts = [p for p in name.split("/") if p]
+    return tuple("/".join(parts[: i + 1]) for i in range(len(parts) - 1))
+
+
+@dataclass
+class Graph:
+    """One graph of a model, flattened and checked (see the module docstring)."""
+
+    name: str
+    nodes: list[dict[str, Any]]
+    values: dict[str, dict[str, Any]]
+    inputs: list[str]
+    outputs: list[str]
+    params: dict[str, dict[str, Any]]
+    producer: dict[str, int]
+    consumers: dict[str, list[int]]
+    scopes: list[tuple[str, ...]]
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, graph: GraphProto, outer: set[str] | None = None) -> Graph:
+        outer = outer or set()
+        params = {t.name: _tensor_summary(t) for t in graph.initializer}
+        for t in graph.sparse_initializer:
+            params[t.values.name] = _tensor_summary(t.values)
+        values: dict[str, dict[str, Any]] = {}
+        for vi in [*graph.input, *graph.value_info, *graph.output]:
+            dtype, shape = _type_of(vi)
+            values[vi.name] = {"dtype": dtype, "shape": shape}
+        for name, p in params.items():
+            values.setdefault(name, {"dtype": p["dtype"], "shape": p["shape"]})
+        inputs = [vi.name for vi in graph.input if vi.name not in params]
+        producer: dict[str, int] = {}
+        nodes = []
+        names_seen: set[str] = set()
+        for i, node in enumerate(graph.node):
+            label = node.name or f"{node.op_type}_{i}"
+            if label in names_seen:
+                label = f"{label}#{i}"
+            names_seen.add(label)
+            for out in node.output:
+                if out:
+                    producer[out] = i
+            nodes.append(
+                {
+                    "id": f"n{i}",
+                    "name": label,
+                    "op_type": node.op_type,
+                    "domain": node.domain,
+                    "category": _CATEGORY_OF.get(node.op_type, "other")
+                    if not node.domain or node.domain == "ai.onnx"
+                    else "custom",
+                    "inputs": list(node.input),
+                    "outputs": list(node.output),
+                    "attributes": [_attribute(a) for a in node.attribute],
+                    "subgraphs": [
+                        a.name for a in node.attribute if a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS)
+                    ],
+                    "doc_string": node.doc_string[:500],
+                }
+            )
+        known = set(producer) | set(params) | {vi.name for vi in graph.input} | outer
+        consumers: dict[str, list[int]] = defaultdict(list)
+        dangling = []
+        for i, node in enumerate(graph.node):
+            for name in node.input:
+                if not name:
+                    continue  # an omitted optional input
+                consumers[name].append(i)
+                if name not in known:
+                    dangling.append((nodes[i]["name"], name))
+        if dangling:
+            shown = ", ".join(f"{v!r} (input of {n!r})" for n, v in dangling[:5])
+            raise GraphError(
+                f"graph {graph.name!r} has {len(dangling)} dangling input(s): {shown}; no node, graph input or "
+                "initializer produces them"
+            )
+        missing_outputs = [o.name for o in graph.output if o.name not in producer and o.name not in known]
+        if missing_outputs:
+            raise GraphError(f"graph {graph.name!r} outputs {missing_outputs[:5]!r}, which nothing produces")
+        _check_acyclic(nodes, producer, graph.name)
+        scopes = [scope_of(n.name) for n in graph.node]
+        self = cls(
+            graph.name, nodes, values, inputs, [o.name for o in graph.output], params, producer, dict(consumers), scopes
+        )
+        self._build_groups()
+        return self
+
+    def _build_groups(self) -> None:
+        groups: dict[str, dict[str, Any]] = {}
+        for i, scope in enumerate(self.scopes):
+            for depth, gid in enumerate(scope):
+                g = groups.get(gid)
+                if g is None:
+                    g = groups[gid] = {
+                        "id": f"g:{gid}",
+                        "name": gid.rsplit("/", 1)[-1],
+                        "path": gid,
+                        "parent": scope[depth - 1] if depth else None,
+                        "count": 0,
+                        "ops": defaultdict(int),
+                    }
+                g["count"] += 1
+                g["ops"][self.nodes[i]["op_type"]] += 1
+        for g in groups.values():
+            g["ops"] = dict(sorted(g["ops"].items(), key=lambda kv: -kv[1])[:8])
+        self.groups = groups
+
+    def default_expanded(self) -> set[str]:
+        """Everything open up to COLLAPSE_ABOVE nodes; above, closed but for chains of single groups."""
+        if len(self.nodes) <= COLLAPSE_ABOVE:
+            return set(self.groups)
+        expanded: set[str] = set()
+        while True:
+            shown = {item for item in self._visible(expanded) if item.startswith("g:")}
+            top = [gid[2:] for gid in shown]
+            if len(top) == 1 and len(self._visible(expanded)) <= 3:
+                expanded.add(top[0])  # one group holding (nearly) everything: open it
+                continue
+            return expanded
+
+    def _visible(self, expanded: set[str]) -> list[str]:
+        out = []
+        for scope in self.scopes:
+            item = None
+            for gid in scope:
+                if gid not in expanded and self.groups[gid]["count"] > 1:  # a group of one node is the node
+                    item = f"g:{gid}"
+                    break
+            out.append(item or "")
+        return [item or self.nodes[i]["id"] for i, item in enumerate(out)]
+
+    def view(self, expanded: set[str]) -> dict[str, Any]:
+        """What to draw with ``expanded`` groups open: items (nodes, collapsed groups, graph
+        inputs and outputs) and the edges between them, aggregated, labelled by value."""
+        expanded = {g for g in expanded if g in self.groups}
+        owner = self._visible(expanded)
+        items: dict[str, dict[str, Any]] = {}
+        for name in self.inputs:
+            items[f"in:{name}"] = {"id": f"in:{name}", "kind": "input", "label": name, **self.values.get(name, {})}
+        for i, item in enumerate(owner):
+            if item in items:
+                continue
+            if item.startswith("g:"):
+                g = self.groups[item[2:]]
+                items[item] = {
+                    "id": item,
+                    "kind": "group",
+                    "label": g["name"],
+                    "path": g["path"],
+                    "count": g["count"],
+                    "ops": g["ops"],
+                    "parent": g["parent"],
+                }
+            else:
+                n = self.nodes[i]
+                scope = self.scopes[i]
+                items[item] = {
+                    "id": item,
+                    "kind": "op",
+                    "label": n["name"].rsplit("/", 1)[-1] or n["op_type"],
+                    "name": n["name"],
+                    "op_type": n["op_type"],
+                    "category": n["category"],
+                    "group": scope[-1] if scope else None,
+                    "subgraphs": n["subgraphs"],
+                }
+        for name in self.outputs:
+            items[f"out:{name}"] = {"id": f"out:{name}", "kind": "output", "label": name, **self.values.get(name, {})}
+        edges: dict[tuple[str, str], dict[str, Any]] = {}
+        input_set = set(self.inputs)
+
+        def add(src: str, dst: str, value: str) -> None:
+            if src == dst:
+                return
+            e = edges.get((src, dst))
+            if e is None:
+                info = self.values.get(value, {})
+                edges[(src, dst)] = {
+                    "source": src,
+                    "target": dst,
+                    "value": value,
+                    "dtype": info.get("dtype", ""),
+                    "shape": info.get("shape"),
+                    "count": 1,
+                }
+            else:
+                e["count"] += 1
+
+        for i, node in enumerate(self.nodes):
+            dst = owner[i]
+            for value in node["inputs"]:
+                if not value:
+                    continue
+                if value in self.producer:
+                    add(owner[self.producer[value]], dst, value)
+                elif value in input_set:
+                    add(f"in:{value}", dst, value)
+        for value in self.outputs:
+            if value in self.producer:
+                add(owner[self.producer[value]], f"out:{value}", value)
+            elif value in input_set:
+                add(f"in:{value}", f"out:{value}", value)
+        return {"items": list(items.values()), "edges": list(edges.values()), "expanded": sorted(expanded)}
+
+    def node_detail(self, index: int) -> dict[str, Any]:
+        n = self.nodes[index]
+
+        def value(name: str) -> dict[str, Any]:
+            info = self.values.get(name, {})
+            out = {"name": name, "dtype": info.get("dtype", ""), "shape": info.get("shape")}
+            if name in self.params:
+                out["param"] = self.params[name]
+            return out
+
+        params = [self.params[v] for v in n["inputs"] if v in self.params]
+        return {
+            **n,
+            "inputs": [value(v) for v in n["inputs"] if v],
+            "outputs": [value(v) for v in n["outputs"] if v],
+            "parameters": params,
+            "parameter_count": int(sum(p["size"] for p in params)),
+            "groups": list(self.scopes[index]),
+        }
+
+    def search(self, query: str, limit: int = 200) -> list[dict[str, Any]]:
+        q = query.lower()
+        hits = []
+        for i, n in enumerate(self.nodes):
+            if q in n["name"].lower() or q == n["op_type"].lower() or q in n["op_type"].lower():
+                hits.append({"id": n["id"], "name": n["name"], "op_type": n["op_type"], "groups": list(self.scopes[i])})
+                if len(hits) >= limit:
+                    break
+        return hits
+
+
+def _check_acyclic(nodes: list[dict[str, Any]], producer: dict[str, int], graph_name: str) -> None:
+    """Kahn's algorithm over the node graph; a cycle is a GraphError naming some of its nodes."""
+    n = len(nodes)
+    indegree = np.zeros(n, np.int64)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for i, node in enumerate(nodes):
+        for value in node["inputs"]:
+            p = producer.get(value)
+            if p is not None:
+                succ[p].append(i)
+                indegree[i] += 1
+    ready = [i for i in range(n) if indegree[i] == 0]
+    seen = 0
+    while ready:
+        i = ready.pop()
+        seen += 1
+        for j in succ[i]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                ready.append(j)
+    if seen < n:
+        stuck = [nodes[i]["name"] for i in np.flatnonzero(indegree > 0)[:5]]
+        raise GraphError(f"graph {graph_name!r} has a cycle through nodes {stuck!r}: an ONNX graph must be acyclic")
+
+
+def subgraph(model: ModelProto, path: list[tuple[int, str, int]]) -> tuple[GraphProto, set[str], list[str]]:
+    """The graph reached from the main one by ``(node index, attribute name, graph index)``
+    steps; the names visible from enclosing scopes; the breadcrumb labels."""
+    graph = model.graph
+    outer: set[str] = set()
+    crumbs = [graph.name or "main graph"]
+    for node_index, attr_name, graph_index in path:
+        if not 0 <= node_index < len(graph.node):
+            raise GraphError(f"subgraph path: no node {node_index} in graph {graph.name!r}")
+        node = graph.node[node_index]
+        attrs = {a.name: a for a in node.attribute}
+        attr = attrs.get(attr_name)
+        if attr is None or attr.type not in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
+            raise GraphError(f"subgraph path: node {node.name or node.op_type!r} has no graph attribute {attr_name!r}")
+        outer |= {vi.name for vi in graph.input} | {t.name for t in graph.initializer}
+        outer |= {o for nd in graph.node for o in nd.output}
+        if attr.type == AttributeProto.GRAPH:
+            graph = attr.g
+        else:
+            if not 0 <= graph_index < len(attr.graphs):
+                raise GraphError(f"subgraph path: attribute {attr_name!r} has no graph {graph_index}")
+            graph = attr.graphs[graph_index]
+        crumbs.append(f"{node.name or node.op_type}: {attr_name}")
+    return graph, outer, crumbs

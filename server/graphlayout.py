@@ -1,0 +1,198 @@
+"""A layered top-to-bottom layout of a directed graph (Sugiyama style). Pure.
+
+:func:`layout` takes items with sizes and edges between them and returns positions and
+edge routes:
+
+1. cycles are broken by reversing the back edges of a depth-first search (collapsed
+   name-scope groups can form cycles even when the model is a DAG);
+2. layers by longest path from the sources;
+3. an edge spanning several layers gets a dummy point per layer in between, so routes
+   go around the boxes;
+4. crossings are reduced by barycentre ordering, sweeping down and up a few times;
+5. x coordinates: each layer packed in its order, then pulled towards the mean of its
+   neighbours' x in a few passes that keep the order and the gaps;
+6. y by layer, each layer as tall as its tallest box.
+
+Everything is O(items + edges x span) per sweep with plain lists; 20,000 items lay out
+in about a second.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["layout"]
+
+GAP_X = 28.0
+GAP_Y = 46.0
+SWEEPS = 4
+
+
+def layout(sizes: Sequence[tuple[float, float]], edges: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """Positions (box centres) of ``len(sizes)`` items and a polyline per edge (same order)."""
+    n = len(sizes)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        if a != b:
+            succ[a].append(b)
+    reversed_edges = _back_edges(n, succ)
+    dag = [(b, a) if (a, b) in reversed_edges else (a, b) for a, b in edges if a != b]
+    # 2. longest-path layers, in topological order
+    out: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for a, b in dag:
+        out[a].append(b)
+        indeg[b] += 1
+    layer = [0] * n
+    stack = [i for i in range(n) if indeg[i] == 0]
+    while stack:
+        i = stack.pop()
+        li = layer[i] + 1
+        for j in out[i]:
+            if layer[j] < li:
+                layer[j] = li
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                stack.append(j)
+    # 3. dummy points for long edges: node ids n.. are dummies
+    widths = [w for w, _ in sizes]
+    heights = [h for _, h in sizes]
+    layer_of = list(layer)
+    chains: list[list[int]] = []
+    up: list[list[int]] = [[] for _ in range(n)]
+    down: list[list[int]] = [[] for _ in range(n)]
+    for a, b in dag:
+        chain = [a]
+        for lv in range(layer_of[a] + 1, layer_of[b]):
+            d = len(layer_of)
+            layer_of.append(lv)
+            widths.append(2.0)
+            heights.append(2.0)
+            up.append([])
+            down.append([])
+            chain.append(d)
+        chain.append(b)
+        for u, v in itertools.pairwise(chain):
+            down[u].append(v)
+            up[v].append(u)
+        chains.append(chain)
+    total = len(layer_of)
+    depth = max(layer_of, default=-1) + 1
+    layers: list[list[int]] = [[] for _ in range(depth)]
+    for i in range(total):
+        layers[layer_of[i]].append(i)
+    # 4. barycentre ordering
+    pos = [0.0] * total
+    for row in layers:
+        for k, i in enumerate(row):
+            pos[i] = float(k)
+    for sweep in range(SWEEPS):
+        order = range(1, depth) if sweep % 2 == 0 else range(depth - 2, -1, -1)
+        for lv in order:
+            row = layers[lv]
+            ref = up if sweep % 2 == 0 else down
+            keyed = []
+            for k, i in enumerate(row):
+                nbrs = ref[i]
+                keyed.append((sum(pos[j] for j in nbrs) / len(nbrs) if nbrs else pos[i], k, i))
+            keyed.sort()
+            layers[lv] = row = [i for _, _, i in keyed]
+            for k, i in enumerate(row):
+                pos[i] = float(k)
+    # 5. x: pack, then pull towards neighbours keeping order and gaps
+    x = [0.0] * total
+    for row in layers:
+        cursor = 0.0
+        for i in row:
+            x[i] = cursor + widths[i] / 2
+            cursor += widths[i] + GAP_X
+        shift = cursor / 2
+        for i in row:
+            x[i] -= shift
+    for sweep in range(SWEEPS):
+        ref = up if sweep % 2 == 0 else down
+        order = range(depth) if sweep % 2 == 0 else range(depth - 1, -1, -1)
+        for lv in order:
+            row = layers[lv]
+            want = [sum(x[j] for j in ref[i]) / len(ref[i]) if ref[i] else x[i] for i in row]
+            # Two greedy placements keeping the order and the gaps, one from each side;
+            # their mean keeps both too (the constraints are linear).
+            m = len(row)
+            left = [0.0] * m
+            right = [0.0] * m
+            for k in range(m):
+                left[k] = (
+                    want[k] if k == 0 else max(want[k], left[k - 1] + (widths[row[k - 1]] + widths[row[k]]) / 2 + GAP_X)
+                )
+            for k in range(m - 1, -1, -1):
+                right[k] = (
+                    want[k]
+                    if k == m - 1
+                    else min(want[k], right[k + 1] - (widths[row[k + 1]] + widths[row[k]]) / 2 - GAP_X)
+                )
+            for k, i in enumerate(row):
+                x[i] = (left[k] + right[k]) / 2
+    # 6. y by layer
+    y = [0.0] * total
+    top = 0.0
+    for row in layers:
+        tallest = max((heights[i] for i in row), default=0.0)
+        for i in row:
+            y[i] = top + tallest / 2
+        top += tallest + GAP_Y
+    leftmost = min((x[i] - widths[i] / 2 for i in range(total)), default=0.0)
+    for i in range(total):
+        x[i] -= leftmost
+    width = max((x[i] + widths[i] / 2 for i in range(total)), default=0.0)
+    routes: list[tuple[int, int, list[list[float]]]] = []
+    for (a, b), chain in zip(dag, chains, strict=True):
+        points = [[round(x[c], 1), round(y[c], 1)] for c in chain]
+        points[0][1] = round(y[a] + heights[a] / 2, 1)
+        points[-1][1] = round(y[b] - heights[b] / 2, 1)
+        routes.append((a, b, points))
+    by_edge: dict[tuple[int, int], list[list[float]]] = {}
+    for a, b, points in routes:
+        by_edge[(a, b)] = points
+    paths: list[list[list[float]]] = []
+    for a, b in edges:
+        if a == b:
+            paths.append([])
+        elif (a, b) in reversed_edges:
+            paths.append(list(reversed(by_edge[(b, a)])))
+        else:
+            paths.append(by_edge[(a, b)])
+    return {
+        "x": [round(v, 1) for v in x[:n]],
+        "y": [round(v, 1) for v in y[:n]],
+        "layers": layer[:n],
+        "edges": paths,
+        "width": round(width, 1),
+        "height": round(max(top - GAP_Y, 0.0), 1),
+    }
+
+
+def _back_edges(n: int, succ: list[list[int]]) -> set[tuple[int, int]]:
+    """Edges closing a cycle in an iterative depth-first search."""
+    state = [0] * n  # 0 new, 1 on the stack, 2 done
+    back: set[tuple[int, int]] = set()
+    for root in range(n):
+        if state[root]:
+            continue
+        stack = [(root, 0)]
+        state[root] = 1
+        while stack:
+            i, k = stack[-1]
+            if k < len(succ[i]):
+                stack[-1] = (i, k + 1)
+                j = succ[i][k]
+                if state[j] == 0:
+                    state[j] = 1
+                    stack.append((j, 0))
+                elif state[j] == 1:
+                    back.add((i, j))
+            else:
+                state[i] = 2
+                stack.pop()
+    return back

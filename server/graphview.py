@@ -1,0 +1,245 @@
+"""Graphs as the API serves them: logged graphs and ``--model`` files, parsed once, views laid out once.
+
+A *source* is a graph logged in a run (``run`` and ``name``; the newest of a name) or a
+``--model`` file (``model``: its position in ``Settings.models``, never a path from the
+request). Parsed models (with inferred shapes) are cached by the source's version (the
+record's place in the log, or the file's size and mtime); a laid-out view by (model,
+subgraph path, expanded groups). No flask here.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from onnx import ModelProto
+
+from visualdl.server.graph import Graph, GraphError, external_data_files, infer_shapes, model_properties, parse_model
+from visualdl.server.graph import subgraph as find_subgraph
+from visualdl.server.graphlayout import layout
+from visualdl.server.provider import BadRequest, DataProvider, NotFound
+
+__all__ = ["GraphService", "parse_path"]
+
+MAX_MODEL_BYTES = 2 << 30
+
+
+def parse_path(text: str) -> list[tuple[int, str, int]]:
+    """``"3.then_branch.0|5.body.0"`` -> ``[(3, "then_branch", 0), (5, "body", 0)]`` (node index, attribute, graph)."""
+    if not text:
+        return []
+    out = []
+    for step in text.split("|"):
+        parts = step.split(".")
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[2].isdigit() or not parts[1]:
+            raise BadRequest(f"subgraph path step {step[:60]!r} must be NODE.ATTRIBUTE.INDEX, e.g. 3.then_branch.0")
+        out.append((int(parts[0]), parts[1], int(parts[2])))
+    if len(out) > 32:
+        raise BadRequest("subgraph path is deeper than 32 levels")
+    return out
+
+
+def _size(item: dict[str, Any]) -> tuple[float, float]:
+    label = item.get("label", "")
+    if item["kind"] == "group":
+        return max(130.0, 7.0 * len(label) + 40), 50.0
+    if item["kind"] == "op":
+        return max(90.0, 6.6 * max(len(label), len(item.get("op_type", ""))) + 24), 36.0
+    return max(70.0, 6.6 * min(len(label), 40) + 20), 26.0
+
+
+class GraphService:
+    def __init__(self, provider: DataProvider) -> None:
+        self.provider = provider
+        self._lock = threading.Lock()
+        self._models: OrderedDict[Any, tuple[ModelProto, list[str]]] = OrderedDict()
+        self._graphs: OrderedDict[Any, Graph] = OrderedDict()
+        self._views: OrderedDict[Any, dict[str, Any]] = OrderedDict()
+
+    # -- sources -----------------------------------------------------------------------
+
+    def list_sources(self) -> list[dict[str, Any]]:
+        logged = [{**g, "source": "log"} for g in self.provider.list_graphs()]
+        files = [
+            {"model": str(i), "name": os.path.basename(path), "size": _file_size(path), "source": "file"}
+            for i, path in enumerate(self.provider.settings.models)
+        ]
+        return files + logged
+
+    def _load(self, *, run: str | None, name: str | None, model: str | None) -> tuple[Any, ModelProto, list[str], str]:
+        """(cache key, model with inferred shapes, warnings, label)."""
+        if model is not None:
+            models = self.provider.settings.models
+            if not model.isdigit() or int(model) >= len(models):
+                raise NotFound(f"unknown model {model!r}: there are {len(models)} --model files")
+            path = models[int(model)]
+            try:
+                st = os.stat(path)
+            except OSError as e:
+                raise NotFound(f"model file {os.path.basename(path)!r} cannot be read: {e.strerror}") from e
+            key: Any = ("file", path, st.st_size, st.st_mtime_ns)
+            label = os.path.basename(path)
+
+            def read() -> bytes:
+                if st.st_size > MAX_MODEL_BYTES:
+                    raise GraphError(f"{label} is larger than 2 GiB; save its weights as external data")
+                with open(path, "rb") as f:
+                    return f.read()
+
+            base_dir: str | None = os.path.dirname(path)
+        else:
+            if not run:
+                raise BadRequest("give either model=ID or run=RUN (and name=NAME)")
+            graphs = [g for g in self.provider.list_graphs() if g["run"] == run]
+            if not graphs:
+                raise NotFound(f"run {run!r} has no graph")
+            chosen = graphs[0] if name is None else next((g for g in graphs if g["name"] == name), None)
+            if chosen is None:
+                raise NotFound(f"run {run!r} has no graph {name!r}; it has {[g['name'] for g in graphs]!r}")
+            event, blob = self.provider.read_graph(run=run, name=chosen["name"])
+            key = ("log", run, event.name, event.ref.path, event.ref.offset)
+            label = f"{run} / {event.name}"
+
+            def read() -> bytes:
+                return blob
+
+            base_dir = None
+        with self._lock:
+            hit = self._models.get(key)
+            if hit is not None:
+                self._models.move_to_end(key)
+                return key, hit[0], hit[1], label
+        try:
+            data = read()
+        except OSError as e:
+            raise NotFound(f"{label} cannot be read: {e}") from e
+        parsed = parse_model(data, source=label)
+        inferred, warnings = infer_shapes(parsed)
+        names, missing = external_data_files(parsed, base_dir)
+        if names:
+            where = "missing" if missing else "not loaded"
+            files = missing or names
+            warnings.append(
+                f"weights are stored in external data files ({where}: {', '.join(files[:5])}); "
+                "the structure is shown without them"
+            )
+        with self._lock:
+            self._models[key] = (inferred, warnings)
+            while len(self._models) > 8:
+                self._models.popitem(last=False)
+        return key, inferred, warnings, label
+
+    def _graph(self, key: Any, model: ModelProto, path: list[tuple[int, str, int]]) -> tuple[Graph, list[str]]:
+        gkey = (key, tuple(path))
+        graph_proto, outer, crumbs = find_subgraph(model, path)
+        with self._lock:
+            hit = self._graphs.get(gkey)
+        if hit is None:
+            hit = Graph.build(graph_proto, outer)
+            with self._lock:
+                self._graphs[gkey] = hit
+                while len(self._graphs) > 16:
+                    self._graphs.popitem(last=False)
+        return hit, crumbs
+
+    # -- views -------------------------------------------------------------------------
+
+    def view(
+        self,
+        *,
+        run: str | None = None,
+        name: str | None = None,
+        model: str | None = None,
+        path: str = "",
+        expand: list[str] | None = None,
+        expand_all: bool = False,
+    ) -> dict[str, Any]:
+        steps = parse_path(path)
+        key, proto, warnings, label = self._load(run=run, name=name, model=model)
+        graph, crumbs = self._graph(key, proto, steps)
+        if expand_all:
+            expanded = set(graph.groups)
+        elif expand is None:
+            expanded = graph.default_expanded()
+        else:
+            expanded = {g for g in expand if g in graph.groups}
+            for g in list(expanded):  # opening a group opens its parents
+                parent = graph.groups[g]["parent"]
+                while parent:
+                    expanded.add(parent)
+                    parent = graph.groups[parent]["parent"]
+        vkey = (key, tuple(steps), frozenset(expanded))
+        with self._lock:
+            cached = self._views.get(vkey)
+        if cached is None:
+            cached = self._lay_out(graph, expanded)
+            with self._lock:
+                self._views[vkey] = cached
+                while len(self._views) > 64:
+                    self._views.popitem(last=False)
+        total_params = sum(p["size"] for p in graph.params.values())
+        return {
+            "source": {"run": run, "name": name, "model": model, "label": label},
+            "model": model_properties(proto),
+            "warnings": warnings,
+            "path": path,
+            "breadcrumb": crumbs,
+            "graph": {
+                "name": graph.name,
+                "inputs": [{"name": n, **graph.values.get(n, {})} for n in graph.inputs],
+                "outputs": [{"name": n, **graph.values.get(n, {})} for n in graph.outputs],
+                "node_count": len(graph.nodes),
+                "group_count": len(graph.groups),
+                "parameter_tensors": len(graph.params),
+                "parameter_count": int(total_params),
+            },
+            **cached,
+        }
+
+    def _lay_out(self, graph: Graph, expanded: set[str]) -> dict[str, Any]:
+        view = graph.view(expanded)
+        items = view["items"]
+        index = {item["id"]: i for i, item in enumerate(items)}
+        sizes = [_size(item) for item in items]
+        pairs = [(index[e["source"]], index[e["target"]]) for e in view["edges"]]
+        placed = layout(sizes, pairs)
+        for i, item in enumerate(items):
+            item["x"], item["y"] = placed["x"][i], placed["y"][i]
+            item["w"], item["h"] = sizes[i]
+        for e, points in zip(view["edges"], placed["edges"], strict=True):
+            e["points"] = points
+        return {
+            "nodes": items,
+            "edges": view["edges"],
+            "expanded": view["expanded"],
+            "width": placed["width"],
+            "height": placed["height"],
+            "groups": {
+                g["path"]: {"name": g["name"], "parent": g["parent"], "count": g["count"]}
+                for g in graph.groups.values()
+            },
+        }
+
+    def node(
+        self, *, node: str, run: str | None, name: str | None, model: str | None, path: str = ""
+    ) -> dict[str, Any]:
+        key, proto, _, _ = self._load(run=run, name=name, model=model)
+        graph, _ = self._graph(key, proto, parse_path(path))
+        if not node.startswith("n") or not node[1:].isdigit() or int(node[1:]) >= len(graph.nodes):
+            raise NotFound(f"no node {node[:40]!r} in graph {graph.name!r}")
+        return graph.node_detail(int(node[1:]))
+
+    def search(self, *, q: str, run: str | None, name: str | None, model: str | None, path: str = "") -> dict[str, Any]:
+        key, proto, _, _ = self._load(run=run, name=name, model=model)
+        graph, _ = self._graph(key, proto, parse_path(path))
+        hits = graph.search(q)
+        return {"query": q, "hits": hits, "truncated": len(hits) >= 200}
+
+
+def _file_size(path: str) -> int | None:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None

@@ -1,0 +1,354 @@
+"""ONNX graphs: conversion, name-scope groups, layout, subgraphs, bad models (422), the ONNX backend cases."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+import warnings
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from visualdl import LogWriter
+from visualdl.server.app import create_app
+from visualdl.server.graph import COLLAPSE_ABOVE, Graph, GraphError, parse_model
+from visualdl.server.graphlayout import layout
+from visualdl.server.settings import Settings
+
+
+def conv_model(blocks: int = 2, width: int = 4) -> onnx.ModelProto:
+    """x -> blocks of (conv, relu, a branch and a merge) under name scopes -> pooled -> output."""
+    nodes, inits = [], []
+    prev = "x"
+    for b in range(blocks):
+        scope = f"/layer{b}/block{b}"
+        w = f"layer{b}.conv.weight"
+        inits.append(numpy_helper.from_array(np.ones((width, width if b else 3, 3, 3), np.float32), w))
+        nodes += [
+            helper.make_node("Conv", [prev, w], [f"{scope}/conv_out"], name=f"{scope}/conv/Conv", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", [f"{scope}/conv_out"], [f"{scope}/relu_out"], name=f"{scope}/relu/Relu"),
+            helper.make_node("Sigmoid", [f"{scope}/relu_out"], [f"{scope}/gate"], name=f"{scope}/gate/Sigmoid"),
+            helper.make_node(
+                "Mul", [f"{scope}/relu_out", f"{scope}/gate"], [f"{scope}/out"], name=f"{scope}/merge/Mul"
+            ),
+        ]
+        prev = f"{scope}/out"
+    nodes.append(helper.make_node("GlobalAveragePool", [prev], ["y"], name="/head/pool/GlobalAveragePool"))
+    graph = helper.make_graph(
+        nodes,
+        "convnet",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", width, 1, 1])],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, producer_name="tests", opset_imports=[helper.make_opsetid("", 17)])
+    model.metadata_props.add(key="author_note", value="made in tests")
+    onnx.checker.check_model(model)
+    return model
+
+
+def if_loop_model() -> onnx.ModelProto:
+    then_g = helper.make_graph(
+        [helper.make_node("Add", ["x", "x"], ["t"], name="then_add")],
+        "then_branch",
+        [],
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])],
+    )
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["e"], name="else_neg")],
+        "else_branch",
+        [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])],
+    )
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["acc_in", "x"], ["acc_out"], name="loop_add"),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"], name="loop_cond"),
+        ],
+        "loop_body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2]),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2]),
+        ],
+    )
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+        helper.make_node("Greater", ["s", "zero"], ["c"], name="positive"),
+        helper.make_node("If", ["c"], ["branch"], name="choose", then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["trips", "", "branch"], ["looped"], name="repeat", body=body),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "control",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("looped", TensorProto.FLOAT, [2])],
+        initializer=[
+            numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+            numpy_helper.from_array(np.array(3, np.int64), "trips"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model
+
+
+def big_model(n_groups: int, per_group: int) -> onnx.ModelProto:
+    nodes = []
+    prev = "x"
+    for g in range(n_groups):
+        for k in range(per_group):
+            out = f"v{g}_{k}"
+            nodes.append(helper.make_node("Relu", [prev], [out], name=f"/stage{g // 10}/block{g}/op{k}/Relu"))
+            prev = out
+    graph = helper.make_graph(
+        nodes,
+        "big",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.fixture
+def client(tmp_path):
+    with LogWriter(tmp_path / "run") as w:
+        w.add_graph(conv_model(), name="convnet")
+        w.add_graph(if_loop_model(), name="control")
+        w.add_graph(big_model(40, 12), name="big")
+    model_file = tmp_path / "model.onnx"
+    onnx.save(conv_model(3), model_file)
+    app = create_app(Settings(logdirs=(("", str(tmp_path)),), models=(str(model_file),), background=False))
+    app.extensions["visualdl.provider"].poll()
+    return app.test_client()
+
+
+def test_graph_conversion_reads_everything_but_weights(client):
+    body = client.get("/api/graph?run=run&name=convnet").get_json()
+    model = body["model"]
+    assert model["producer_name"] == "tests" and model["opset_import"] == [{"domain": "ai.onnx", "version": 17}]
+    assert model["metadata_props"] == {"author_note": "made in tests"}
+    assert body["graph"]["inputs"] == [{"name": "x", "dtype": "float", "shape": ["N", 3, 8, 8]}]
+    assert body["graph"]["node_count"] == 9 and body["graph"]["parameter_count"] == 4 * 3 * 9 + 4 * 4 * 9
+    ops = {n["name"]: n for n in body["nodes"] if n["kind"] == "op"}
+    conv = ops["/layer0/block0/conv/Conv"]
+    assert conv["category"] == "conv" and conv["group"] == "layer0/block0/conv"
+    assert ops["/layer0/block0/relu/Relu"]["category"] == "activation"
+    # inferred shapes on the edges: conv keeps 8x8 with pads 1
+    edge = next(e for e in body["edges"] if e["value"] == "/layer0/block0/conv_out")
+    assert edge["dtype"] == "float" and edge["shape"] == ["N", 4, 8, 8]
+    # a branch and a merge: Mul has two incoming edges
+    mul = ops["/layer0/block0/merge/Mul"]["id"]
+    assert sum(e["target"] == mul for e in body["edges"]) == 2
+    detail = client.get(f"/api/graph/node?run=run&name=convnet&node={conv['id']}").get_json()
+    assert {a["name"]: a["value"] for a in detail["attributes"]} == {"pads": [1, 1, 1, 1]}
+    (param,) = detail["parameters"]
+    assert param == {"tensor": True, "name": "layer0.conv.weight", "dtype": "float", "shape": [4, 3, 3, 3], "size": 108}
+    assert "values" not in str(detail["parameters"])
+    assert detail["groups"] == ["layer0", "layer0/block0", "layer0/block0/conv"]
+
+
+def test_graph_layout_is_layered_top_to_bottom(client):
+    body = client.get("/api/graph?run=run&name=convnet").get_json()
+    pos = {n["id"]: n for n in body["nodes"]}
+    for e in body["edges"]:
+        assert pos[e["source"]]["y"] < pos[e["target"]]["y"], e
+        assert e["points"][0][1] == pytest.approx(pos[e["source"]]["y"] + pos[e["source"]]["h"] / 2)
+    boxes = sorted(body["nodes"], key=lambda n: (n["y"], n["x"]))
+    for a, b in itertools.pairwise(boxes):
+        if a["y"] == b["y"]:
+            assert a["x"] + a["w"] / 2 <= b["x"] - b["w"] / 2 + 1e-6  # no overlap within a layer
+
+
+def test_graph_big_model_collapses_and_expands_group_by_group(client):
+    body = client.get("/api/graph?run=run&name=big").get_json()
+    assert body["graph"]["node_count"] == 480 > COLLAPSE_ABOVE
+    kinds = {n["kind"] for n in body["nodes"]}
+    assert "op" not in kinds and "group" in kinds
+    stages = [n for n in body["nodes"] if n["kind"] == "group"]
+    assert sorted(n["label"] for n in stages) == ["stage0", "stage1", "stage2", "stage3"]
+    assert [n["count"] for n in stages] == [120] * 4
+    assert len(body["edges"]) == 5  # x -> stage0 -> ... -> stage3 -> output
+    opened = client.get("/api/graph?run=run&name=big&expand=stage1/block12").get_json()
+    labels = {n["label"] for n in opened["nodes"]}
+    assert {"stage0", "stage2", "stage3", "block10", "block11", "block13"} <= labels
+    assert sum(n["kind"] == "op" for n in opened["nodes"]) == 12  # block12's nodes, nothing else
+    assert set(opened["expanded"]) == {"stage1", "stage1/block12"}
+
+
+def test_graph_search_finds_a_node_inside_a_collapsed_group(client):
+    hits = client.get("/api/graph/search?run=run&name=big&q=block17/op3").get_json()["hits"]
+    (hit,) = hits
+    assert hit["groups"] == ["stage1", "stage1/block17", "stage1/block17/op3"]
+    assert client.get("/api/graph/search?run=run&name=big&q=relu").get_json()["truncated"] is True
+
+
+def test_graph_if_and_loop_bodies_are_nested_graphs(client):
+    body = client.get("/api/graph?run=run&name=control").get_json()
+    choose = next(n for n in body["nodes"] if n.get("name") == "choose")
+    assert choose["category"] == "control" and sorted(choose["subgraphs"]) == ["else_branch", "then_branch"]
+    index = choose["id"][1:]
+    then = client.get(f"/api/graph?run=run&name=control&path={index}.then_branch.0").get_json()
+    assert [n["name"] for n in then["nodes"] if n["kind"] == "op"] == ["then_add"]  # x comes from the outer scope
+    assert then["breadcrumb"] == ["control", "choose: then_branch"]
+    loop = next(n for n in body["nodes"] if n.get("name") == "repeat")
+    inner = client.get(f"/api/graph?run=run&name=control&path={loop['id'][1:]}.body.0").get_json()
+    assert {n["name"] for n in inner["nodes"] if n["kind"] == "op"} == {"loop_add", "loop_cond"}
+    assert client.get("/api/graph?run=run&name=control&path=0.body.0").status_code == 422
+    assert client.get("/api/graph?run=run&name=control&path=../etc").status_code == 400
+
+
+def test_graph_model_file_and_listing(client):
+    graphs = client.get("/api/graphs").get_json()["graphs"]
+    assert {"model": "0", "name": "model.onnx", "size": graphs[0]["size"], "source": "file"} == graphs[0]
+    assert {(g.get("run"), g["name"]) for g in graphs[1:]} == {("run", "convnet"), ("run", "control"), ("run", "big")}
+    body = client.get("/api/graph?model=0").get_json()
+    assert body["graph"]["node_count"] == 13
+    assert client.get("/api/graph?model=1").status_code == 404
+    assert client.get("/api/graph?model=../../etc/passwd").status_code == 404
+
+
+def _bad_models(tmp_path):
+    good = conv_model().SerializeToString()
+    no_graph = onnx.ModelProto(ir_version=8)
+    no_graph.opset_import.add(version=17)
+    cyclic = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Relu", ["b"], ["a"], name="r1"), helper.make_node("Relu", ["a"], ["b"], name="r2")],
+            "cyclic",
+            [],
+            [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1])],
+        )
+    )
+    dangling = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Relu", ["ghost"], ["a"], name="r1")],
+            "dangling",
+            [],
+            [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1])],
+        )
+    )
+    return {
+        "truncated": (good[: len(good) // 2], "cannot be decoded"),
+        "random": (np.random.default_rng(0).bytes(4096), "cannot be decoded"),
+        "not-a-model": (onnx.TensorProto(name="t", dims=[2], data_type=1).SerializeToString(), "not an ONNX"),
+        "no-graph": (no_graph.SerializeToString(), "a model without a graph"),
+        "empty": (b"", "empty"),
+        "cycle": (cyclic.SerializeToString(), "has a cycle"),
+        "dangling": (dangling.SerializeToString(), "dangling input"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["truncated", "random", "not-a-model", "no-graph", "empty", "cycle", "dangling"])
+def test_graph_bad_models_get_422_and_the_server_goes_on(tmp_path, kind):
+    data, message = _bad_models(tmp_path)[kind]
+    path = tmp_path / f"{kind}.onnx"
+    path.write_bytes(data)
+    with LogWriter(tmp_path / "run") as w:
+        w.add_graph(conv_model(), name="ok")
+    app = create_app(Settings(logdirs=(("", str(tmp_path)),), models=(str(path),), background=False))
+    app.extensions["visualdl.provider"].poll()
+    c = app.test_client()
+    response = c.get("/api/graph?model=0")
+    assert response.status_code == 422
+    assert message in response.get_json()["error"]
+    assert c.get("/api/graph?run=run&name=ok").status_code == 200  # still serving
+
+
+def test_graph_external_data_is_named_when_missing(tmp_path):
+    model = conv_model()
+    onnx.save(
+        model,
+        tmp_path / "ext.onnx",
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="ext.weights",
+        size_threshold=0,
+    )
+    os.remove(tmp_path / "ext.weights")
+    app = create_app(Settings(models=(str(tmp_path / "ext.onnx"),), background=False))
+    body = app.test_client().get("/api/graph?model=0").get_json()
+    assert body["graph"]["node_count"] == 9
+    assert any("ext.weights" in w and "missing" in w for w in body["warnings"])
+
+
+def test_graph_layout_breaks_cycles_and_routes_long_edges():
+    placed = layout([(50, 20)] * 4, [(0, 1), (1, 2), (2, 0), (0, 3), (2, 3)])
+    assert len(placed["edges"]) == 5 and all(len(p) >= 2 for p in placed["edges"])
+    y = placed["y"]
+    assert y[0] < y[1] < y[2] and y[3] > y[2]
+    assert len(placed["edges"][3]) == 4  # 0 -> 3 spans three layers: two bends between
+
+
+def test_graph_onnx_backend_cases_all_convert():
+    """Every model that the ONNX project's backend node test cases produced (shipped with onnx) converts."""
+    from onnx.backend.test.loader import load_model_tests
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # the case modules compute their test data when imported
+        cases = load_model_tests(kind="node")
+    converted = 0
+    for case in cases:
+        if case.model is not None:
+            model = case.model
+        elif case.model_dir:
+            model = onnx.load(os.path.join(case.model_dir, "model.onnx"))
+        else:
+            continue  # a case that downloads its model
+        graph = Graph.build(parse_model(model.SerializeToString()).graph)
+        graph.view(graph.default_expanded())
+        converted += 1
+    assert converted > 1000
+
+
+def test_graph_model_without_logdir_from_the_cli(tmp_path):
+    path = tmp_path / "m.onnx"
+    onnx.save(conv_model(), path)
+    with socket_port() as port:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "visualdl", "--model", str(path), "--port", str(port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/graph?model=0", timeout=5) as r:
+                        assert r.status == 200
+                        break
+                except OSError:
+                    assert proc.poll() is None and time.monotonic() < deadline
+                    time.sleep(0.1)
+        finally:
+            proc.terminate()
+            proc.wait(15)
+            proc.stdout.close()
+
+
+class socket_port:
+    def __enter__(self) -> int:
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def test_graph_error_type_is_a_value_error():
+    with pytest.raises(GraphError):
+        parse_model(b"\x00")
+    assert issubclass(GraphError, ValueError)
