@@ -287,6 +287,29 @@ def _attribute(attr: AttributeProto) -> dict[str, Any]:
     return {"name": attr.name, "type": kind, "value": value}
 
 
+class _Values:
+    """dtype and shape of values by name, converted from their ValueInfoProto when first asked."""
+
+    def __init__(self, infos: dict[str, onnx.ValueInfoProto], params: dict[str, dict[str, Any]]) -> None:
+        self._infos = infos
+        self._params = params
+        self._done: dict[str, dict[str, Any]] = {}
+
+    def get(self, name: str, default: dict[str, Any] | None = None) -> dict[str, Any]:
+        hit = self._done.get(name)
+        if hit is None:
+            vi = self._infos.get(name)
+            if vi is not None:
+                dtype, shape = _type_of(vi)
+                hit = {"dtype": dtype, "shape": shape}
+            elif name in self._params:
+                hit = {"dtype": self._params[name]["dtype"], "shape": self._params[name]["shape"]}
+            else:
+                return default if default is not None else {}
+            self._done[name] = hit
+        return hit
+
+
 def scope_of(name: str) -> tuple[str, ...]:
     """The group path of a node name: ``/a/b/Conv`` -> ``("a", "a/b")``."""
     parts = [p for p in name.split("/") if p]
@@ -299,7 +322,7 @@ class Graph:
 
     name: str
     nodes: list[dict[str, Any]]
-    values: dict[str, dict[str, Any]]
+    values: _Values
     inputs: list[str]
     outputs: list[str]
     params: dict[str, dict[str, Any]]
@@ -307,6 +330,7 @@ class Graph:
     consumers: dict[str, list[int]]
     scopes: list[tuple[str, ...]]
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    protos: list[onnx.NodeProto] = field(default_factory=list)
 
     @classmethod
     def build(cls, graph: GraphProto, outer: set[str] | None = None) -> Graph:
@@ -314,12 +338,7 @@ class Graph:
         params = {t.name: _tensor_summary(t) for t in graph.initializer}
         for t in graph.sparse_initializer:
             params[t.values.name] = _tensor_summary(t.values)
-        values: dict[str, dict[str, Any]] = {}
-        for vi in [*graph.input, *graph.value_info, *graph.output]:
-            dtype, shape = _type_of(vi)
-            values[vi.name] = {"dtype": dtype, "shape": shape}
-        for name, p in params.items():
-            values.setdefault(name, {"dtype": p["dtype"], "shape": p["shape"]})
+        values = _Values({vi.name: vi for vi in [*graph.input, *graph.value_info, *graph.output]}, params)
         inputs = [vi.name for vi in graph.input if vi.name not in params]
         producer: dict[str, int] = {}
         nodes = []
@@ -343,11 +362,9 @@ class Graph:
                     else "custom",
                     "inputs": list(node.input),
                     "outputs": list(node.output),
-                    "attributes": [_attribute(a) for a in node.attribute],
                     "subgraphs": [
                         a.name for a in node.attribute if a.type in (AttributeProto.GRAPH, AttributeProto.GRAPHS)
                     ],
-                    "doc_string": node.doc_string[:500],
                 }
             )
         known = set(producer) | set(params) | {vi.name for vi in graph.input} | outer
@@ -374,6 +391,7 @@ class Graph:
         self = cls(
             graph.name, nodes, values, inputs, [o.name for o in graph.output], params, producer, dict(consumers), scopes
         )
+        self.protos = list(graph.node)
         self._build_groups()
         return self
 
@@ -505,8 +523,11 @@ class Graph:
             return out
 
         params = [self.params[v] for v in n["inputs"] if v in self.params]
+        proto = self.protos[index]
         return {
             **n,
+            "attributes": [_attribute(a) for a in proto.attribute],
+            "doc_string": proto.doc_string[:500],
             "inputs": [value(v) for v in n["inputs"] if v],
             "outputs": [value(v) for v in n["outputs"] if v],
             "parameters": params,

@@ -216,10 +216,6 @@ class GraphService:
             "expanded": view["expanded"],
             "width": placed["width"],
             "height": placed["height"],
-            "groups": {
-                g["path"]: {"name": g["name"], "parent": g["parent"], "count": g["count"]}
-                for g in graph.groups.values()
-            },
         }
 
     def node(
