@@ -5,6 +5,7 @@
 import { getJSON } from './api.js';
 import { colorOf } from './colors.js';
 import { compileFilter, matches } from './dom.js';
+import { GraphView } from './graph.js';
 import { HistogramCard, MODES } from './histograms.js';
 import { ImageCard } from './images.js';
 import { JobsView, jobRuns } from './jobs.js';
@@ -15,7 +16,7 @@ import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
 
 const SETTINGS_KEY = 'visualdl.settings.v1';
-const TABS = { scalars: 'Scalars', images: 'Images', histograms: 'Histograms', text: 'Text', jobs: 'Jobs' };
+const TABS = { scalars: 'Scalars', images: 'Images', histograms: 'Histograms', text: 'Text', jobs: 'Jobs', graphs: 'Graphs' };
 const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes were read
 const CYCLE_TIMEOUT_MS = 30000;
 
@@ -69,6 +70,7 @@ const views = {
   histograms: new PerRunView(panel('histograms'), ctx, { kind: 'histograms', noun: 'histogram', Card: HistogramCard }),
   text: new PerRunView(panel('text'), ctx, { kind: 'text', noun: 'text', Card: TextCard }),
   jobs: new JobsView(panel('jobs'), ctx),
+  graphs: new GraphView(panel('graphs'), ctx),
 };
 const sidebar = new Sidebar(ctx);
 
@@ -108,7 +110,8 @@ window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
 function updateTabCounts() {
   for (const tab of tabButtons) {
     const name = tab.dataset.tab;
-    const count = name === 'jobs' ? jobRuns(state.runs).length : Object.keys(state.tags[name] || {}).length;
+    let count = Object.keys(state.tags[name] || {}).length;
+    if (name === 'jobs') count = jobRuns(state.runs).length;
     tab.querySelector('.tab-count').textContent = count ? String(count) : '';
   }
 }

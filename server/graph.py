@@ -310,6 +310,16 @@ class _Values:
         return hit
 
 
+def _short_label(name: str, op_type: str) -> str:
+    """``/layer1/conv1/Conv`` -> ``conv1`` (the op type is shown apart); ``relu_7`` -> ``relu_7``."""
+    parts = [p for p in name.split("/") if p]
+    if not parts:
+        return op_type
+    if parts[-1] in (op_type, f"{op_type}_0") and len(parts) > 1:
+        return parts[-2]
+    return parts[-1]
+
+
 def scope_of(name: str) -> tuple[str, ...]:
     """The group path of a node name: ``/a/b/Conv`` -> ``("a", "a/b")``."""
     parts = [p for p in name.split("/") if p]
@@ -467,7 +477,7 @@ class Graph:
                 items[item] = {
                     "id": item,
                     "kind": "op",
-                    "label": n["name"].rsplit("/", 1)[-1] or n["op_type"],
+                    "label": _short_label(n["name"], n["op_type"]),
                     "name": n["name"],
                     "op_type": n["op_type"],
                     "category": n["category"],

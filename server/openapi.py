@@ -115,6 +115,46 @@ OPENAPI: dict[str, Any] = {
             "role, restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
             [_RUN],
         ),
+        "/api/graph": _get(
+            "One ONNX graph laid out for drawing: model properties, inputs and outputs, nodes (ops, collapsed "
+            "name-scope groups, graph inputs/outputs) with positions and sizes, edges with dtype, shape and route. "
+            "422 for a model that cannot be shown (empty, truncated, not a model, no graph, a cycle, dangling inputs)",
+            [
+                _param("run", "run of a logged graph (or give model)", required=False),
+                _param("name", "graph name in the run (default: the first)", required=False),
+                _param("model", "a --model file, by its position in /api/graphs", required=False),
+                _param(
+                    "expand",
+                    "name-scope groups to open (repeat); default: all up to 300 nodes",
+                    required=False,
+                    many=True,
+                ),
+                _param("collapsed", "1: every group closed", required=False),
+                _param("expand_all", "1: every group open", required=False),
+                _param("path", "subgraph path NODE.ATTRIBUTE.INDEX[|...], e.g. 3.then_branch.0", required=False),
+            ],
+        ),
+        "/api/graph/node": _get(
+            "One node of a graph: attributes (tensors summarised), inputs and outputs with dtype and shape, "
+            "parameters (name, dtype, shape, size; never values), its groups",
+            [
+                _param("node", "node id from /api/graph"),
+                _param("run", "as /api/graph", required=False),
+                _param("name", "as /api/graph", required=False),
+                _param("model", "as /api/graph", required=False),
+                _param("path", "as /api/graph", required=False),
+            ],
+        ),
+        "/api/graph/search": _get(
+            "Nodes whose name or op type matches q (up to 200), with the groups to open to reach each",
+            [
+                _param("q", "text to find"),
+                _param("run", "as /api/graph", required=False),
+                _param("name", "as /api/graph", required=False),
+                _param("model", "as /api/graph", required=False),
+                _param("path", "as /api/graph", required=False),
+            ],
+        ),
         "/api/distribution": _get("Percentile bands of a histogram tag over steps", [_RUN, _TAG]),
         "/api/text": _get("Text entries of a tag in a run, by step", [_RUN, _TAG]),
         "/api/graphs": _get("Graphs of all runs", []),

@@ -1,0 +1,364 @@
+// The Graphs tab: an ONNX model laid out by the server (/api/graph), drawn as SVG. Pan
+// with the mouse, zoom with the wheel; name-scope groups open on click; a click on a node
+// shows its attributes, inputs, outputs and parameters; search opens the groups holding
+// the hits and highlights them; If/Loop/Scan bodies open with a breadcrumb back; the
+// drawing exports as SVG or PNG. Only what the server laid out (the open groups) is drawn.
+
+import { ApiError, getJSON } from './api.js';
+import { button, h, saveFile } from './dom.js';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+export const CATEGORY_COLORS = {
+  conv: '#4e79a7', activation: '#f28e2b', pooling: '#59a14f', normalization: '#b07aa1', shape: '#9c755f',
+  control: '#e15759', custom: '#76b7b2', other: '#8c8c8c',
+};
+const LABELS_FROM_ZOOM = 1.3; // edge shapes are written on the edges from this zoom on
+const SVG_STYLE = `
+  .edge { fill: none; stroke: #8a8f98; stroke-width: 1.2; }
+  .edge-label { font: 10px system-ui, sans-serif; fill: #555; }
+  .edge-labels { display: none; }
+  .show-edge-labels .edge-labels { display: inline; }
+  .node rect { stroke: #333; stroke-width: 0.6; }
+  .node text { font: 11px system-ui, sans-serif; fill: #fff; pointer-events: none; }
+  .node .op { font-size: 9px; opacity: 0.85; }
+  .node.group rect { fill: #eef2f8; stroke: #7d8da8; stroke-dasharray: 4 2; }
+  .node.group text { fill: #1d2b45; }
+  .node.io rect { fill: #fff; stroke: #555; }
+  .node.io text { fill: #222; }
+  .node.hit rect { stroke: #ffd400; stroke-width: 4; }
+  .node.selected rect { stroke: #000; stroke-width: 2.5; }
+`;
+
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+const shapeText = (shape) => (shape ? `[${shape.join(', ')}]` : '');
+const fit = (text, width) => {
+  const max = Math.max(4, Math.floor((width - 12) / 6.4));
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+};
+
+export class GraphView {
+  constructor(panel, ctx) {
+    this.ctx = ctx;
+    this.select = panel.querySelector('#graph-source');
+    this.search = panel.querySelector('#graph-search');
+    this.crumbs = panel.querySelector('.graph-crumbs');
+    this.message = panel.querySelector('.graph-message');
+    this.side = panel.querySelector('.graph-side');
+    this.host = panel.querySelector('.graph-canvas');
+    this.sources = [];
+    this.current = null; // {source params, path, expand}
+    this.data = null;
+    this.hits = new Set();
+    this.seq = 0;
+    this.view = { x: 20, y: 20, k: 1 };
+    this.svg = svg('svg', { id: 'graph-svg', width: '100%', height: '100%' });
+    this.svg.append(svg('style', {}, SVG_STYLE));
+    this.viewport = svg('g', { class: 'viewport' });
+    this.svg.append(this.viewport);
+    this.host.append(this.svg);
+    this.bindEvents(panel);
+  }
+
+  bindEvents(panel) {
+    this.select.addEventListener('change', () => this.open(this.sources[Number(this.select.value)]));
+    panel.querySelector('#graph-search-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.find(this.search.value.trim());
+    });
+    panel.querySelector('#graph-fit').addEventListener('click', () => this.fit());
+    panel.querySelector('#graph-collapse').addEventListener('click', () => this.load({ expand: [] }));
+    panel.querySelector('#graph-props').addEventListener('click', () => this.showProperties());
+    panel.querySelector('#graph-svg-export').addEventListener('click', () => saveFile('graph.svg', this.svgText(), 'image/svg+xml'));
+    panel.querySelector('#graph-png-export').addEventListener('click', () => this.savePNG());
+    let drag = null;
+    this.svg.addEventListener('pointerdown', (event) => {
+      if (event.target.closest('.node')) return;
+      drag = { x: event.clientX - this.view.x, y: event.clientY - this.view.y };
+      this.svg.setPointerCapture(event.pointerId);
+    });
+    this.svg.addEventListener('pointermove', (event) => {
+      if (!drag) return;
+      this.view.x = event.clientX - drag.x;
+      this.view.y = event.clientY - drag.y;
+      this.applyView();
+    });
+    this.svg.addEventListener('pointerup', () => { drag = null; });
+    this.svg.addEventListener('wheel', (event) => {
+      event.preventDefault();
+      const rect = this.svg.getBoundingClientRect();
+      const px = event.clientX - rect.left;
+      const py = event.clientY - rect.top;
+      const k = Math.min(8, Math.max(0.02, this.view.k * Math.exp(-event.deltaY * 0.0015)));
+      this.view.x = px - ((px - this.view.x) * k) / this.view.k;
+      this.view.y = py - ((py - this.view.y) * k) / this.view.k;
+      this.view.k = k;
+      this.applyView();
+    }, { passive: false });
+    this.viewport.addEventListener('click', (event) => {
+      const node = event.target.closest('.node');
+      if (node) this.clickNode(node.dataset.id);
+    });
+  }
+
+  async update() {
+    try {
+      const { graphs } = await getJSON('graphs');
+      const signature = JSON.stringify(graphs.map((g) => [g.run, g.name, g.model]));
+      if (signature !== this.signature) {
+        this.signature = signature;
+        this.sources = graphs;
+        this.select.replaceChildren(...graphs.map((g, i) => h('option', { value: String(i) },
+          g.source === 'file' ? `${g.name} (model file)` : `${g.run} / ${g.name}`)));
+        if (!this.current && graphs.length) this.open(graphs[0]);
+      }
+      this.message.hidden = graphs.length > 0;
+      if (!graphs.length) this.message.textContent = 'No graphs yet: log one with writer.add_graph(model) or start the server with --model FILE.onnx.';
+    } catch (error) {
+      this.showError(error);
+    }
+  }
+
+  refresh() {
+    return Promise.resolve(); // a graph does not change while shown; new graphs come with update()
+  }
+
+  open(source) {
+    if (!source) return;
+    const params = source.source === 'file' ? { model: source.model } : { run: source.run, name: source.name };
+    this.current = { params, path: '', expand: undefined };
+    this.hits = new Set();
+    this.load({});
+  }
+
+  async load({ expand, path, fitAfter = true } = {}) {
+    if (!this.current) return;
+    if (path !== undefined) {
+      this.current.path = path;
+      this.current.expand = undefined;
+    }
+    if (expand !== undefined) this.current.expand = expand;
+    const seq = ++this.seq;
+    const query = { ...this.current.params, path: this.current.path || undefined };
+    if (this.current.expand !== undefined) {
+      if (this.current.expand.length) query.expand = this.current.expand;
+      else query.collapsed = '1';
+    }
+    this.host.dataset.state = 'loading';
+    try {
+      const data = await getJSON('graph', query);
+      if (seq !== this.seq) return;
+      this.data = data;
+      this.current.expand = data.expanded;
+      this.message.hidden = !data.warnings.length;
+      this.message.textContent = data.warnings.join(' ');
+      this.draw();
+      if (fitAfter) this.fit();
+      this.drawCrumbs();
+      this.host.dataset.state = 'ready';
+    } catch (error) {
+      if (seq === this.seq) this.showError(error);
+    }
+  }
+
+  showError(error) {
+    this.host.dataset.state = 'error';
+    this.viewport.replaceChildren();
+    this.message.hidden = false;
+    const status = error instanceof ApiError && error.status === 422 ? 'This model cannot be shown: ' : '';
+    this.message.textContent = `${status}${error.message}`;
+    this.message.classList.add('error');
+  }
+
+  draw() {
+    const { nodes, edges } = this.data;
+    this.message.classList.remove('error');
+    const edgeLayer = svg('g', { class: 'edges' });
+    const labelLayer = svg('g', { class: 'edge-labels' });
+    for (const e of edges) {
+      if (!e.points.length) continue;
+      const d = `M${e.points.map((p) => p.join(',')).join('L')}`;
+      const title = `${e.value}${e.count > 1 ? ` (+${e.count - 1} more)` : ''}  ${e.dtype} ${shapeText(e.shape)}`;
+      edgeLayer.append(svg('path', { class: 'edge', d, 'marker-end': 'url(#arrow)' }, svg('title', {}, title)));
+      if (e.shape || e.dtype) {
+        const [x0, y0] = e.points[0];
+        labelLayer.append(svg('text', { class: 'edge-label', x: x0 + 4, y: y0 + 11 }, shapeText(e.shape) || e.dtype));
+      }
+    }
+    const nodeLayer = svg('g', { class: 'nodes' });
+    for (const n of nodes) {
+      const cls = n.kind === 'group' ? 'node group' : n.kind === 'op' ? 'node op-node' : 'node io';
+      const g = svg('g', { class: `${cls}${this.hits.has(n.id) ? ' hit' : ''}`, 'data-id': n.id, transform: `translate(${n.x - n.w / 2},${n.y - n.h / 2})` });
+      const fill = n.kind === 'op' ? CATEGORY_COLORS[n.category] ?? CATEGORY_COLORS.other : undefined;
+      g.append(svg('rect', { width: n.w, height: n.h, rx: n.kind === 'op' ? 5 : n.kind === 'group' ? 8 : 13, fill }));
+      if (n.kind === 'op') {
+        g.append(svg('text', { x: 8, y: 15 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 8, y: 28 }, fit(n.op_type, n.w)));
+        g.append(svg('title', {}, `${n.name} (${n.op_type})`));
+      } else if (n.kind === 'group') {
+        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, `${n.count} nodes · click to open`));
+        g.append(svg('title', {}, `${n.path}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')}`));
+      } else {
+        g.append(svg('text', { x: 10, y: 17 }, fit(`${n.kind === 'input' ? '▶ ' : '◀ '}${n.label}`, n.w)));
+        g.append(svg('title', {}, `${n.kind} ${n.label} ${n.dtype ?? ''} ${shapeText(n.shape)}`));
+      }
+      nodeLayer.append(g);
+    }
+    const defs = svg('defs', {}, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+      svg('path', { d: 'M0,0L10,5L0,10z', fill: '#8a8f98' })));
+    this.viewport.replaceChildren(defs, edgeLayer, labelLayer, nodeLayer);
+    this.applyView();
+  }
+
+  applyView() {
+    const { x, y, k } = this.view;
+    this.viewport.setAttribute('transform', `translate(${x},${y}) scale(${k})`);
+    this.svg.classList.toggle('show-edge-labels', k >= LABELS_FROM_ZOOM);
+  }
+
+  fit() {
+    if (!this.data) return;
+    const rect = this.host.getBoundingClientRect();
+    const w = Math.max(this.data.width, 1);
+    const hgt = Math.max(this.data.height, 1);
+    const k = Math.min(2, Math.max(0.02, Math.min((rect.width - 40) / w, (rect.height - 40) / hgt)));
+    this.view = { k, x: (rect.width - w * k) / 2, y: 20 };
+    this.applyView();
+  }
+
+  focusOn(id) {
+    const n = this.data?.nodes.find((m) => m.id === id);
+    if (!n) return;
+    const rect = this.host.getBoundingClientRect();
+    const k = Math.max(this.view.k, 0.8);
+    this.view = { k, x: rect.width / 2 - n.x * k, y: rect.height / 2 - n.y * k };
+    this.applyView();
+  }
+
+  clickNode(id) {
+    const n = this.data.nodes.find((m) => m.id === id);
+    if (!n) return;
+    if (n.kind === 'group') {
+      this.load({ expand: [...this.current.expand, n.path], fitAfter: false });
+      return;
+    }
+    for (const el of this.viewport.querySelectorAll('.node.selected')) el.classList.remove('selected');
+    this.viewport.querySelector(`.node[data-id="${CSS.escape(id)}"]`)?.classList.add('selected');
+    if (n.kind === 'op') this.showNode(id);
+    else this.showPanel(`${n.kind === 'input' ? 'Graph input' : 'Graph output'} ${n.label}`, [
+      h('p', {}, `${n.dtype ?? ''} ${shapeText(n.shape)}`)]);
+  }
+
+  async showNode(id) {
+    try {
+      const detail = await getJSON('graph/node', { ...this.current.params, path: this.current.path || undefined, node: id });
+      const rows = (list) => h('table', { class: 'kv' }, list.map((v) => h('tr', {},
+        h('td', {}, v.name), h('td', {}, `${v.dtype} ${shapeText(v.shape)}`), h('td', { class: 'muted' }, v.param ? `parameter, ${v.param.size.toLocaleString()} values` : ''))));
+      const attrs = h('table', { class: 'kv attributes' }, detail.attributes.map((a) => h('tr', {},
+        h('td', {}, a.name), h('td', {}, typeof a.value === 'object' ? JSON.stringify(a.value) : String(a.value)))));
+      const parts = [
+        h('p', { class: 'muted' }, `${detail.op_type}${detail.domain ? ` (${detail.domain})` : ''} · ${detail.category}`),
+        detail.groups.length ? h('p', { class: 'muted' }, `in ${detail.groups[detail.groups.length - 1]}`) : null,
+        h('h4', {}, 'Attributes'), detail.attributes.length ? attrs : h('p', { class: 'muted' }, 'none'),
+        h('h4', {}, 'Inputs'), rows(detail.inputs),
+        h('h4', {}, 'Outputs'), rows(detail.outputs),
+        h('h4', {}, `Parameters: ${detail.parameter_count.toLocaleString()} values`),
+      ];
+      const node = this.data.nodes.find((m) => m.id === id);
+      for (const attr of node?.subgraphs ?? []) {
+        const index = id.slice(1);
+        const step = `${index}.${attr}.0`;
+        parts.push(button(`Open ${attr}`, () => this.load({ path: this.current.path ? `${this.current.path}|${step}` : step }), { class: 'open-subgraph' }));
+      }
+      this.showPanel(detail.name, parts);
+    } catch (error) {
+      this.showPanel('Node', [h('p', { class: 'error' }, error.message)]);
+    }
+  }
+
+  showPanel(title, children) {
+    this.side.replaceChildren(h('h3', {}, title), ...children.filter(Boolean));
+    this.side.hidden = false;
+  }
+
+  showProperties() {
+    if (!this.data) return;
+    const m = this.data.model;
+    const g = this.data.graph;
+    const row = (k, v) => h('tr', {}, h('td', {}, k), h('td', {}, v));
+    this.showPanel('Model properties', [h('table', { class: 'kv model-props' },
+      row('graph', g.name), row('nodes', g.node_count.toLocaleString()), row('groups', String(g.group_count)),
+      row('parameters', `${g.parameter_count.toLocaleString()} in ${g.parameter_tensors} tensors`),
+      row('IR version', String(m.ir_version)),
+      row('opsets', m.opset_import.map((o) => `${o.domain} ${o.version}`).join(', ')),
+      row('producer', `${m.producer_name} ${m.producer_version}`.trim()), row('domain', m.domain),
+      row('model version', String(m.model_version)), row('doc', m.doc_string),
+      ...Object.entries(m.metadata_props).map(([k, v]) => row(k, v)),
+      row('inputs', g.inputs.map((v) => `${v.name} ${v.dtype ?? ''} ${shapeText(v.shape)}`).join('; ')),
+      row('outputs', g.outputs.map((v) => `${v.name} ${v.dtype ?? ''} ${shapeText(v.shape)}`).join('; ')),
+      row('functions', m.functions.map((f) => `${f.domain}.${f.name} (${f.nodes} nodes)`).join('; ') || 'none'))]);
+  }
+
+  drawCrumbs() {
+    const steps = this.current.path ? this.current.path.split('|') : [];
+    this.crumbs.replaceChildren(...this.data.breadcrumb.map((label, i) => (i < steps.length
+      ? h('span', {}, button(label, () => this.load({ path: steps.slice(0, i).join('|') }), { class: 'crumb' }), ' › ')
+      : h('span', { class: 'crumb current' }, label))));
+  }
+
+  async find(query) {
+    if (!query || !this.current) return;
+    try {
+      const { hits } = await getJSON('graph/search', { ...this.current.params, path: this.current.path || undefined, q: query });
+      this.hits = new Set(hits.map((hit) => hit.id));
+      if (!hits.length) {
+        this.message.hidden = false;
+        this.message.textContent = `No node matches ${JSON.stringify(query)}.`;
+        return;
+      }
+      const groups = new Set(this.current.expand);
+      for (const hit of hits.slice(0, 50)) for (const g of hit.groups) groups.add(g);
+      await this.load({ expand: [...groups], fitAfter: false });
+      this.message.hidden = false;
+      this.message.textContent = `${hits.length}${hits.length >= 200 ? '+' : ''} nodes match ${JSON.stringify(query)}${hits.length > 50 ? '; the groups of the first 50 are open' : ''}.`;
+      this.focusOn(hits[0].id);
+    } catch (error) {
+      this.showError(error);
+    }
+  }
+
+  svgText() {
+    const clone = this.svg.cloneNode(true);
+    clone.setAttribute('xmlns', SVG_NS);
+    clone.setAttribute('width', String(Math.ceil(this.data?.width ?? 100) + 40));
+    clone.setAttribute('height', String(Math.ceil(this.data?.height ?? 100) + 40));
+    clone.querySelector('.viewport').setAttribute('transform', 'translate(20,20)');
+    return new XMLSerializer().serializeToString(clone);
+  }
+
+  savePNG() {
+    const text = this.svgText();
+    const image = new Image();
+    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+    image.onload = () => {
+      const scale = Math.min(2, 16000 / Math.max(image.width, image.height));
+      const canvas = h('canvas', { width: Math.ceil(image.width * scale), height: Math.ceil(image.height * scale) });
+      const g = canvas.getContext('2d');
+      g.fillStyle = '#fff';
+      g.fillRect(0, 0, canvas.width, canvas.height);
+      g.drawImage(image, 0, 0, canvas.width, canvas.height);
+      URL.revokeObjectURL(url);
+      canvas.toBlob((blob) => {
+        const link = h('a', { href: URL.createObjectURL(blob), download: 'graph.png', hidden: true });
+        document.body.append(link);
+        link.click();
+        link.remove();
+      });
+    };
+    image.src = url;
+  }
+}

@@ -1,0 +1,109 @@
+"""The Graphs tab in a real browser: a model renders, a click shows a node's attributes, search opens groups.
+
+Reuses the browser fixtures of ``test_browser.py`` (Debian's chromium driven by
+Playwright, screenshots of failures in ``tests/artifacts``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import onnx
+import pytest
+from test_browser import (  # noqa: F401 - fixtures used by name
+    ROOT,
+    _free_port,
+    _get_json,
+    browser,
+    open_tab,
+    page,
+    wait_for,
+)
+from test_graph import big_model, conv_model
+
+from visualdl import LogWriter
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    logdir = tmp_path_factory.mktemp("graph_logs")
+    with LogWriter(logdir / "run") as w:
+        w.add_graph(big_model(40, 12), name="big")
+    model_file = logdir / "convnet.onnx"
+    onnx.save(conv_model(), model_file)
+    bad_file = logdir / "broken.onnx"
+    bad_file.write_bytes(conv_model().SerializeToString()[:100])
+    port = _free_port()
+    out = open(logdir / "server.log", "w")  # closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "visualdl", "--logdir", str(logdir), "--model", str(model_file), "--model",
+         str(bad_file), "--port", str(port)],
+        env=dict(os.environ, PYTHONPATH=ROOT), stdout=out, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}/"
+
+    def loaded() -> bool:
+        assert proc.poll() is None, "the server exited"
+        try:
+            return bool(_get_json(base + "api/health")["loaded"])
+        except OSError:
+            return False
+
+    try:
+        wait_for(loaded, "the server", 30)
+        yield base
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)
+        out.close()
+
+
+def _drawn(pg):
+    return pg.locator("#graph-svg g.node")
+
+
+def test_graph_page_renders_and_a_click_shows_attributes(page, server):  # noqa: F811 - the imported fixture
+    open_tab(page, server, "graphs")
+    wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
+    assert page.locator("#graph-source option").first.text_content() == "convnet.onnx (model file)"
+    labels = page.locator("#graph-svg g.node text").all_text_contents()
+    assert "Conv" in labels and "x" in " ".join(labels)
+    conv = page.locator("#graph-svg g.node.op-node", has_text="Conv").first
+    conv.click()
+    side = page.locator(".graph-side")
+    wait_for(lambda: "pads" in (side.text_content() or ""), "the attributes of the clicked node")
+    assert "[1,1,1,1]" in side.locator("table.attributes").text_content()
+    assert "float [N, 4, 8, 8]" in side.text_content()  # the inferred output shape
+    assert "108 values" in side.text_content()  # the weight: 4 x 3 x 3 x 3
+    page.locator("#graph-props").click()
+    assert "made in tests" in side.text_content()
+    assert not page.errors, page.errors
+
+
+def test_graph_search_reveals_a_node_inside_a_collapsed_group(page, server):  # noqa: F811 - the imported fixture
+    open_tab(page, server, "graphs")
+    wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
+    page.select_option("#graph-source", label="run / big")
+    wait_for(lambda: page.locator("#graph-svg g.node.group").count() == 4, "the collapsed stages")
+    assert page.locator("#graph-svg g.node.op-node").count() == 0
+    page.fill("#graph-search", "block17/op3")
+    page.locator("#graph-search-form button").click()
+    hit = page.locator("#graph-svg g.node.hit")
+    wait_for(lambda: hit.count() == 1, "the hit drawn and highlighted")
+    assert "/stage1/block17/op3/Relu" in hit.locator("title").text_content()
+    assert page.locator("#graph-svg g.node.group", has_text="stage0").count() == 1  # others stay closed
+    assert not page.errors, page.errors
+
+
+def test_graph_a_broken_model_says_why(page, server):  # noqa: F811 - the imported fixture
+    open_tab(page, server, "graphs")
+    wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
+    page.select_option("#graph-source", label="broken.onnx (model file)")
+    message = page.locator(".graph-message")
+    wait_for(lambda: "cannot be shown" in (message.text_content() or ""), "the error message")
+    assert "not an ONNX model" in message.text_content()
+    assert _drawn(page).count() == 0
+    page.errors.clear()  # the failed fetch (422) is logged by the browser; nothing else may be
