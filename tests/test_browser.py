@@ -7,6 +7,7 @@ test leaves a screenshot in ``tests/artifacts/<test name>.png``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -28,9 +29,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARTIFACTS = os.path.join(ROOT, "tests", "artifacts")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
@@ -81,40 +86,54 @@ def _write_logs(logdir: str) -> LogWriter:
     return live
 
 
+@contextlib.contextmanager
+def running_server(args: list[str], log_path: str):
+    """``python -m visualdl ARGS --port P`` on a free port until its logs are loaded: yields the base URL.
+
+    Stopped with SIGTERM (then killed) at the end; its output goes to ``log_path``.
+    """
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    with open(log_path, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "visualdl", *args, "--port", str(port)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}/"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if _get_json(base + "api/health")["loaded"]:
+                        break
+                except OSError:
+                    pass  # not listening yet
+                assert proc.poll() is None, "the server exited"
+                assert time.monotonic() < deadline, "the server did not load the logs in 30 s"
+                time.sleep(0.1)
+            yield base
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The real server on a free port over freshly written logs: (base URL, logdir, live writer)."""
     logdir = str(tmp_path_factory.mktemp("browser_logs"))
     live = _write_logs(logdir)
-    port = _free_port()
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    out = open(os.path.join(logdir, "..", "server.log"), "w")  # closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "visualdl", "--logdir", logdir, "--port", str(port), "--reload-interval", "0.5"],
-        env=env, stdout=out, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if _get_json(base + "api/health")["loaded"]:
-                    break
-            except OSError:
-                pass  # not listening yet
-            assert proc.poll() is None, "the server exited"
-            assert time.monotonic() < deadline, "the server did not load the logs in 30 s"
-            time.sleep(0.1)
-        yield base, logdir, live
+        args = ["--logdir", logdir, "--reload-interval", "0.5"]
+        with running_server(args, os.path.join(logdir, "..", "server.log")) as base:
+            yield base, logdir, live
     finally:
         live.close()
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        out.close()
 
 
 @pytest.fixture(scope="module")

@@ -6,20 +6,13 @@ Playwright, screenshots of failures in ``tests/artifacts``).
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-
 import onnx
 import pytest
 from test_browser import (  # noqa: F401 - fixtures used by name
-    ROOT,
-    _free_port,
-    _get_json,
     browser,
     open_tab,
     page,
+    running_server,
     wait_for,
 )
 from test_graph import big_model, conv_model
@@ -36,29 +29,9 @@ def server(tmp_path_factory):
     onnx.save(conv_model(), model_file)
     bad_file = logdir / "broken.onnx"
     bad_file.write_bytes(conv_model().SerializeToString()[:100])
-    port = _free_port()
-    out = open(logdir / "server.log", "w")  # closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "visualdl", "--logdir", str(logdir), "--model", str(model_file), "--model",
-         str(bad_file), "--port", str(port)],
-        env=dict(os.environ, PYTHONPATH=ROOT), stdout=out, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}/"
-
-    def loaded() -> bool:
-        assert proc.poll() is None, "the server exited"
-        try:
-            return bool(_get_json(base + "api/health")["loaded"])
-        except OSError:
-            return False
-
-    try:
-        wait_for(loaded, "the server", 30)
+    args = ["--logdir", str(logdir), "--model", str(model_file), "--model", str(bad_file)]
+    with running_server(args, str(logdir / "server.log")) as base:
         yield base
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(15)
-        out.close()
 
 
 def _drawn(pg):

@@ -7,19 +7,15 @@ screenshots of failures in ``tests/artifacts``); the server runs over a job writ
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
 from test_browser import (  # noqa: F401 - fixtures used by name
-    ROOT,
-    _free_port,
     _get_json,
     browser,
     open_tab,
     page,
+    running_server,
     scalar_chart,
     traces,
     wait_for,
@@ -65,32 +61,9 @@ def _write_job(run: str) -> None:
 def server(tmp_path_factory):
     logdir = str(tmp_path_factory.mktemp("job_logs"))
     _write_job(os.path.join(logdir, "ps"))
-    port = _free_port()
-    out = open(os.path.join(logdir, "..", "server.log"), "w")  # closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "visualdl", "--logdir", logdir, "--port", str(port), "--reload-interval", "0.5"],
-        env=dict(os.environ, PYTHONPATH=ROOT), stdout=out, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        wait_for(lambda: _loaded(base, proc), "the server to load the job", 30)
+    args = ["--logdir", logdir, "--reload-interval", "0.5"]
+    with running_server(args, os.path.join(logdir, "..", "server.log")) as base:
         yield base
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        out.close()
-
-
-def _loaded(base: str, proc: subprocess.Popen) -> bool:
-    assert proc.poll() is None, "the server exited"
-    try:
-        return bool(_get_json(base + "api/health")["loaded"])
-    except OSError:
-        return False
 
 
 def test_job_chart_draws_the_mean_and_the_band_of_the_api(page, server):  # noqa: F811 - the imported fixture
