@@ -11,15 +11,18 @@ from __future__ import annotations
 import logging
 import math
 import os
+from typing import TYPE_CHECKING
 
 import plotly
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from visualdl.server.graph import GraphError
-from visualdl.server.graphview import GraphService
+from visualdl.errors import GraphError
 from visualdl.server.openapi import OPENAPI
 from visualdl.server.provider import BadRequest, DataProvider, NotFound
+
+if TYPE_CHECKING:
+    from visualdl.server.graphview import GraphService
 
 __all__ = ["STATIC_DIR", "build_blueprint"]
 
@@ -52,7 +55,12 @@ def _provider() -> DataProvider:
 
 
 def _graphs() -> GraphService:
-    service: GraphService = current_app.extensions["visualdl.graphs"]
+    """The app's graph service, made on first use: onnx is imported only when a graph is asked for."""
+    service: GraphService | None = current_app.extensions.get("visualdl.graphs")
+    if service is None:
+        from visualdl.server.graphview import GraphService
+
+        service = current_app.extensions.setdefault("visualdl.graphs", GraphService(_provider()))
     return service
 
 

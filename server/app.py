@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import Flask
 
 from visualdl.server.api import build_blueprint
-from visualdl.server.graphview import GraphService
 from visualdl.server.jsonio import OrjsonProvider
 from visualdl.server.provider import DataProvider
 from visualdl.server.settings import Settings
@@ -19,7 +18,6 @@ def create_app(settings: Settings, provider: DataProvider | None = None) -> Flas
     app.json = OrjsonProvider(app)
     provider = provider or DataProvider(settings)
     app.extensions["visualdl.provider"] = provider
-    app.extensions["visualdl.graphs"] = GraphService(provider)
     app.register_blueprint(build_blueprint(settings.path_prefix.rstrip("/")))
     if settings.background:
         provider.start()

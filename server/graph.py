@@ -26,6 +26,8 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
+from visualdl.errors import GraphError
+
 __all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "model_properties", "parse_model"]
 
 #: Graphs of more nodes than this open with every group collapsed.
@@ -131,10 +133,6 @@ CATEGORIES = {
 }
 _CATEGORY_OF = {op: cat for cat, ops in CATEGORIES.items() for op in ops}
 _SUBGRAPH_OPS = {"If", "Loop", "Scan"}
-
-
-class GraphError(ValueError):
-    """The bytes are not a usable ONNX model (the API answers 422 with this message)."""
 
 
 def parse_model(data: bytes, *, source: str = "model") -> ModelProto:

@@ -7,7 +7,7 @@ writers derives from :class:`VisualDLError`.
 
 from __future__ import annotations
 
-__all__ = ["LogFormatError", "VisualDLError", "WriterError"]
+__all__ = ["GraphError", "LogFormatError", "VisualDLError", "WriterError"]
 
 
 class VisualDLError(Exception):
@@ -33,3 +33,8 @@ class WriterError(VisualDLError):
     Raised from the next ``add_*``, ``flush()`` or ``close()`` on the caller's thread,
     chained to the original ``OSError``; data not yet written is kept and retried.
     """
+
+
+class GraphError(VisualDLError, ValueError):
+    """Bytes that are not a usable ONNX model: empty, truncated, not a model, no graph, a cycle,
+    dangling inputs. The server answers 422 with the message."""
