@@ -99,7 +99,7 @@ setup(
         # tensorboard reads it (its Python loader and its server).
         "bench": ["tensorboardX>=2.6", "tensorboard>=2.17"],
     },
-    entry_points={"console_scripts": ["visualdl = visualdl.cli:main"]},
+    entry_points={"console_scripts": ["visualdl = visualdl._cli:main"]},
     classifiers=[
         "Programming Language :: Python :: 3",
         "Programming Language :: Python :: 3.11",

@@ -112,8 +112,8 @@ def main() -> int:
             seconds = build(run_dir + ".tmp", args.ranks, args.tags, args.steps)
             os.rename(run_dir + ".tmp", run_dir)
             print(f"built in {seconds:.1f} s", flush=True)
+        from visualdl.server._settings import Settings
         from visualdl.server.app import create_app
-        from visualdl.server.settings import Settings
 
         rss0 = _rss_kb()
         app = create_app(Settings(logdirs=(("", logdir),), background=False))

@@ -510,8 +510,8 @@ def profile(logdir: str, shape: br.Shape, long_dir: str, long_shape: br.Shape) -
     import cProfile
     import pstats
 
+    from visualdl.server._settings import Settings
     from visualdl.server.app import create_app
-    from visualdl.server.settings import Settings
 
     def show(title: str, prof: cProfile.Profile, seconds: float) -> None:
         stats = pstats.Stats(prof)

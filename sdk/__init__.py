@@ -1,10 +1,10 @@
-"""The writing side of VisualDL: :class:`~visualdl.sdk.writer.LogWriter` and its parts.
+"""The writing side of VisualDL: :class:`~visualdl.sdk._writer.LogWriter` and its parts.
 
 ``writer`` validates arguments on the caller's thread and delegates; ``convert``
 holds the pure conversions (numbers, images, histograms, models); ``sink`` owns the
 file, the pending data and the background thread.
 """
 
-from visualdl.sdk.writer import LogWriter
+from visualdl.sdk._writer import LogWriter
 
 __all__ = ["LogWriter"]

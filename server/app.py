@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Flask
 
-from visualdl.server.api import build_blueprint
-from visualdl.server.jsonio import OrjsonProvider
-from visualdl.server.provider import DataProvider
-from visualdl.server.settings import Settings
+from visualdl.server._api import build_blueprint
+from visualdl.server._jsonio import OrjsonProvider
+from visualdl.server._provider import DataProvider
+from visualdl.server._settings import Settings
 
 __all__ = ["create_app"]
 

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from visualdl import LogReader, LogWriter
-from visualdl.framing import frame, masked_crc
-from visualdl.kinds import KINDS
-from visualdl.logformat import parse_record
+from visualdl._framing import frame, masked_crc
+from visualdl._kinds import KINDS
+from visualdl._logformat import parse_record
 from visualdl.proto import pb
 
 BATCHES = 8

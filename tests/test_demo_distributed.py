@@ -11,8 +11,8 @@ import onnx
 import pytest
 
 from visualdl import LogReader
+from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
-from visualdl.server.settings import Settings
 
 DEMO = os.path.join(os.path.dirname(__file__), os.pardir, "demo", "ps_train.py")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from visualdl import framing
+from visualdl import _framing as framing
 
 
 def _crc32c_reference(data: bytes) -> int:

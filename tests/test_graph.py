@@ -16,10 +16,10 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from visualdl import LogWriter
+from visualdl.server._graph import COLLAPSE_ABOVE, Graph, GraphError, parse_model
+from visualdl.server._graphlayout import layout
+from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
-from visualdl.server.graph import COLLAPSE_ABOVE, Graph, GraphError, parse_model
-from visualdl.server.graphlayout import layout
-from visualdl.server.settings import Settings
 
 
 def conv_model(blocks: int = 2, width: int = 4) -> onnx.ModelProto:

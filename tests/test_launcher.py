@@ -7,7 +7,7 @@ import json
 import pytest
 
 from visualdl import LogReader, LogWriter
-from visualdl.sdk.launcher import Placement, detect, resolve
+from visualdl.sdk._launcher import Placement, detect, resolve
 
 CASES = {
     "torchrun": (

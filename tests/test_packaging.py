@@ -42,16 +42,16 @@ def test_wheel_holds_only_the_visualdl_namespace(wheel):
     top = {name.split("/")[0] for name in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {"visualdl"}
     needed = [
-        "visualdl/sdk/writer.py",
+        "visualdl/sdk/_writer.py",
         "visualdl/server/__init__.py",
         "visualdl/proto/visualdl_log_pb2.py",
         "visualdl/proto/visualdl_log.proto",
         "visualdl/frontend_static/README.md",
-        "visualdl/cli.py",
+        "visualdl/_cli.py",
     ]
     assert [n for n in needed if n not in names] == []
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "visualdl = visualdl.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "visualdl = visualdl._cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_installed_copy_works_outside_the_checkout(wheel, tmp_path):

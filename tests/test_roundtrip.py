@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 from PIL import Image
 
 from visualdl import LogReader, LogWriter
-from visualdl.logformat import FILE_MARKER
+from visualdl._logformat import FILE_MARKER
 
 
 def _png_pixels(data: bytes) -> np.ndarray:
@@ -263,7 +263,7 @@ def test_histogram_of_only_non_finite_values(logdir):
 
 
 def test_one_flush_of_many_tags_is_one_record_split_past_the_limit(logdir, monkeypatch):
-    from visualdl.sdk import sink
+    from visualdl.sdk import _sink as sink
 
     monkeypatch.setattr(sink, "_MAX_POINTS_PER_RECORD", 1000)
     with LogWriter(logdir, flush_secs=3600) as w:
@@ -303,7 +303,7 @@ def test_explicit_file_name_cuts_a_torn_tail_before_appending(logdir):
     with LogWriter(logdir, file_name="resumed.vdlog") as w:
         for step in range(100):
             w.add_scalar("x", float(step), step)
-    from visualdl.framing import frame
+    from visualdl._framing import frame
 
     with open(path, "ab") as f:  # a killed writer's last, incomplete record
         f.write(frame(b"x" * 5000)[:1000])

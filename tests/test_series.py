@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from visualdl.series import Series, merge
+from visualdl._series import Series, merge
 
 
 def _extend(series, steps, values):

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from visualdl import LogWriter
+from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
-from visualdl.server.settings import Settings
 
 
 def _client(*logdirs: tuple[str, str], **settings):

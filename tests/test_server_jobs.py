@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from visualdl import LogWriter
+from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
-from visualdl.server.settings import Settings
 
 
 @pytest.fixture

@@ -30,8 +30,8 @@ if not _os.path.isdir(_os.path.join(_HERE, "sdk")) and all(
     __path__.append(_ROOT)
 
 if TYPE_CHECKING:
-    from visualdl.reader import LogReader
-    from visualdl.sdk.writer import LogWriter
+    from visualdl._reader import LogReader
+    from visualdl.sdk._writer import LogWriter
 
 __all__ = ["LogReader", "LogWriter", "__version__"]
 
@@ -46,11 +46,11 @@ def load_ipython_extension(ipython: Any) -> None:
 def __getattr__(name: str) -> Any:
     # Lazy, so that `import visualdl` stays cheap and the server never pays for the SDK.
     if name == "LogWriter":
-        from visualdl.sdk.writer import LogWriter
+        from visualdl.sdk._writer import LogWriter
 
         return LogWriter
     if name == "LogReader":
-        from visualdl.reader import LogReader
+        from visualdl._reader import LogReader
 
         return LogReader
     raise AttributeError(f"module 'visualdl' has no attribute {name!r}")

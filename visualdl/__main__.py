@@ -1,5 +1,5 @@
 """``python -m visualdl`` is the ``visualdl`` command."""
 
-from visualdl.cli import main
+from visualdl._cli import main
 
 raise SystemExit(main())

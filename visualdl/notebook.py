@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.server.provider import DataProvider, NotFound
-from visualdl.server.settings import Settings
+from visualdl.server._provider import DataProvider, NotFound
+from visualdl.server._settings import Settings
 
 __all__ = ["display", "histograms", "images", "list_servers", "scalars", "smooth", "start", "stop"]
 

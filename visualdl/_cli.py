@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def summarise(logdir: str) -> str:
-    from visualdl.reader import LogReader
+    from visualdl._reader import LogReader
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
@@ -127,7 +127,7 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 def _report_progress(provider: object, stop: threading.Event) -> None:
     """While the first indexing runs, print how far it got (once a second)."""
-    from visualdl.server.provider import DataProvider
+    from visualdl.server._provider import DataProvider
 
     assert isinstance(provider, DataProvider)
     start = time.monotonic()
@@ -141,7 +141,7 @@ def _report_progress(provider: object, stop: threading.Event) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from visualdl.server.settings import Settings, parse_logdir_spec
+    from visualdl.server._settings import Settings, parse_logdir_spec
 
     logdirs = tuple(parse_logdir_spec(spec) for spec in args.logdir)
     if len(logdirs) > 1:
@@ -169,7 +169,7 @@ def serve(args: argparse.Namespace) -> int:
     if not _is_loopback(args.host):
         print(f"visualdl: warning: serving on {args.host}: your logs are visible to the network", file=sys.stderr)
     # Indexing starts before flask and waitress are imported: the two overlap.
-    from visualdl.server.provider import DataProvider
+    from visualdl.server._provider import DataProvider
 
     provider = DataProvider(settings)
     provider.start()
@@ -217,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.inspect:
         status = 0
         for spec in args.logdir:
-            from visualdl.server.settings import parse_logdir_spec
+            from visualdl.server._settings import parse_logdir_spec
 
             _, path = parse_logdir_spec(spec)
             if not os.path.isdir(path):

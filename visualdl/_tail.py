@@ -12,14 +12,14 @@ import logging
 import os
 from dataclasses import dataclass
 
-from visualdl import framing
+from visualdl import _framing as framing
+from visualdl._logformat import parse_record
 from visualdl.errors import LogFormatError
-from visualdl.logformat import parse_record
 from visualdl.proto import pb
 
 __all__ = ["LogFile", "Problem"]
 
-log = logging.getLogger("visualdl.reader")
+log = logging.getLogger("visualdl._reader")
 
 #: Bytes read at a time; a record larger than this is read whole when it is complete.
 _WINDOW = 64 << 20

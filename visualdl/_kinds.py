@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.columns import decode_column, encode_float_column, encode_int_column
+from visualdl._columns import decode_column, encode_float_column, encode_int_column
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 

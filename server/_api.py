@@ -18,11 +18,11 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_file,
 from werkzeug.exceptions import HTTPException
 
 from visualdl.errors import GraphError
-from visualdl.server.openapi import OPENAPI
-from visualdl.server.provider import BadRequest, DataProvider, NotFound
+from visualdl.server._openapi import OPENAPI
+from visualdl.server._provider import BadRequest, DataProvider, NotFound
 
 if TYPE_CHECKING:
-    from visualdl.server.graphview import GraphService
+    from visualdl.server._graphview import GraphService
 
 __all__ = ["STATIC_DIR", "build_blueprint"]
 
@@ -58,7 +58,7 @@ def _graphs() -> GraphService:
     """The app's graph service, made on first use: onnx is imported only when a graph is asked for."""
     service: GraphService | None = current_app.extensions.get("visualdl.graphs")
     if service is None:
-        from visualdl.server.graphview import GraphService
+        from visualdl.server._graphview import GraphService
 
         service = current_app.extensions.setdefault("visualdl.graphs", GraphService(_provider()))
     return service

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
+from visualdl._framing import Corruption, frame, scan
+from visualdl._kinds import encode_scalars
 from visualdl.errors import WriterError
-from visualdl.framing import Corruption, frame, scan
-from visualdl.kinds import encode_scalars
 from visualdl.proto import pb
 
 __all__ = ["NullSink", "Sink", "drop_torn_tail"]

@@ -16,11 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from visualdl import __version__
-from visualdl.kinds import encode_graph, encode_histogram, encode_image, encode_text
-from visualdl.logformat import FILE_MARKER, FORMAT_VERSION
+from visualdl._kinds import encode_graph, encode_histogram, encode_image, encode_text
+from visualdl._logformat import FILE_MARKER, FORMAT_VERSION
 from visualdl.proto import pb
-from visualdl.sdk import convert, launcher
-from visualdl.sdk.sink import NullSink, Sink, drop_torn_tail
+from visualdl.sdk import _convert as convert
+from visualdl.sdk import _launcher as launcher
+from visualdl.sdk._sink import NullSink, Sink, drop_torn_tail
 
 __all__ = ["LogWriter"]
 
@@ -56,7 +57,7 @@ class LogWriter:
         rank, world_size, local_rank, role, job, attempt: this process's place in a
             distributed job, written into the file header. Detected from the
             launcher's environment (torchrun, PaddlePaddle, TF_CONFIG, Horovod, MPI,
-            SLURM; see :mod:`visualdl.sdk.launcher`); explicit arguments win.
+            SLURM; see :mod:`visualdl.sdk._launcher`); explicit arguments win.
 
     Wall times: ``walltime`` is seconds since the epoch (TensorBoard) or milliseconds
     (VisualDL 2); values above 1e11 are taken as milliseconds. Default: now.

@@ -6,7 +6,7 @@ itself), reads them all, and :meth:`LogReader.poll` reads only what was added si
 Every file of a run is read, not just the newest. Scalars come back as numpy arrays
 ordered by step.
 
-Files are followed by :class:`~visualdl.tail.LogFile`; what is wrong in them is
+Files are followed by :class:`~visualdl._tail.LogFile`; what is wrong in them is
 collected in :attr:`LogReader.problems` and never raised.
 """
 
@@ -23,10 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.aggregate import JobSeries, aggregate
-from visualdl.errors import LogFormatError
-from visualdl.framing import _HEAD, FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_BYTES, masked_crc
-from visualdl.kinds import (
+from visualdl._aggregate import JobSeries, aggregate
+from visualdl._framing import _HEAD, FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_BYTES, masked_crc
+from visualdl._kinds import (
     KIND_BY_FIELD,
     KINDS,
     GraphEvent,
@@ -35,14 +34,15 @@ from visualdl.kinds import (
     ScalarBlock,
     TextEvent,
 )
-from visualdl.logformat import FORMAT_VERSION, is_log_file, parse_record
-from visualdl.restarts import Attempt, Resolved, resolve
-from visualdl.series import ScalarSeries, Series, merge
-from visualdl.tail import LogFile, Problem
+from visualdl._logformat import FORMAT_VERSION, is_log_file, parse_record
+from visualdl._restarts import Attempt, Resolved, resolve
+from visualdl._series import ScalarSeries, Series, merge
+from visualdl._tail import LogFile, Problem
+from visualdl.errors import LogFormatError
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo"]
 
-log = logging.getLogger("visualdl.reader")
+log = logging.getLogger("visualdl._reader")
 
 #: Threads that read and decode files during a poll (the rest of a poll is one thread).
 READ_THREADS = min(4, os.cpu_count() or 1)
@@ -359,7 +359,7 @@ class LogReader:
         return state, per_file, None
 
     def _resolved(self, run: str, tag: str) -> dict[Stream, Resolved]:
-        """Every stream's points of ``tag``, restarts resolved (see :mod:`visualdl.restarts`)."""
+        """Every stream's points of ``tag``, restarts resolved (see :mod:`visualdl._restarts`)."""
         state, per_file, hit = self._cached(run, "scalars", tag)
         if per_file is None:
             return hit
@@ -389,7 +389,7 @@ class LogReader:
 
         All writers' points, merged by step; ``role`` and ``rank`` keep those of one
         place of a job. A process restarted from a checkpoint replaces its earlier
-        attempt's points from its first step on (:mod:`visualdl.restarts`);
+        attempt's points from its first step on (:mod:`visualdl._restarts`);
         ``replaced=True`` returns those replaced points instead.
         """
         with self._lock:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from visualdl.series import ScalarSeries
+from visualdl._series import ScalarSeries
 
 __all__ = ["JobSeries", "aggregate"]
 

@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.aggregate import JobSeries
-from visualdl.downsample import PICKS_PER_BUCKET, downsample, select_range
+from visualdl._aggregate import JobSeries
+from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
+from visualdl._kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
+from visualdl._reader import LogReader, ScalarSeries, WriterInfo
 from visualdl.errors import VisualDLError
-from visualdl.kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
-from visualdl.reader import LogReader, ScalarSeries, WriterInfo
-from visualdl.server.distribution import percentile_bands
-from visualdl.server.jobs import job_overview
-from visualdl.server.settings import Settings
+from visualdl.server._distribution import percentile_bands
+from visualdl.server._jobs import job_overview
+from visualdl.server._settings import Settings
 
 __all__ = ["BadRequest", "DataProvider", "NotFound"]
 
@@ -224,7 +224,7 @@ class DataProvider:
         return result
 
     def read_job(self, *, run: str) -> dict[str, Any]:
-        """The job page of ``run`` (see :mod:`visualdl.server.jobs`)."""
+        """The job page of ``run`` (see :mod:`visualdl.server._jobs`)."""
         reader, local = self._resolve(run)
         try:
             progress = reader.progress(local)

@@ -16,10 +16,10 @@ from typing import Any
 
 from onnx import ModelProto
 
-from visualdl.server.graph import Graph, GraphError, external_data_files, infer_shapes, model_properties, parse_model
-from visualdl.server.graph import subgraph as find_subgraph
-from visualdl.server.graphlayout import layout
-from visualdl.server.provider import BadRequest, DataProvider, NotFound
+from visualdl.server._graph import Graph, GraphError, external_data_files, infer_shapes, model_properties, parse_model
+from visualdl.server._graph import subgraph as find_subgraph
+from visualdl.server._graphlayout import layout
+from visualdl.server._provider import BadRequest, DataProvider, NotFound
 
 __all__ = ["GraphService", "parse_path"]
 
