@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from visualdl._kinds import HistogramStats
+
 __all__ = [
     "WALLTIME_MS_THRESHOLD",
     "bin_histogram",
@@ -88,7 +90,7 @@ def to_float(value: Any, name: str = "value") -> float:
             item = value.item()
         except Exception:  # noqa: BLE001 - e.g. a tensor of several elements
             item = None
-        if item is not None and isinstance(item, numbers.Real) and not isinstance(item, str):
+        if isinstance(item, numbers.Real):
             return float(item)
     arr = _as_array(value)
     if arr is None:
@@ -106,7 +108,7 @@ def check_step(step: Any, name: str = "step") -> int:
         raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}")
     if isinstance(step, numbers.Integral):
         result = int(step)
-    elif isinstance(step, numbers.Real) and not isinstance(step, str):
+    elif isinstance(step, numbers.Real):
         as_float = float(step)
         if not as_float.is_integer():
             raise ValueError(f"{name} must be a non-negative integer; got {_describe(step)}")
@@ -176,9 +178,7 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
             raise TypeError(f"img must be a numpy array, a PIL image or a tensor; got {_describe(img)}")
         arr = converted
     if arr.ndim != len(fmt):
-        raise ValueError(
-            f"img has shape {arr.shape} but dataformats={dataformats!r} needs {len(fmt)} dimensions"
-        )
+        raise ValueError(f"img has shape {arr.shape} but dataformats={dataformats!r} needs {len(fmt)} dimensions")
     if fmt == "CHW":
         arr = arr.transpose(1, 2, 0)
     elif fmt == "HW":
@@ -186,8 +186,7 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
     height, width, channels = arr.shape
     if channels not in (1, 3, 4):
         raise ValueError(
-            f"img must have 1, 3 or 4 channels; got {channels} (shape {arr.shape} as HWC); "
-            "check dataformats"
+            f"img must have 1, 3 or 4 channels; got {channels} (shape {arr.shape} as HWC); check dataformats"
         )
     if height == 0 or width == 0:
         raise ValueError(f"img must not be empty; got shape {arr.shape} as HWC")
@@ -203,8 +202,7 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
         flow, fhigh = float(arr.min()), float(arr.max())
         if not (0.0 <= flow and fhigh <= 1.0):  # also refuses NaN
             raise ValueError(
-                f"img of dtype {arr.dtype} must hold values in [0, 1]; got {flow}..{fhigh} "
-                "(scale it, or pass uint8)"
+                f"img of dtype {arr.dtype} must hold values in [0, 1]; got {flow}..{fhigh} (scale it, or pass uint8)"
             )
         return np.array(arr, dtype=np.float32, order="C")
     if kind == "b":
@@ -247,14 +245,14 @@ def check_histogram(values: Any, buckets: Any) -> tuple[np.ndarray, int]:
     return np.array(arr, copy=True).reshape(-1), int(buckets)
 
 
-def bin_histogram(values: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+def bin_histogram(values: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray, HistogramStats]:
     """Bucket edges, counts and statistics of ``values``; non-finite values are counted apart."""
     data = values.astype(np.float64, copy=False)
     finite_mask = np.isfinite(data)
     finite = data if finite_mask.all() else data[finite_mask]
     nan_count = int(np.isnan(data).sum()) if finite.size != data.size else 0
     pos_inf = int(np.isposinf(data).sum()) if finite.size != data.size else 0
-    stats: dict[str, Any] = {
+    stats: HistogramStats = {
         "count": int(finite.size),
         "nan_count": nan_count,
         "pos_inf_count": pos_inf,
@@ -270,7 +268,8 @@ def bin_histogram(values: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndar
         edges = edges * 2.0
         edges[0], edges[-1] = low, high
     with np.errstate(over="ignore", invalid="ignore"):  # sums of huge values overflow to inf: so be it
-        stats.update(min=low, max=high, sum=float(finite.sum()), sum_squares=float(np.dot(finite, finite)))
+        stats["sum"], stats["sum_squares"] = float(finite.sum()), float(np.dot(finite, finite))
+    stats["min"], stats["max"] = low, high
     return edges, counts.astype(np.float64), stats
 
 

@@ -80,7 +80,7 @@ class Sink:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._wake = threading.Event()
-        self._scalars: dict[str, tuple[array, array, array]] = {}
+        self._scalars: dict[str, tuple[array[int], array[float], array[float]]] = {}
         self._items: list[tuple[Item, int]] = []
         self._queued = 0  # scalar points + items added since the writer last took the buffers
         self._check_at = self._wake_at  # _queued at which the next put looks at the pressure
@@ -393,7 +393,7 @@ class Sink:
         self._init_state()
 
 
-def _scalar_records(batches: list[tuple[str, tuple[array, array, array]]]) -> list[pb.Record]:
+def _scalar_records(batches: list[tuple[str, tuple[array[int], array[float], array[float]]]]) -> list[pb.Record]:
     """Records of the scalar points taken in one drain: all tags in one record, split
     only past ``_MAX_POINTS_PER_RECORD`` points (a single tag's points across records)."""
     records = []

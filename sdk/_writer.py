@@ -104,8 +104,7 @@ class LogWriter:
             raise ValueError(f"max_queue must be a positive integer; got {max_queue!r}")
         if file_name and (FILE_MARKER not in file_name or os.sep in file_name):
             raise ValueError(
-                f"file_name must be a bare file name containing {FILE_MARKER!r} so readers find it; "
-                f"got {file_name!r}"
+                f"file_name must be a bare file name containing {FILE_MARKER!r} so readers find it; got {file_name!r}"
             )
         self._placement = launcher.resolve(
             os.environ,
@@ -192,10 +191,11 @@ class LogWriter:
     # -- the add_* calls ---------------------------------------------------------------
 
     def _tag(self, tag: Any, name: str = "tag") -> str:
-        if tag not in self._known_tags:
+        checked: str = tag  # once check_tag has passed it (on the hot path: no cast call)
+        if checked not in self._known_tags:
             convert.check_tag(tag, name)
-            self._known_tags.add(tag)
-        return tag
+            self._known_tags.add(checked)
+        return checked
 
     def add_scalar(self, tag: str, value: Any, step: int, walltime: float | None = None) -> None:
         """Record ``value`` (a number, numpy scalar or one-element tensor) of ``tag`` at ``step``."""
@@ -225,9 +225,7 @@ class LogWriter:
         wall = time.time() if walltime is None else convert.check_walltime(walltime)
         self._sink.put_scalars(points, step, wall)
 
-    def add_image(
-        self, tag: str, img: Any, step: int, walltime: float | None = None, dataformats: str = "HWC"
-    ) -> None:
+    def add_image(self, tag: str, img: Any, step: int, walltime: float | None = None, dataformats: str = "HWC") -> None:
         """Record an image: HWC, CHW or HW; uint8 or floats in [0, 1]; 1, 3 or 4 channels; or a PIL image."""
         self._tag(tag)
         hwc = convert.check_image(img, dataformats)
@@ -236,9 +234,7 @@ class LogWriter:
         shape = hwc.shape
         self._sink.put_item(lambda: encode_image(tag, step, wall, convert.encode_png(hwc), shape), hwc.nbytes)
 
-    def add_histogram(
-        self, tag: str, values: Any, step: int, walltime: float | None = None, buckets: int = 10
-    ) -> None:
+    def add_histogram(self, tag: str, values: Any, step: int, walltime: float | None = None, buckets: int = 10) -> None:
         """Record the distribution of ``values`` in ``buckets`` equal-width buckets.
 
         NaN and infinite values are counted apart (``nan_count``, ``pos_inf_count``,

@@ -32,7 +32,8 @@ def percentiles_of(event: HistogramEvent, percentiles: Sequence[float] = PERCENT
     out = np.interp(targets, cumulative, edges)
     out[np.asarray(percentiles) <= 0] = event.min
     out[np.asarray(percentiles) >= 100] = event.max
-    return np.clip(out, event.min, event.max)
+    clipped: np.ndarray = np.clip(out, event.min, event.max)
+    return clipped
 
 
 def percentile_bands(events: Sequence[HistogramEvent]) -> tuple[list[float], np.ndarray]:

@@ -54,7 +54,9 @@ def _finite(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def job_overview(progress: Sequence[Progress], *, now: float, silent_after: float = 60.0, grid: int = 240) -> dict:
+def job_overview(
+    progress: Sequence[Progress], *, now: float, silent_after: float = 60.0, grid: int = 240
+) -> dict[str, Any]:
     """The job page's JSON for one run (see the module docstring)."""
     files = sorted(progress, key=lambda p: (p[0].role, p[0].rank, p[0].attempt, p[0].start_time))
     newest: dict[tuple[str, int], int] = {}

@@ -7,11 +7,19 @@ from typing import Any
 __all__ = ["OPENAPI"]
 
 
-def _param(name: str, description: str, *, required: bool = True, kind: str = "string", many: bool = False) -> dict:
+def _param(
+    name: str, description: str, *, required: bool = True, kind: str = "string", many: bool = False
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": kind}
     if many:
         schema = {"type": "array", "items": schema}
-    param = {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
+    param: dict[str, Any] = {
+        "name": name,
+        "in": "query",
+        "required": required,
+        "description": description,
+        "schema": schema,
+    }
     if many:
         param.update(style="form", explode=True)
     return param
@@ -24,7 +32,9 @@ _ERROR = {"description": "bad parameter, or unknown run or tag", "content": {"ap
 _NUMBERS = {"type": "array", "items": {"type": "number", "nullable": True}}
 
 
-def _get(summary: str, params: list[dict], schema: dict | None = None, content: str = "application/json") -> dict:
+def _get(
+    summary: str, params: list[dict[str, Any]], schema: dict[str, Any] | None = None, content: str = "application/json"
+) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": "OK"}
     ok["content"] = {content: {"schema": schema or {"type": "object"}}}
     return {"get": {"summary": summary, "parameters": params, "responses": {"200": ok, "400": _ERROR, "404": _ERROR}}}

@@ -24,7 +24,7 @@ tells apart three things at a position:
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import google_crc32c
@@ -41,7 +41,7 @@ _U32 = 0xFFFFFFFF
 _LEN = struct.Struct("<Q")
 _HEAD = struct.Struct("<QI")
 _CRC = struct.Struct("<I")
-_crc32c = google_crc32c.value
+_crc32c: Callable[[bytes], int] = google_crc32c.value
 
 
 def masked_crc(data: bytes) -> int:
@@ -53,9 +53,7 @@ def masked_crc(data: bytes) -> int:
 def frame(payload: bytes) -> bytes:
     """One framed record holding ``payload``."""
     length = _LEN.pack(len(payload))
-    return b"".join(
-        (length, _CRC.pack(masked_crc(length)), payload, _CRC.pack(masked_crc(payload)))
-    )
+    return b"".join((length, _CRC.pack(masked_crc(length)), payload, _CRC.pack(masked_crc(payload))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict
 
 import numpy as np
 
@@ -191,14 +191,26 @@ def encode_scalars(
 
 def encode_image(tag: str, step: int, wall_time: float, png: bytes, shape: tuple[int, int, int]) -> pb.Record:
     height, width, channels = shape
-    image = pb.Image(
-        tag=tag, step=step, wall_time=wall_time, height=height, width=width, channels=channels, png=png
-    )
+    image = pb.Image(tag=tag, step=step, wall_time=wall_time, height=height, width=width, channels=channels, png=png)
     return pb.Record(image=image)
 
 
+class HistogramStats(TypedDict, total=False):
+    """The statistics of a histogram's values, as its record stores them (min to
+    sum_squares only when there are finite values)."""
+
+    count: Required[int]
+    nan_count: Required[int]
+    pos_inf_count: Required[int]
+    neg_inf_count: Required[int]
+    min: float
+    max: float
+    sum: float
+    sum_squares: float
+
+
 def encode_histogram(
-    tag: str, step: int, wall_time: float, edges: np.ndarray, counts: np.ndarray, stats: dict[str, float]
+    tag: str, step: int, wall_time: float, edges: np.ndarray, counts: np.ndarray, stats: HistogramStats
 ) -> pb.Record:
     hist = pb.Histogram(
         tag=tag,

@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -362,7 +362,7 @@ class LogReader:
         """Every stream's points of ``tag``, restarts resolved (see :mod:`visualdl._restarts`)."""
         state, per_file, hit = self._cached(run, "scalars", tag)
         if per_file is None:
-            return hit
+            return cast("dict[Stream, Resolved]", hit)
         grouped: dict[Stream, list[Attempt]] = {}
         for path in sorted(per_file):  # name order: time-stamped names, oldest first
             logfile = state.files.get(path)
@@ -400,7 +400,7 @@ class LogReader:
                 version = state.versions.get(("scalars", tag), 0)
                 hit = state.cache.get(("merged", tag))
                 if hit is not None and hit[0] == version:
-                    return hit[1]
+                    return cast(ScalarSeries, hit[1])
             parts = [
                 r.replaced if replaced else r.kept
                 for (r_role, r_rank), r in resolved.items()
@@ -423,7 +423,7 @@ class LogReader:
             version = state.versions.get(("scalars", tag), 0)
             hit = state.cache.get(("job", tag))
             if hit is not None and hit[0] == version:
-                return hit[1]
+                return cast("dict[str, tuple[list[int], JobSeries]]", hit[1])
             by_role: dict[str, list[tuple[int, ScalarSeries]]] = {}
             for (role, rank), r in self._resolved(run, tag).items():
                 if rank >= 0 and len(r.kept):
@@ -499,7 +499,8 @@ class LogReader:
             raise LogFormatError(e.message, ref.path, ref.offset) from e
         if record.WhichOneof("kind") != kind.field:
             raise LogFormatError(f"the record is not a {kind.field} record", ref.path, ref.offset)
-        return getattr(getattr(record, kind.field), kind.blob_field)
+        blob: bytes = getattr(getattr(record, kind.field), kind.blob_field)
+        return blob
 
     def writers(self, run: str) -> list[WriterInfo]:
         """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""
