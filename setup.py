@@ -22,9 +22,11 @@ def _version() -> str:
 def _static_files() -> list:
     root = os.path.join(HERE, "frontend_static")
     out = []
-    for dirpath, _, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
         for name in filenames:
-            out.append(os.path.relpath(os.path.join(dirpath, name), root))
+            if not name.endswith((".py", ".pyc")):
+                out.append(os.path.relpath(os.path.join(dirpath, name), root))
     return out
 
 
@@ -47,7 +49,11 @@ setup(
         "visualdl.proto": "proto",
         "visualdl.frontend_static": "frontend_static",
     },
-    package_data={"visualdl.proto": ["*.proto", "*.pyi", "*.md"], "visualdl.frontend_static": _static_files()},
+    package_data={
+        "visualdl": ["py.typed"],
+        "visualdl.proto": ["*.proto", "*.pyi", "*.md"],
+        "visualdl.frontend_static": _static_files(),
+    },
     include_package_data=False,
     install_requires=[
         "flask>=3.0",
@@ -66,29 +72,32 @@ setup(
         "orjson>=3.10",
     ],
     extras_require={
+        # Unit tests: `pytest` over the package, the format, the server and the CLI.
         "test": [
             "pytest>=8",
             "hypothesis>=6.100",
-            "ruff>=0.6",
-            "mypy>=1.10",
-            "types-protobuf",
-            # Browser tests drive Debian's chromium (.ci/test installs it) through playwright.
-            "playwright>=1.40",
             # The generator of proto/visualdl_log_pb2.py; tests/test_proto.py checks it is fresh.
             "grpcio-tools==1.85.1",
             # tests/test_packaging.py builds a wheel without build isolation.
             "setuptools>=70.1",
             "wheel",
+        ],
+        # End-to-end tests: a real browser, the demos on real engines, a real notebook kernel.
+        "e2e": [
+            # Browser tests drive Debian's chromium (.ci/test installs it) through playwright.
+            "playwright>=1.40",
             # The distributed demo runs end to end in the tests.
             "scikit-learn>=1.3",
-            # demo/ddp_train.py under torchrun. Pinned: 2.13.0 is the CPU build this
-            # machine keeps on disk (~35 s to install); an unpinned torch pulls a CUDA build.
+            # demo/ddp_train.py under torchrun. Pinned: 2.13.0 is a CPU build; from the public
+            # index an unpinned torch (or this one without the CPU index) pulls CUDA packages.
             "torch==2.13.0",
             # tests/test_notebook.py runs a real notebook in a real kernel.
             "nbclient>=0.10",
             "nbformat>=5.10",
             "ipykernel>=6.29",
         ],
+        # Lint, format check and type check (.ci/typecheck).
+        "dev": ["ruff>=0.6", "mypy>=1.10", "types-protobuf"],
         # %load_ext visualdl and notebook.display() need IPython; the figures do not.
         "notebook": ["ipython>=8"],
         # demo/ps_train.py trains on scikit-learn's digits (shipped with it, no download).
@@ -96,7 +105,8 @@ setup(
         # demo/ddp_train.py: PyTorch DDP under torchrun, on the CPU.
         "ddp": ["scikit-learn>=1.3", "torch==2.13.0"],
         # Peers measured in the same benchmark run: tensorboardX writes TensorBoard's format,
-        # tensorboard reads it (its Python loader and its server).
+        # tensorboard reads it (its Python loader and its server). The tests run every
+        # benchmark in its quick mode, so the test command installs these too.
         "bench": ["tensorboardX>=2.6", "tensorboard>=2.17"],
     },
     entry_points={"console_scripts": ["visualdl = visualdl._cli:main"]},

@@ -8,10 +8,11 @@ installed ``plotly`` package.
 
 from __future__ import annotations
 
+import importlib.resources
 import logging
 import math
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import plotly
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, send_from_directory
@@ -28,13 +29,9 @@ __all__ = ["STATIC_DIR", "build_blueprint"]
 
 log = logging.getLogger("visualdl.server")
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Installed: visualdl/frontend_static; in a checkout: <root>/frontend_static.
-STATIC_DIR = next(
-    d
-    for d in (os.path.join(_PACKAGE, "frontend_static"), os.path.join(os.path.dirname(_PACKAGE), "frontend_static"))
-    if os.path.isdir(d)
-)
+# The package's folder, installed (visualdl/frontend_static) or in a checkout (the
+# finder of visualdl/__init__.py maps it); a package on a file system, never zipped.
+STATIC_DIR = str(importlib.resources.files("visualdl.frontend_static"))
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
 _MAX_PARAM = 1024
 CONTENT_TYPES = {
@@ -47,6 +44,15 @@ CONTENT_TYPES = {
     ".json": "application/json",
     ".ico": "image/x-icon",
 }
+
+
+class _GraphSource(TypedDict):
+    """Which model a graph request is about: a logged one (run, name) or a --model file."""
+
+    model: str | None
+    run: str | None
+    name: str | None
+    path: str
 
 
 def _provider() -> DataProvider:
@@ -111,10 +117,11 @@ def _float(name: str) -> float | None:
 
 
 def _static(path: str, directory: str) -> Response:
-    response = send_from_directory(directory, path, max_age=0)
     kind = CONTENT_TYPES.get(os.path.splitext(path)[1].lower())
-    if kind:
-        response.headers["Content-Type"] = kind
+    if kind is None:  # the web UI's own kinds of file only: not its __init__.py or README
+        raise NotFound(f"no static file {path[:80]!r}")
+    response = send_from_directory(directory, path, max_age=0)
+    response.headers["Content-Type"] = kind
     return response
 
 
@@ -216,7 +223,7 @@ def build_blueprint(url_prefix: str) -> Blueprint:
     def graphs() -> Response:
         return jsonify({"graphs": _graphs().list_sources()})
 
-    def _graph_source() -> dict[str, str | None]:
+    def _graph_source() -> _GraphSource:
         model = request.args.get("model")
         return {
             "model": None if model is None else _text("model"),

@@ -2,32 +2,64 @@
 
 The public surface::
 
-    from visualdl import LogWriter, LogReader
+    from visualdl import LogWriter, LogReader     # and visualdl.errors, visualdl.notebook,
+                                                  # visualdl.server.app (create_app, Settings)
 
-``setup.py`` installs the checkout's top-level ``sdk/``, ``server/`` and ``proto/``
-folders as ``visualdl.sdk``, ``visualdl.server`` and ``visualdl.proto``. Run from a
-checkout (``python -m pytest`` at the repository root), this folder shadows any
-installed copy, so it resolves those mapped subpackages itself: the repository root
-joins this package's search path, and only the mapped names are looked up there.
+Modules whose names start with ``_`` are internal.
+
+``setup.py`` installs the checkout's top-level ``sdk/``, ``server/``, ``proto/`` and
+``frontend_static/`` folders as ``visualdl.sdk``, ``visualdl.server``, ``visualdl.proto``
+and ``visualdl.frontend_static``. Run from a checkout (``python -m pytest`` at the
+repository root), this folder shadows any installed copy, so it resolves exactly those
+mapped packages itself, with a finder that knows only their names; no other folder of
+the checkout (``tests``, ``demo``, ...) becomes importable as ``visualdl.*``.
 """
 
 from __future__ import annotations
 
 import os as _os
+import sys as _sys
+from importlib.machinery import ModuleSpec as _ModuleSpec
+from importlib.machinery import PathFinder as _PathFinder
 from typing import TYPE_CHECKING, Any
 
 __version__ = "3.0.0.dev0"
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _ROOT = _os.path.dirname(_HERE)
-#: The subpackages that live beside this folder in a checkout.
-MAPPED_SUBPACKAGES = ("sdk", "server", "proto")
+#: The packages that live beside this folder in a checkout (setup.py's package_dir).
+MAPPED_SUBPACKAGES = ("sdk", "server", "proto", "frontend_static")
 
-if not _os.path.isdir(_os.path.join(_HERE, "sdk")) and all(
-    _os.path.isfile(_os.path.join(_ROOT, name, "__init__.py")) for name in MAPPED_SUBPACKAGES
-):
-    # A checkout: resolve visualdl.sdk -> <root>/sdk and so on.
-    __path__.append(_ROOT)
+
+class _CheckoutFinder:
+    """Finds ``visualdl.<name>`` at ``<checkout>/<name>`` for the mapped names only."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> _ModuleSpec | None:
+        package, _, name = fullname.rpartition(".")
+        if package != __name__ or name not in MAPPED_SUBPACKAGES:
+            return None
+        return _PathFinder.find_spec(fullname, [self.root])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _CheckoutFinder) and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
+
+
+def _in_checkout() -> bool:
+    return (
+        not _os.path.isdir(_os.path.join(_HERE, "sdk"))
+        and all(_os.path.isdir(_os.path.join(_ROOT, name)) for name in MAPPED_SUBPACKAGES)
+        and _os.path.isfile(_os.path.join(_ROOT, "setup.py"))
+    )
+
+
+if _in_checkout() and _CheckoutFinder(_ROOT) not in _sys.meta_path:
+    _sys.meta_path.insert(0, _CheckoutFinder(_ROOT))
 
 if TYPE_CHECKING:
     from visualdl._reader import LogReader
