@@ -82,10 +82,7 @@ class LogWriter:
         role: str | None = None,
         job: str | None = None,
         attempt: int | None = None,
-        **kwargs: Any,
     ) -> None:
-        if kwargs:
-            raise TypeError(f"LogWriter() got unexpected keyword arguments {sorted(kwargs)!r}")
         if logdir is None:
             stamp = time.strftime("%b%d_%H-%M-%S")
             logdir = os.path.join("runs", f"{stamp}_{_safe_host()}{comment}")

@@ -9,7 +9,7 @@ from visualdl.server._jsonio import OrjsonProvider
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
 
-__all__ = ["create_app"]
+__all__ = ["Settings", "create_app"]
 
 
 def create_app(settings: Settings, provider: DataProvider | None = None) -> Flask:

@@ -28,7 +28,7 @@ __version__ = "3.0.0.dev0"
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _ROOT = _os.path.dirname(_HERE)
 #: The packages that live beside this folder in a checkout (setup.py's package_dir).
-MAPPED_SUBPACKAGES = ("sdk", "server", "proto", "frontend_static")
+_MAPPED_PACKAGES = ("sdk", "server", "proto", "frontend_static")
 
 
 class _CheckoutFinder:
@@ -39,7 +39,7 @@ class _CheckoutFinder:
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> _ModuleSpec | None:
         package, _, name = fullname.rpartition(".")
-        if package != __name__ or name not in MAPPED_SUBPACKAGES:
+        if package != __name__ or name not in _MAPPED_PACKAGES:
             return None
         return _PathFinder.find_spec(fullname, [self.root])
 
@@ -53,7 +53,7 @@ class _CheckoutFinder:
 def _in_checkout() -> bool:
     return (
         not _os.path.isdir(_os.path.join(_HERE, "sdk"))
-        and all(_os.path.isdir(_os.path.join(_ROOT, name)) for name in MAPPED_SUBPACKAGES)
+        and all(_os.path.isdir(_os.path.join(_ROOT, name)) for name in _MAPPED_PACKAGES)
         and _os.path.isfile(_os.path.join(_ROOT, "setup.py"))
     )
 
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from visualdl._reader import LogReader
     from visualdl.sdk._writer import LogWriter
 
-__all__ = ["LogReader", "LogWriter", "__version__"]
+__all__ = ["LogReader", "LogWriter", "__version__", "load_ipython_extension"]
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -1,0 +1,214 @@
+"""The public API, pinned: what users import and call must not change by accident.
+
+The public surface is ``visualdl`` (LogWriter, LogReader), ``visualdl.errors``,
+``visualdl.notebook`` and ``visualdl.server.app`` (create_app, Settings); modules whose
+names start with ``_`` are internal. A change here is a change for every user: make it on
+purpose, update this file and the README together.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import re
+import types
+
+import visualdl
+from visualdl import errors, notebook
+from visualdl.server import app
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+LOGWRITER = {
+    "__init__": "(self, logdir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', max_queue: 'int' = 100000, "
+    "flush_secs: 'float' = 1.0, filename_suffix: 'str' = '', write_to_disk: 'bool' = True, display_name: 'str' = '', "
+    "file_name: 'str' = '', *, "
+    "max_pending_bytes: 'int' = 67108864, fsync: 'bool' = False, rank: 'int | None' = None, "
+    "world_size: 'int | None' = None, local_rank: 'int | None' = None, role: 'str | None' = None, "
+    "job: 'str | None' = None, attempt: 'int | None' = None) -> 'None'",
+    "add_graph": "(self, model: 'Any', input_spec: 'Any' = None, verbose: 'bool' = False, *, "
+    "name: 'str | None' = None) -> 'None'",
+    "add_histogram": "(self, tag: 'str', values: 'Any', step: 'int', walltime: 'float | None' = None, "
+    "buckets: 'int' = 10) -> 'None'",
+    "add_image": "(self, tag: 'str', img: 'Any', step: 'int', walltime: 'float | None' = None, "
+    "dataformats: 'str' = 'HWC') -> 'None'",
+    "add_scalar": "(self, tag: 'str', value: 'Any', step: 'int', walltime: 'float | None' = None) -> 'None'",
+    "add_scalars": "(self, main_tag: 'str', tag_scalar_dict: 'Mapping[str, Any]', step: 'int', "
+    "walltime: 'float | None' = None) -> 'None'",
+    "add_text": "(self, tag: 'str', text_string: 'str', step: 'int | None' = None, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "close": "(self) -> 'None'",
+    "flush": "(self) -> 'None'",
+    "get_logdir": "(self) -> 'str'",
+    "stats": "(self) -> 'dict[str, Any]'",
+}
+LOGWRITER_PROPERTIES = ["file_name", "logdir", "placement"]
+
+LOGREADER = {
+    "count": "(self, run: 'str', kind: 'str', tag: 'str') -> 'int'",
+    "graphs": "(self, run: 'str') -> 'list[GraphEvent]'",
+    "histograms": "(self, run: 'str', tag: 'str') -> 'list[HistogramEvent]'",
+    "images": "(self, run: 'str', tag: 'str') -> 'list[ImageEvent]'",
+    "job_scalars": "(self, run: 'str', tag: 'str') -> 'dict[str, tuple[list[int], JobSeries]]'",
+    "poll": "(self, progress: 'Callable[[int, int, int], None] | None' = None) -> 'PollResult'",
+    "progress": "(self, run: 'str') -> 'list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]'",
+    "read_blob": "(self, event: 'ImageEvent | GraphEvent') -> 'bytes'",
+    "runs": "(self) -> 'list[str]'",
+    "scalars": "(self, run: 'str', tag: 'str', *, role: 'str | None' = None, rank: 'int | None' = None, "
+    "replaced: 'bool' = False) -> 'ScalarSeries'",
+    "streams": "(self, run: 'str', tag: 'str | None' = None) -> 'list[Stream]'",
+    "tags": "(self, run: 'str') -> 'dict[str, list[str]]'",
+    "texts": "(self, run: 'str', tag: 'str') -> 'list[TextEvent]'",
+    "version": "(self, run: 'str', kind: 'str', tag: 'str') -> 'tuple[int, int]'",
+    "writers": "(self, run: 'str') -> 'list[WriterInfo]'",
+}
+LOGREADER_PROPERTIES = ["problems"]
+
+# The values LogReader returns: their fields are public too.
+RETURNED_FIELDS = {
+    "ScalarSeries": ["steps", "values", "wall_times"],
+    "ImageEvent": ["step", "wall_time", "height", "width", "channels", "ref"],
+    "HistogramEvent": [
+        "step",
+        "wall_time",
+        "edges",
+        "counts",
+        "min",
+        "max",
+        "sum",
+        "sum_squares",
+        "count",
+        "nan_count",
+        "pos_inf_count",
+        "neg_inf_count",
+    ],  # fmt: skip
+    "TextEvent": ["step", "wall_time", "text"],
+    "GraphEvent": ["name", "wall_time", "format", "size", "ref"],
+}
+
+NOTEBOOK = {
+    "display": "(port: 'int' = 8080, height: 'int' = 800) -> 'Any'",
+    "histograms": "(logdir: 'str | os.PathLike[str]', tag: 'str', run: 'str | None' = None, *, "
+    "mode: 'str' = 'offset', max_entries: 'int' = 30) -> 'Any'",
+    "images": "(logdir: 'str | os.PathLike[str]', tag: 'str', run: 'str | None' = None, *, "
+    "max_frames: 'int' = 60) -> 'Any'",
+    "list_servers": "() -> 'list[dict[str, Any]]'",
+    "scalars": "(logdir: 'str | os.PathLike[str]', tags: 'str | list[str] | None' = None, "
+    "runs: 'str | list[str] | None' = None, *, smoothing: 'float' = 0.6, x_axis: 'str' = 'step', "
+    "log_y: 'bool' = False, max_points: 'int' = 1000, ranks: 'str' = 'mean', columns: 'int' = 2) -> 'Any'",
+    "smooth": "(values: 'Any', weight: 'float') -> 'np.ndarray'",
+    "start": "(logdir: 'str | os.PathLike[str]', port: 'int | None' = None, *, timeout: 'float' = 60.0) -> 'int'",
+    "stop": "(port: 'int | None' = None) -> 'list[int]'",
+}
+
+SETTINGS_FIELDS = [
+    ("logdirs", "tuple[tuple[str, str], ...]"),
+    ("host", "str"),
+    ("port", "int"),
+    ("reload_interval", "float"),
+    ("max_points", "int"),
+    ("max_points_limit", "int"),
+    ("path_prefix", "str"),
+    ("models", "tuple[str, ...]"),
+    ("background", "bool"),
+]
+
+
+def _public_names(module: types.ModuleType) -> list[str]:
+    """Names a user sees in ``dir(module)``: not private, not modules, not typing helpers."""
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"
+    )
+
+
+def _methods(cls: type) -> dict[str, str]:
+    names = [n for n, v in vars(cls).items() if callable(v) and (not n.startswith("_") or n == "__init__")]
+    return {n: str(inspect.signature(getattr(cls, n))) for n in sorted(names)}
+
+
+def _properties(cls: type) -> list[str]:
+    return sorted(n for n, v in vars(cls).items() if not n.startswith("_") and isinstance(v, property))
+
+
+def test_visualdl_exports_exactly_its_all():
+    assert visualdl.__all__ == ["LogReader", "LogWriter", "__version__", "load_ipython_extension"]
+    exported = [n for n in visualdl.__all__ if n != "__version__"]
+    assert [n for n in exported if getattr(visualdl, n, None) is None] == []
+    # Lazy attributes are not in vars() until used; nothing else public may be there.
+    assert [n for n in _public_names(visualdl) if n not in visualdl.__all__ and n not in ("Any", "TYPE_CHECKING")] == []
+
+
+def test_logwriter_methods_and_signatures_are_pinned():
+    assert _methods(visualdl.LogWriter) == LOGWRITER
+    assert _properties(visualdl.LogWriter) == LOGWRITER_PROPERTIES
+
+
+def test_logreader_methods_and_signatures_are_pinned():
+    methods = _methods(visualdl.LogReader)
+    assert methods.pop("__init__").startswith("(self, logdir")
+    assert methods == LOGREADER
+    assert _properties(visualdl.LogReader) == LOGREADER_PROPERTIES
+
+
+def test_values_returned_by_logreader_keep_their_fields():
+    from visualdl import _kinds, _series
+
+    for name, fields in RETURNED_FIELDS.items():
+        cls = getattr(_series, name, None) or getattr(_kinds, name)
+        assert [f.name for f in dataclasses.fields(cls)] == fields, name
+
+
+def test_errors_is_one_tree():
+    assert errors.__all__ == ["GraphError", "LogFormatError", "VisualDLError", "WriterError"]
+    assert _public_names(errors) == errors.__all__
+    for name in ("GraphError", "LogFormatError", "WriterError"):
+        assert issubclass(getattr(errors, name), errors.VisualDLError)
+    assert issubclass(errors.GraphError, ValueError)
+    assert str(inspect.signature(errors.LogFormatError)) == (
+        "(message: 'str', path: 'str | None' = None, offset: 'int | None' = None) -> 'None'"
+    )
+
+
+def test_notebook_functions_are_pinned():
+    assert notebook.__all__ == sorted(NOTEBOOK)
+    assert {n: str(inspect.signature(getattr(notebook, n))) for n in notebook.__all__} == NOTEBOOK
+    assert callable(notebook.load_ipython_extension)
+
+
+def test_server_app_exports_create_app_and_settings():
+    assert app.__all__ == ["Settings", "create_app"]
+    assert (
+        str(inspect.signature(app.create_app))
+        == "(settings: 'Settings', provider: 'DataProvider | None' = None) -> 'Flask'"
+    )
+    assert [(f.name, f.type) for f in dataclasses.fields(app.Settings)] == SETTINGS_FIELDS
+    assert app.Settings.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_internal_modules_say_so_by_their_names():
+    """Every module is either documented public or starts with an underscore."""
+    public = {"visualdl/__init__.py", "visualdl/__main__.py", "visualdl/errors.py", "visualdl/notebook.py",
+              "server/__init__.py", "server/app.py", "sdk/__init__.py", "proto/__init__.py",
+              "frontend_static/__init__.py", "proto/visualdl_log_pb2.py"}  # fmt: skip
+    found = {
+        f"{folder}/{name}"
+        for folder in ("visualdl", "sdk", "server", "proto", "frontend_static")
+        for name in os.listdir(os.path.join(ROOT, folder))
+        if name.endswith(".py") and not name.startswith("_") or name in ("__init__.py", "__main__.py")
+        if os.path.exists(os.path.join(ROOT, folder, name))
+    }
+    assert sorted(found - public) == []
+
+
+def test_readme_calls_only_public_methods():
+    """Every ``writer.x(``, ``reader.x(`` and ``notebook.x(`` in the README exists and is pinned here."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    known = {"writer": set(LOGWRITER) | set(LOGWRITER_PROPERTIES), "reader": set(LOGREADER) | set(LOGREADER_PROPERTIES)}
+    known["notebook"] = set(NOTEBOOK)
+    used = re.findall(r"(?<![\w/])(writer|reader|notebook)\.([A-Za-z_]\w*)\b", readme)
+    assert used, "the README shows no calls"
+    assert sorted({f"{obj}.{name}" for obj, name in used if name not in known[obj]}) == []
