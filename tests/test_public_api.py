@@ -21,7 +21,8 @@ from visualdl.server import app
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LOGWRITER = {
-    "__init__": "(self, logdir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', max_queue: 'int' = 100000, "
+    "__init__": "(self, logdir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', "
+    "max_queue: 'int' = 100000, "
     "flush_secs: 'float' = 1.0, filename_suffix: 'str' = '', write_to_disk: 'bool' = True, display_name: 'str' = '', "
     "file_name: 'str' = '', *, "
     "max_pending_bytes: 'int' = 67108864, fsync: 'bool' = False, rank: 'int | None' = None, "
@@ -82,7 +83,7 @@ RETURNED_FIELDS = {
         "nan_count",
         "pos_inf_count",
         "neg_inf_count",
-    ],  # fmt: skip
+    ],
     "TextEvent": ["step", "wall_time", "text"],
     "GraphEvent": ["name", "wall_time", "format", "size", "ref"],
 }
@@ -190,9 +191,18 @@ def test_server_app_exports_create_app_and_settings():
 
 def test_internal_modules_say_so_by_their_names():
     """Every module is either documented public or starts with an underscore."""
-    public = {"visualdl/__init__.py", "visualdl/__main__.py", "visualdl/errors.py", "visualdl/notebook.py",
-              "server/__init__.py", "server/app.py", "sdk/__init__.py", "proto/__init__.py",
-              "frontend_static/__init__.py", "proto/visualdl_log_pb2.py"}  # fmt: skip
+    public = {
+        "visualdl/__init__.py",
+        "visualdl/__main__.py",
+        "visualdl/errors.py",
+        "visualdl/notebook.py",
+        "server/__init__.py",
+        "server/app.py",
+        "sdk/__init__.py",
+        "proto/__init__.py",
+        "frontend_static/__init__.py",
+        "proto/visualdl_log_pb2.py",
+    }
     found = {
         f"{folder}/{name}"
         for folder in ("visualdl", "sdk", "server", "proto", "frontend_static")
