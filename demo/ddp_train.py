@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     x_train, y_train, x_val, y_val = ps_model.load_data(args.seed)
     data = TensorDataset(torch.from_numpy(x_train), torch.from_numpy(y_train))
-    sampler = DistributedSampler(data, num_replicas=world, rank=rank, shuffle=True, seed=args.seed)
+    sampler: DistributedSampler[tuple[torch.Tensor, ...]] = DistributedSampler(
+        data, num_replicas=world, rank=rank, shuffle=True, seed=args.seed
+    )
     loader = DataLoader(data, batch_size=args.batch, sampler=sampler)
     model = nn.Sequential(nn.Linear(64, args.hidden), nn.ReLU(), nn.Linear(args.hidden, 10))
     ddp = DistributedDataParallel(model)
@@ -91,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 def _params(model: nn.Sequential) -> dict[str, np.ndarray]:
     """The weights in the layout of ps_model (inputs x outputs)."""
     fc1, fc2 = model[0], model[2]
+    assert isinstance(fc1, nn.Linear) and isinstance(fc2, nn.Linear)
     return {
         "fc1.weight": fc1.weight.detach().numpy().T.copy(),
         "fc1.bias": fc1.bias.detach().numpy().copy(),

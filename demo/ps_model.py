@@ -86,9 +86,7 @@ def to_onnx(params: dict[str, np.ndarray]) -> ModelProto:
     nodes = [
         helper.make_node("Gemm", ["pixels", "fc1.weight", "fc1.bias"], ["/fc1/Gemm_output_0"], name="/fc1/Gemm"),
         helper.make_node("Relu", ["/fc1/Gemm_output_0"], ["/act/Relu_output_0"], name="/act/Relu"),
-        helper.make_node(
-            "Gemm", ["/act/Relu_output_0", "fc2.weight", "fc2.bias"], ["logits"], name="/fc2/Gemm"
-        ),
+        helper.make_node("Gemm", ["/act/Relu_output_0", "fc2.weight", "fc2.bias"], ["logits"], name="/fc2/Gemm"),
         helper.make_node("Softmax", ["logits"], ["probabilities"], name="/head/Softmax", axis=1),
     ]
     graph = helper.make_graph(
@@ -114,7 +112,9 @@ def sample_grid(x: np.ndarray, y: np.ndarray, predicted: np.ndarray, columns: in
     draw = ImageDraw.Draw(image)
     for i, (pixels, label, guess) in enumerate(zip(x, y, predicted, strict=True)):
         r, c = divmod(i, columns)
-        digit = Image.fromarray((255 - pixels.reshape(8, 8) * 255).astype(np.uint8)).resize((32, 32), Image.NEAREST)
+        digit = Image.fromarray((255 - pixels.reshape(8, 8) * 255).astype(np.uint8)).resize(
+            (32, 32), Image.Resampling.NEAREST
+        )
         image.paste(digit.convert("RGB"), (c * cell + 4, r * cell + 6))
         colour = (0, 140, 0) if guess == label else (200, 0, 0)
         draw.text((c * cell + 30, r * cell), str(int(guess)), fill=colour)

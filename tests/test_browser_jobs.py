@@ -22,6 +22,7 @@ from test_browser import (  # noqa: F401 - fixtures used by name
 )
 
 from visualdl import LogWriter
+from visualdl.sdk._sink import Sink
 
 T0 = time.time() - 300
 STEPS = 40
@@ -41,8 +42,10 @@ def _write_job(run: str) -> None:
             w.flush()
         if rank == 1:
             # the process dies: its file keeps no footer
-            w._sink._fd = -1
-            w._sink._closed = True
+            sink = w._sink
+            assert isinstance(sink, Sink)
+            sink._fd = -1
+            sink._closed = True
         else:
             closing.append(w)
     restarted = LogWriter(run, rank=1, world_size=3, role="trainer", job="ps", attempt=1)

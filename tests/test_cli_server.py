@@ -26,6 +26,7 @@ def _start(args, env):
         [sys.executable, "-m", "visualdl", *args],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    assert proc.stdout is not None
     line = proc.stdout.readline()  # the URL line comes once the port is bound
     return proc, line
 

@@ -51,7 +51,7 @@ def test_incompressible_values_stay_raw():
     ("column", "match"),
     [(pb.Column(codec=pb.RAW, data=b"\x00" * 7), "7 bytes for 1 elements"),
      (pb.Column(codec=pb.SHUFFLE_DEFLATE, data=b"not zlib"), "bad deflate data"),
-     (pb.Column(codec=17), "unknown codec 17")],
+     (pb.Column(codec=17), "unknown codec 17")],  # type: ignore[arg-type]
 )  # fmt: skip
 def test_bad_columns_raise_format_errors(column, match):
     with pytest.raises(LogFormatError, match=match):

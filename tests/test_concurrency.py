@@ -137,7 +137,7 @@ def test_writer_processes_share_a_logdir(logdir):
     assert reader.runs() == ["."]
     writers = reader.writers(".")
     assert len({w.writer_id for w in writers}) == PROCESSES
-    assert sorted(w.pid for w in writers) == sorted(p.pid for p in procs)
+    assert sorted(w.pid for w in writers) == sorted(p.pid or 0 for p in procs)
     assert all(w.closed for w in writers)
 
     for i in range(PROCESSES):

@@ -12,6 +12,7 @@ import struct
 import subprocess
 import sys
 import time
+from typing import IO
 
 from visualdl import LogReader
 
@@ -94,6 +95,16 @@ print(w.file_name, flush=True)
 """
 
 
+def _stdout(proc: subprocess.Popen[str]) -> IO[str]:
+    assert proc.stdout is not None
+    return proc.stdout
+
+
+def _stderr(proc: subprocess.Popen[str]) -> IO[str]:
+    assert proc.stderr is not None
+    return proc.stderr
+
+
 def _start(script: str, logdir: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", script, logdir],
@@ -116,8 +127,8 @@ def test_writer_killed_keeps_every_flushed_point(logdir, child_env):
     try:
         flushed = 0
         for _ in range(6):
-            line = proc.stdout.readline()
-            assert line, f"the writer died early: {proc.stderr.read()}"
+            line = _stdout(proc).readline()
+            assert line, f"the writer died early: {_stderr(proc).read()}"
             flushed = int(line)
         proc.send_signal(signal.SIGKILL)  # the child is already logging the next batch
     finally:
@@ -154,8 +165,8 @@ def _whole_records_end(data: bytes) -> int:
 def test_writer_killed_mid_write_torn_tail_is_not_a_problem(logdir, child_env):
     proc = _start(_TORN_CHILD, logdir, child_env)
     try:
-        lines = [proc.stdout.readline() for _ in range(6)]
-        assert lines == ["500\n", "1000\n", "1500\n", "2000\n", "2500\n", "torn\n"], proc.stderr.read()
+        lines = [_stdout(proc).readline() for _ in range(6)]
+        assert lines == ["500\n", "1000\n", "1500\n", "2000\n", "2500\n", "torn\n"], _stderr(proc).read()
         proc.send_signal(signal.SIGKILL)
     finally:
         _kill(proc)
@@ -180,7 +191,7 @@ def test_writer_killed_mid_write_torn_tail_is_not_a_problem(logdir, child_env):
 def test_writer_background_flush_without_flush_call(logdir, child_env):
     proc = _start(_IDLE_CHILD, logdir, child_env)
     try:
-        assert proc.stdout.readline() == "added\n"
+        assert _stdout(proc).readline() == "added\n"
         reader = LogReader(logdir)
         deadline = time.monotonic() + 10
         count = 0

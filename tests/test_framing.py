@@ -47,7 +47,7 @@ def test_frame_golden_bytes():
 def test_scan_whole_records_and_resume_offset():
     buf = framing.frame(b"a") + framing.frame(b"bc")
     items = list(framing.scan(buf))
-    assert [(i.offset, i.payload) for i in items[:-1]] == [(0, b"a"), (17, b"bc")]
+    assert [(i.offset, i.payload) for i in items[:-1] if isinstance(i, framing.Frame)] == [(0, b"a"), (17, b"bc")]
     assert items[-1] == len(buf)
 
 
@@ -56,7 +56,7 @@ def test_scan_partial_tail_is_not_yet_written():
     partial = framing.frame(b"second record")
     for cut in range(1, len(partial)):
         items = list(framing.scan(whole + partial[:cut]))
-        assert [i.payload for i in items[:-1]] == [b"first"]
+        assert [i.payload if isinstance(i, framing.Frame) else i for i in items[:-1]] == [b"first"]
         assert items[-1] == len(whole), cut
 
 

@@ -333,7 +333,8 @@ def test_graph_model_without_logdir_from_the_cli(tmp_path):
         finally:
             proc.terminate()
             proc.wait(15)
-            proc.stdout.close()
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 class socket_port:

@@ -23,7 +23,7 @@ RANKS = 8
 STEPS = 3000
 
 
-def _rank_writer(logdir: str, rank: int, barrier) -> None:  # type: ignore[no-untyped-def]
+def _rank_writer(logdir: str, rank: int, barrier) -> None:
     barrier.wait()
     with LogWriter(logdir, rank=rank, world_size=RANKS, role="trainer", job="j") as w:
         for step in range(STEPS):

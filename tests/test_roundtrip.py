@@ -44,12 +44,12 @@ def test_scalars_accept_numpy_and_tensor_like(logdir):
             return np.asarray(self.v, dtype=dtype)
 
     with LogWriter(logdir) as w:
-        w.add_scalar("a", np.float32(0.5), np.int64(0))
+        w.add_scalar("a", np.float32(0.5), np.int64(0))  # type: ignore[arg-type]  # accepted at run time
         w.add_scalar("a", np.array(1.5), 1)
         w.add_scalar("a", TensorLike(2.5), 2)
         w.add_scalar("a", 3, 3)
         w.add_scalar("a", True, 4)
-        w.add_scalar("a", np.array([4.25]), 5.0)
+        w.add_scalar("a", np.array([4.25]), 5.0)  # type: ignore[arg-type]  # an integral float step
     series = LogReader(logdir).scalars(".", "a")
     assert series.values.tolist() == [0.5, 1.5, 2.5, 3.0, 1.0, 4.25]
     assert series.steps.tolist() == [0, 1, 2, 3, 4, 5]

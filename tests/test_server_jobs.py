@@ -62,8 +62,8 @@ def test_server_job_chart_mean_band_and_extreme_ranks(job_client):
         assert trainer["count"][i] == len(have)
         assert trainer["values"][i] == pytest.approx(np.mean(list(have.values())))
         assert trainer["min"][i] == min(have.values()) and trainer["max"][i] == max(have.values())
-        assert trainer["min_rank"][i] == min(have, key=have.get)
-        assert trainer["max_rank"][i] == max(have, key=have.get)
+        assert trainer["min_rank"][i] == min(have, key=have.__getitem__)
+        assert trainer["max_rank"][i] == max(have, key=have.__getitem__)
     assert entry["values"] == trainer["values"]  # the top-level line is the trainers' mean
     assert pserver["values"] == [-1.0] * 30
     # Per-rank lines: the restarted rank follows its new attempt, no duplicate steps.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -126,7 +128,8 @@ def test_constructor_arguments(tmp_path):
     for flush_secs in (0, -1, float("inf"), float("nan"), 1e12, True):
         with pytest.raises(ValueError, match="flush_secs must be a positive, finite number"):
             LogWriter(str(tmp_path), flush_secs=flush_secs)
-    for limit in (-1, 0, None, 1.5):
+    limits: tuple[Any, ...] = (-1, 0, None, 1.5)
+    for limit in limits:
         with pytest.raises(ValueError, match="max_pending_bytes must be a positive integer"):
             LogWriter(str(tmp_path), max_pending_bytes=limit)
     with pytest.raises(ValueError, match="display_name is not valid Unicode"):

@@ -95,7 +95,7 @@ def test_close_from_many_threads_at_once(logdir):
     for _ in range(20):
         w = LogWriter(logdir)
         w.add_scalar("x", 1.0, 0)
-        errors = []
+        errors: list[Exception] = []
 
         def close(writer=w, errors=errors):
             try:
