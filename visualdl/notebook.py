@@ -51,7 +51,9 @@ from visualdl.server._settings import Settings
 
 __all__ = ["display", "histograms", "images", "list_servers", "scalars", "smooth", "start", "stop"]
 
-_PALETTE = [
+# The web UI's run colours (frontend_static/colors.js): the same palette and hash, so a run
+# has one colour in the notebook and in the browser (both pinned by tests/data/colors.json).
+_PALETTE = (
     "#1f77b4",
     "#ff7f0e",
     "#2ca02c",
@@ -59,10 +61,16 @@ _PALETTE = [
     "#9467bd",
     "#8c564b",
     "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
     "#17becf",
-]
+    "#b08d00",
+    "#393b79",
+    "#00a087",
+    "#c2185b",
+    "#5f6b7a",
+    "#6b8e23",
+    "#a0522d",
+    "#4d9de0",
+)
 _providers: dict[str, DataProvider] = {}
 _lock = threading.Lock()
 
@@ -96,9 +104,13 @@ def _select(names: list[str], wanted: str | list[str] | tuple[str, ...] | None, 
 
 
 def _color(name: str) -> str:
-    h = 0
-    for ch in name:
-        h = (h * 31 + ord(ch)) & 0xFFFFFFFF
+    """The run's colour in the web UI (``colorOf`` of colors.js): 32-bit FNV-1a over the
+    name's UTF-16 code units picks from the palette. A lone surrogate (an undecodable byte
+    of a directory name) is hashed as the code unit the browser receives for it."""
+    data = name.encode("utf-16-le", "surrogatepass")
+    h = 0x811C9DC5
+    for low, high in zip(data[::2], data[1::2], strict=True):
+        h = ((h ^ (low | high << 8)) * 0x01000193) & 0xFFFFFFFF
     return _PALETTE[h % len(_PALETTE)]
 
 
@@ -108,25 +120,34 @@ def _alpha(hex_color: str, alpha: float) -> str:
 
 
 def smooth(values: Any, weight: float) -> np.ndarray:
-    """TensorBoard's debiased exponential moving average, as the web UI draws it.
+    """TensorBoard's debiased exponential moving average, as the web UI draws it
+    (frontend_static/smoothing.js; both pinned by tests/data/smoothing.json).
 
-    Non-finite values (NaN, ±Inf) are skipped and come back as NaN; a constant series
-    comes back as it is.
+    ``last = last * w + (1 - w) * v`` over the finite values, each divided by ``1 - w**k``
+    (k: finite values so far). Non-finite values (NaN, None, ±Inf) are skipped and come back
+    as NaN; a constant series, or a weight of 0, comes back as it is. ``weight`` is clipped
+    to 0..0.999 (NaN: 0).
     """
     v = np.asarray(values, np.float64)
     out = np.full(v.shape, np.nan)
     finite = np.isfinite(v)
-    w = min(max(float(weight), 0.0), 0.999)
+    w = float(weight)
+    w = min(w, 0.999) if w > 0 else 0.0
     real = v[finite]
     if w == 0 or real.size == 0 or (real == real[0]).all():
         out[finite] = real
         return out
-    last, k, smoothed = 0.0, 0, np.empty(real.size)
-    for i, x in enumerate(real.tolist()):  # sequential by nature; runs over the points shown
-        last = last * w + (1 - w) * x
-        k += 1
-        smoothed[i] = last / (1 - w**k)
-    out[finite] = smoothed
+    # The recurrence as a scan in log2(n) passes: after the pass with shift s, each point
+    # holds its last 2s terms (1 - w) * w**(i - j) * v[j]; stop early once w**s is 0.
+    last = (1 - w) * real
+    shift = 1
+    while shift < last.size and w**shift > 0:
+        last[shift:] += w**shift * last[:-shift]
+        shift *= 2
+    # Debiasing: from k = 54 / log2(1 / w) on, w**k < 2**-54 and 1 - w**k rounds to 1.
+    head = min(real.size, int(54 * math.log(2) / -math.log(w)) + 2)
+    last[:head] /= 1 - np.power(w, np.arange(1, head + 1, dtype=np.float64))
+    out[finite] = last
     return out
 
 
