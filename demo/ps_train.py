@@ -86,6 +86,7 @@ def run_pserver(cfg: dict[str, Any], rank: int, address_queue: Any) -> None:
 
     def expected() -> int:
         return cfg["trainers"] - len(gone)
+
     version = 0
     lr = cfg["lr"]
     last_grads: dict[str, np.ndarray] = {}

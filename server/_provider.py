@@ -379,10 +379,15 @@ def _job_json(
         keep = np.arange(start, stop)
     else:
         third = max(PICKS_PER_BUCKET, max_points // 3)
-        keep = np.union1d(
-            np.union1d(downsample(steps, job.mean[start:stop], third), downsample(steps, job.min[start:stop], third)),
-            downsample(steps, job.max[start:stop], third),
-        ) + start
+        keep = (
+            np.union1d(
+                np.union1d(
+                    downsample(steps, job.mean[start:stop], third), downsample(steps, job.min[start:stop], third)
+                ),
+                downsample(steps, job.max[start:stop], third),
+            )
+            + start
+        )
     out = _scalar_json(job.steps[keep], job.mean[keep], job.wall_times[keep])
     lo = _scalar_json(job.steps[keep], job.min[keep], job.wall_times[keep])
     hi = _scalar_json(job.steps[keep], job.max[keep], job.wall_times[keep])

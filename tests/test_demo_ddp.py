@@ -33,7 +33,7 @@ def test_ddp_under_torchrun_logs_every_rank(tmp_path):
     assert {w.attempt for w in writers} == {0}  # TORCHELASTIC_RESTART_COUNT
     steps0 = reader.scalars("ddp", "train/loss", rank=0).steps
     np.testing.assert_array_equal(steps0, reader.scalars("ddp", "train/loss", rank=1).steps)
-    (ranks, job), = reader.job_scalars("ddp", "train/loss").values()
+    ((ranks, job),) = reader.job_scalars("ddp", "train/loss").values()
     assert ranks == [0, 1] and set(job.count.tolist()) == {2}
     assert reader.tags("ddp")["graphs"] == ["digits_mlp"]
     assert reader.scalars("ddp", "val/accuracy").values[-1] > 0.5

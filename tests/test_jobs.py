@@ -52,14 +52,14 @@ def test_jobs_eight_ranks_write_one_run_every_point_exactly_once(tmp_path):
         np.testing.assert_array_equal(s.steps, np.arange(STEPS))
         np.testing.assert_array_equal(s.values, rank * 1e6 + np.arange(STEPS))
     assert len(reader.scalars("job", "loss")) == RANKS * STEPS
-    (ranks, job), = reader.job_scalars("job", "loss").values()
+    ((ranks, job),) = reader.job_scalars("job", "loss").values()
     assert ranks == list(range(RANKS))
     np.testing.assert_array_equal(job.count, np.full(STEPS, RANKS))
     np.testing.assert_allclose(job.mean, np.mean([r * 1e6 + np.arange(STEPS) for r in range(RANKS)], axis=0))
     np.testing.assert_array_equal(job.min_rank, np.zeros(STEPS))
     np.testing.assert_array_equal(job.max_rank, np.full(STEPS, RANKS - 1))
     # Ranks missing steps: each step has the ranks r with step % 3 == r % 3.
-    (_, sparse), = reader.job_scalars("job", "sparse").values()
+    ((_, sparse),) = reader.job_scalars("job", "sparse").values()
     expect = [[r for r in range(RANKS) if s % 3 == r % 3] for s in range(STEPS)]
     np.testing.assert_array_equal(sparse.count, [len(e) for e in expect])
     np.testing.assert_array_equal(sparse.min, [min(e) for e in expect])
@@ -108,7 +108,7 @@ def test_jobs_killed_rank_restarted_from_a_checkpoint_replaces_its_rewound_steps
     gone = reader.scalars("job", "loss", rank=1, replaced=True)
     np.testing.assert_array_equal(gone.steps, np.arange(80, 100))
     np.testing.assert_array_equal(gone.values, np.arange(80, 100))
-    (ranks, job), = reader.job_scalars("job", "loss").values()
+    ((ranks, job),) = reader.job_scalars("job", "loss").values()
     assert ranks == [0, 1]
     np.testing.assert_array_equal(job.count, np.full(150, 2))
     assert len(reader.scalars("job", "loss")) == 300

@@ -56,8 +56,10 @@ CASES = {
     "tf-worker": (
         {
             "TF_CONFIG": json.dumps(
-                {"cluster": {"chief": ["c:1"], "worker": ["w0:1", "w1:1", "w2:1"], "ps": ["p:1"]},
-                 "task": {"type": "worker", "index": 2}}
+                {
+                    "cluster": {"chief": ["c:1"], "worker": ["w0:1", "w1:1", "w2:1"], "ps": ["p:1"]},
+                    "task": {"type": "worker", "index": 2},
+                }
             )
         },
         Placement(2, 3, -1, "worker", "", -1, "tf_config"),
@@ -77,8 +79,13 @@ CASES = {
     "mpich": ({"PMI_RANK": "4", "PMI_SIZE": "6"}, Placement(4, 6, -1, "trainer", "", -1, "pmi")),
     "pmix": ({"PMIX_RANK": "2", "PMI_SIZE": "3"}, Placement(2, 3, -1, "trainer", "", -1, "pmi")),
     "slurm": (
-        {"SLURM_PROCID": "11", "SLURM_NTASKS": "32", "SLURM_LOCALID": "3", "SLURM_JOB_ID": "9001",
-         "SLURM_RESTART_COUNT": "1"},
+        {
+            "SLURM_PROCID": "11",
+            "SLURM_NTASKS": "32",
+            "SLURM_LOCALID": "3",
+            "SLURM_JOB_ID": "9001",
+            "SLURM_RESTART_COUNT": "1",
+        },
         Placement(11, 32, 3, "trainer", "9001", 1, "slurm"),
     ),
 }

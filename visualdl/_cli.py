@@ -182,9 +182,7 @@ def serve(args: argparse.Namespace) -> int:
         # waitress answers at most connection_limit open connections (default 100): a
         # dashboard with many open tabs, or a load test, would see connections that are
         # accepted but never answered. Its "task queue depth" warnings are noise here.
-        server = create_server(
-            app, host=args.host, port=args.port, threads=8, connection_limit=1000, ident="visualdl"
-        )
+        server = create_server(app, host=args.host, port=args.port, threads=8, connection_limit=1000, ident="visualdl")
     except OSError as e:
         provider.stop()
         print(f"visualdl: error: cannot serve on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
