@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -62,18 +63,54 @@ def test_notebook_scalars_of_a_job_show_the_mean_and_band(logs):
     np.testing.assert_array_equal(_trace(each, "job · trainer 1 (raw)").y, np.arange(10) + 10.0)
 
 
-def test_notebook_smoothing_is_the_debiased_ema():
-    values = np.array([1.0, 2.0, np.nan, 4.0, np.inf, 8.0])
-    got = notebook.smooth(values, 0.5)
-    expect, last, k = [], 0.0, 0
-    for v in values:
-        if not np.isfinite(v):
-            expect.append(np.nan)
-            continue
-        last = last * 0.5 + 0.5 * v
-        k += 1
-        expect.append(last / (1 - 0.5**k))
-    np.testing.assert_allclose(got, expect)
+def _golden(name):
+    """A file of golden vectors shared with tests/js (written by tests/data/make_golden_vectors.py)."""
+    with open(os.path.join(ROOT, "tests", "data", name), encoding="ascii") as f:
+        return json.load(f)
+
+
+SMOOTHING = _golden("smoothing.json")
+COLORS = _golden("colors.json")
+_NONFINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def _decode(value):
+    """A value of the vectors: a number, None, or "NaN" / "Infinity" / "-Infinity"."""
+    return _NONFINITE[value] if isinstance(value, str) else value
+
+
+@pytest.mark.parametrize("case", SMOOTHING["cases"], ids=lambda c: f"{c['series']}@{c['weight']}")
+def test_notebook_smooth_matches_the_golden_vectors(case):
+    values = [_decode(v) for v in SMOOTHING["series"][case["series"]]]  # None stays None, as null in JS
+    got = notebook.smooth(values, _decode(case["weight"])).tolist()
+    expected = case["expected"]
+    assert [math.isnan(g) for g in got] == [e is None for e in expected]  # gaps where smoothing.js has null
+    pairs = [(g, e) for g, e in zip(got, expected, strict=True) if e is not None]
+    if case.get("exact"):
+        assert [g for g, _ in pairs] == [e for _, e in pairs]
+    else:
+        want = pytest.approx([e for _, e in pairs], rel=SMOOTHING["relative_tolerance"], abs=0)
+        assert [g for g, _ in pairs] == want
+
+
+def test_notebook_smooth_by_hand():
+    # w = 0.5 over [1, 2, NaN, 4]: last = 0.5, 1.25, -, 2.625 divided by 1 - 0.5**k = 0.5, 0.75, -, 0.875.
+    got = notebook.smooth(np.array([1.0, 2.0, np.nan, 4.0]), 0.5)
+    assert got[0] == 1.0 and got[1] == pytest.approx(5 / 3, rel=1e-15) and np.isnan(got[2]) and got[3] == 3.0
+    np.testing.assert_array_equal(notebook.smooth(np.arange(4), 0), [0.0, 1.0, 2.0, 3.0])
+
+
+def test_notebook_palette_and_colors_are_the_web_uis():
+    assert list(notebook._PALETTE) == COLORS["palette"]
+    names = [c["name"] for c in COLORS["cases"]]
+    assert {n: notebook._color(n) for n in names} == {c["name"]: c["color"] for c in COLORS["cases"]}
+    assert notebook._alpha("#1f77b4", 0.3) == "rgba(31,119,180,0.3)"  # as colors.js withAlpha
+
+
+def test_notebook_scalars_draw_a_run_in_its_web_ui_colour(logs):
+    (case,) = [c for c in COLORS["cases"] if c["name"] == "a"]
+    fig = notebook.scalars(logs, tags=["loss"], runs=["a"], smoothing=0)
+    assert _trace(fig, "a (raw)").line.color == case["color"]
 
 
 def test_notebook_images_and_histograms(logs):
