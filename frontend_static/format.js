@@ -1,10 +1,12 @@
 // Number and time formatting, and escaping for plotly's pseudo-HTML labels.
 
+/** Six significant digits; exponent notation when they would show 1e6 or more, or under 1e-4. */
 export function fmtValue(v) {
   if (v === null || v === undefined) return '–';
   if (!Number.isFinite(v)) return String(v);
-  if (v !== 0 && (Math.abs(v) >= 1e6 || Math.abs(v) < 1e-4)) return v.toExponential(4);
-  return String(Number(v.toPrecision(6)));
+  const shown = Number(v.toPrecision(6)); // decide on the rounded value: 999999.7 is 1.0000e+6
+  if (shown !== 0 && (Math.abs(shown) >= 1e6 || Math.abs(shown) < 1e-4)) return v.toExponential(4);
+  return String(shown);
 }
 
 const pad = (n, width = 2) => String(n).padStart(width, '0');
