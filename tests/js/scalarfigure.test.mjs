@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { colorOf, lighten, withAlpha } from '../../frontend_static/colors.js';
+import { localMs } from '../../frontend_static/format.js';
+import {
+  GROUP_ABOVE, buildFigure, expandJobs, outlierRange, toCSV, toJSON, toStepRange,
+} from '../../frontend_static/scalarfigure.js';
+import { smooth } from '../../frontend_static/smoothing.js';
+
+process.env.TZ = 'Asia/Kolkata'; // local time is UTC+5:30 (the wall axis is in local time)
+
+const T0 = 1_700_000_000;
+
+/** A run as /api/scalars gives it: non-finite values are null and listed in `nonfinite`. */
+function series(run, values, { kinds = {}, step0 = 0 } = {}) {
+  return {
+    run,
+    steps: values.map((_, i) => step0 + 10 * i),
+    wall_times: values.map((_, i) => T0 + 60 * i),
+    values,
+    nonfinite: Object.entries(kinds).map(([i, kind]) => [Number(i), kind]),
+  };
+}
+
+const OPT = {
+  smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, colorOf,
+  runStart: () => undefined, zoomX: null, zoomY: null, uirevision: 7,
+};
+
+const kind = (fig, k) => fig.data.filter((t) => t.meta.kind === k);
+
+test('a run with NaN and +-Inf: raw and smoothed lines with gaps, markers at the edges', () => {
+  const s = series('alpha', [1, 0.5, null, 0.25, null, 0.2, null], { kinds: { 2: 'nan', 4: 'inf', 6: '-inf' } });
+  const fig = buildFigure([s], OPT);
+  assert.deepEqual(fig.data.map((t) => t.meta.kind), ['raw', 'smoothed', 'nonfinite']);
+  const [raw, smoothed, marks] = fig.data;
+  const color = colorOf('alpha');
+  assert.deepEqual(raw.x, [0, 10, 20, 30, 40, 50, 60]);
+  assert.deepEqual(raw.y, s.values);
+  assert.deepEqual(smoothed.y, smooth(s.values, 0.6));
+  assert.deepEqual(smoothed.y.map((v) => v === null), [false, false, true, false, true, false, true]);
+  assert.equal(smoothed.y[0], 1);
+  assert.ok(smoothed.y[1] > 0.5 && smoothed.y[1] < 1);
+  // Smoothing on: the raw line is faint, the smoothed one solid in the run's colour.
+  assert.equal(raw.line.color, withAlpha(color, 0.3));
+  assert.equal(raw.marker.color, lighten(color, 0.6));
+  assert.equal(smoothed.line.color, color);
+  assert.equal(raw.mode, 'lines+markers');
+  assert.equal(raw.hoverinfo, 'skip');
+  assert.deepEqual(smoothed.customdata.map((c) => c[1]), ['1', '0.5', 'NaN', '0.25', '+Inf', '0.2', '-Inf']);
+  assert.deepEqual(smoothed.customdata[3], [30, '0.25', 'alpha']);
+  // The markers: on the overlaid 0..1 axis, NaN and +Inf on top, -Inf at the bottom.
+  assert.equal(marks.yaxis, 'y2');
+  assert.deepEqual(marks.x, [20, 40, 60]);
+  assert.deepEqual(marks.y, [0.97, 0.97, 0.03]);
+  assert.deepEqual(marks.text, ['NaN', '+Inf', '-Inf']);
+  assert.deepEqual(marks.marker.symbol, ['x', 'triangle-up', 'triangle-down']);
+  assert.deepEqual(marks.marker.color, [color, color, color]);
+  assert.deepEqual(fig.layout.yaxis2.range, [0, 1]);
+  assert.equal(fig.layout.uirevision, 7);
+});
+
+test('smoothing 0: the raw line in full colour, the "smoothed" one equal to it', () => {
+  const s = series('beta', [3, 1, 2]);
+  const [raw, smoothed] = buildFigure([s], { ...OPT, smoothing: 0 }).data;
+  assert.equal(raw.line.color, colorOf('beta'));
+  assert.deepEqual(smoothed.y, [3, 1, 2]);
+});
+
+test('names from the logs are escaped for plotly, the meta keeps them as they are', () => {
+  const fig = buildFigure([series('<b>x</b> & y', [1, null], { kinds: { 1: 'nan' } })], OPT);
+  for (const t of fig.data) {
+    assert.equal(t.name, '&lt;b&gt;x&lt;/b&gt; &amp; y');
+    assert.equal(t.meta.run, '<b>x</b> & y');
+  }
+  assert.equal(kind(fig, 'smoothed')[0].customdata[0][2], '&lt;b&gt;x&lt;/b&gt; &amp; y');
+});
+
+test('x axes: step, relative hours since the run started, local wall time', () => {
+  const s = series('alpha', [1, 2, 3]);
+  const relative = buildFigure([s], { ...OPT, xAxis: 'relative', runStart: () => T0 - 1800 });
+  assert.deepEqual(kind(relative, 'raw')[0].x, [0.5, 0.5 + 1 / 60, 0.5 + 2 / 60]);
+  assert.equal(relative.layout.xaxis.type, 'linear');
+  assert.equal(relative.layout.xaxis.title.text, 'relative time (hours)');
+  // No start known: the run's first point.
+  assert.deepEqual(kind(buildFigure([s], { ...OPT, xAxis: 'relative' }), 'raw')[0].x, [0, 1 / 60, 2 / 60]);
+  const wall = buildFigure([s], { ...OPT, xAxis: 'wall' });
+  assert.equal(wall.layout.xaxis.type, 'date');
+  assert.deepEqual(kind(wall, 'raw')[0].x, s.wall_times.map(localMs));
+  assert.equal(kind(wall, 'raw')[0].x[0], (T0 + 5.5 * 3600) * 1000);
+});
+
+test('log y axis; the outlier range in log10 units, ignoring values <= 0', () => {
+  const s = series('alpha', [1, 10, 100, 0, -5, null], { kinds: { 5: 'nan' } });
+  const plain = buildFigure([s], { ...OPT, logY: true });
+  assert.equal(plain.layout.yaxis.type, 'log');
+  assert.equal(plain.layout.yaxis.autorange, true);
+  const fig = buildFigure([s], { ...OPT, logY: true, ignoreOutliers: true });
+  // log10: [0, 1, 2]; 5th/95th percentiles 0.1 and 1.9, padded by 10% of their span.
+  const [lo, hi] = fig.layout.yaxis.range;
+  assert.ok(Math.abs(lo - -0.08) < 1e-12 && Math.abs(hi - 2.08) < 1e-12, `${lo} ${hi}`);
+  assert.equal(fig.layout.yaxis.autorange, false);
+  // A zoom the user made wins over the outlier range.
+  assert.deepEqual(buildFigure([s], { ...OPT, ignoreOutliers: true, zoomY: [3, 4] }).layout.yaxis.range, [3, 4]);
+});
+
+test('outlierRange: the 5th to 95th percentile of all runs, padded', () => {
+  const values = Array.from({ length: 101 }, (_, i) => i);
+  values[50] = 1e9; // one spike
+  const [lo, hi] = outlierRange([values, [null, NaN]], false);
+  assert.ok(hi < 200 && lo < 5 && lo > -20, `${lo} ${hi}`);
+  assert.deepEqual(outlierRange([[5, 5, 5]], false), [4.5, 5.5]);
+  assert.deepEqual(outlierRange([[0, 0]], false), [-1, 1]);
+  assert.equal(outlierRange([[null], []], false), null);
+  assert.equal(outlierRange([[-1, 0]], true), null);
+});
+
+test('a job: its mean line with a min/max band whose hover names the ranks', () => {
+  const role = (name, offset) => ({
+    role: name, ranks: [0, 1, 2], steps: [0, 1, 2], wall_times: [T0, T0 + 1, T0 + 2],
+    values: [offset + 1, offset + 2, null], nonfinite: [[2, 'nan']], range_points: 3,
+    min: [offset, offset + 1, null], max: [offset + 2, offset + 3, offset + 4],
+    min_rank: [0, 2, 1], max_rank: [1, 1, 0], count: [3, 3, 2],
+  });
+  const entry = { run: 'job', job: [role('trainer', 0), role('pserver', 10)], steps: [], values: [] };
+  const expanded = expandJobs([entry, series('solo', [1, 2])], false);
+  assert.deepEqual(expanded.map((s) => s.run), ['job · trainer', 'job · pserver', 'solo']);
+  assert.deepEqual(expanded.map((s) => s.colorKey), ['job · trainer', 'job · pserver', undefined]);
+  assert.deepEqual(expanded[0].band.min, [0, 1, null]);
+
+  const starts = [];
+  const fig = buildFigure(expanded, { ...OPT, runStart: (run) => starts.push(run) && undefined });
+  assert.deepEqual(starts, ['job', 'job', 'solo']); // a job's roles share the job's start
+  assert.deepEqual(fig.data.map((t) => `${t.meta.run}:${t.meta.kind}`), [
+    'job · trainer:band-min', 'job · trainer:band-max', 'job · pserver:band-min', 'job · pserver:band-max',
+    'job · trainer:raw', 'job · trainer:smoothed', 'job · pserver:raw', 'job · pserver:smoothed',
+    'solo:raw', 'solo:smoothed', 'job · trainer:nonfinite', 'job · pserver:nonfinite',
+  ]);
+  const [low, high] = fig.data;
+  const color = colorOf('job · trainer');
+  assert.deepEqual(low.y, [0, 1, null]);
+  assert.deepEqual(high.y, [2, 3, 4]);
+  assert.equal(low.fill, undefined);
+  assert.equal(high.fill, 'tonexty');
+  assert.equal(high.fillcolor, withAlpha(color, 0.18));
+  assert.equal(low.line.width, 0);
+  assert.equal(low.connectgaps, false);
+  assert.deepEqual(low.text, ['min 0 (rank 0)', 'min 1 (rank 2)', 'min – (rank 1)']);
+  assert.deepEqual(high.text, ['max 2 (rank 1)', 'max 3 (rank 1)', 'max 4 (rank 0)']);
+  assert.deepEqual(low.customdata[2], [2, 2, 3, 'job · trainer']);
+  assert.equal(kind(fig, 'smoothed')[0].line.color, color);
+
+  // One role: the job's own name. Per-rank lines: one series per rank, no band.
+  assert.deepEqual(expandJobs([{ ...entry, job: [role('trainer', 0)] }], false).map((s) => s.run), ['job']);
+  const perRank = expandJobs([{ ...entry, per_rank: [
+    { role: 'trainer', rank: 0, ...series('x', [1, 2]) }, { role: 'trainer', rank: 1, ...series('x', [3, 4]) },
+  ] }], true);
+  assert.deepEqual(perRank.map((s) => [s.run, s.job, s.band ?? null]), [
+    ['job · trainer 0', 'job', null], ['job · trainer 1', 'job', null],
+  ]);
+});
+
+test(`above ${GROUP_ABOVE} runs, runs of one colour share a trace, split by nulls`, () => {
+  const runs = Array.from({ length: GROUP_ABOVE + 8 }, (_, i) => series(`run-${i}`, [i, i + 1, null], { kinds: { 2: 'nan' } }));
+  const fig = buildFigure(runs, OPT);
+  const colors = new Set(runs.map((s) => colorOf(s.run)));
+  const raw = kind(fig, 'raw');
+  assert.equal(raw.length, colors.size);
+  assert.ok(colors.size < runs.length);
+  assert.deepEqual(raw.flatMap((t) => t.meta.runs).sort(), runs.map((s) => s.run).sort());
+  for (const t of raw) {
+    assert.equal(t.name, '');
+    assert.ok(t.meta.runs.every((run) => t.line.color === withAlpha(colorOf(run), 0.3)));
+    const members = t.meta.runs.length;
+    assert.equal(t.x.length, 3 * members + members - 1);
+    assert.deepEqual(t.x.map((x, i) => (x === null ? i : -1)).filter((i) => i >= 0), Array.from({ length: members - 1 }, (_, k) => 4 * k + 3));
+  }
+  const marks = kind(fig, 'nonfinite');
+  assert.equal(marks.length, 1);
+  assert.equal(marks[0].x.length, runs.length);
+  assert.equal(fig.layout.hovermode, 'closest');
+  assert.equal(buildFigure(runs.slice(0, 10), OPT).layout.hovermode, 'x unified');
+  assert.equal(kind(buildFigure(runs.slice(0, GROUP_ABOVE), OPT), 'raw').length, GROUP_ABOVE);
+});
+
+test('long series are drawn as lines without markers', () => {
+  const long = series('alpha', Array.from({ length: 61 }, (_, i) => i));
+  assert.equal(kind(buildFigure([long], OPT), 'raw')[0].mode, 'lines');
+});
+
+test('toStepRange: the steps behind a zoomed x range', () => {
+  const a = { xs: [0, 1, 2, 3, 4], steps: [0, 10, 20, 30, 40] };
+  const b = { xs: [2.5, 3.5], steps: [100, 200] };
+  assert.deepEqual(toStepRange([9.2, 30.5], [a], 'step', false), [9, 31]);
+  // Time axes: widened to the neighbouring points, over every run.
+  assert.deepEqual(toStepRange([1.5, 2.5], [a], 'relative', false), [10, 30]);
+  assert.deepEqual(toStepRange([1.5, 3.1], [a, b], 'relative', false), [10, 200]);
+  // Reaching the first or last point of a downsampled run leaves that end open.
+  assert.deepEqual(toStepRange([-1, 2.5], [a], 'relative', true), [null, 30]);
+  assert.deepEqual(toStepRange([-1, 9], [a], 'relative', true), [null, null]);
+  assert.equal(toStepRange([5, 6], [a], 'relative', false), null);
+  assert.equal(toStepRange(['x', 2], [a], 'relative', false), null);
+  const wall = { xs: [1000, 2000, 3000], steps: [1, 2, 3] };
+  assert.deepEqual(toStepRange([1500, '1970-01-01 00:00:02.5'], [wall], 'wall', false), [1, 3]);
+});
+
+test('toCSV and toJSON: the shown series, non-finite values named', () => {
+  const s = series('a "quoted", run', [1, null, 3], { kinds: { 1: 'inf' } });
+  const { shown } = buildFigure([s], OPT);
+  const lines = toCSV(shown).trimEnd().split('\n');
+  assert.equal(lines[0], 'run,step,wall_time,value,smoothed,min,max,min_rank,max_rank,ranks_reporting');
+  assert.equal(lines.length, 4);
+  assert.equal(lines[1], `"a ""quoted"", run",0,${T0},1,1,,,,,`);
+  assert.equal(lines[2], `"a ""quoted"", run",10,${T0 + 60},+Infinity,,,,,,`);
+  assert.ok(lines[3].startsWith(`"a ""quoted"", run",20,${T0 + 120},3,${shown[0].smoothed[2]},`));
+  const body = JSON.parse(toJSON('loss', shown, 0.6));
+  assert.equal(body.tag, 'loss');
+  assert.equal(body.smoothing, 0.6);
+  assert.deepEqual(body.runs[0].values, [1, null, 3]);
+  assert.deepEqual(body.runs[0].nonfinite, [[1, 'inf']]);
+  assert.deepEqual(body.runs[0].smoothed, smooth([1, null, 3], 0.6));
+  assert.equal(body.runs[0].mean_over_ranks, undefined);
+});
