@@ -24,7 +24,7 @@ started as a subprocess (waitress, 8 threads) and stopped at the end (SIGTERM, t
    logdir and serving a chart of every tag, minus the RSS of an idle server on an empty
    logdir, per point; also what it keeps (``VmRSS``);
 4. load: N concurrent clients (default 100) for ``--duration`` seconds (60; ``--quick``
-   10) against the 4M-point server, one persistent HTTP/1.1 connection each, asyncio
+   3) against the 4M-point server, one persistent HTTP/1.1 connection each, asyncio
    streams in one thread of this process (cheap: the body is read, not parsed), each
    looping over random chart requests (random tag, 1-10 random runs, a random
    ``max_points`` or a random x range); every request has a 10 s timeout; the run stops
@@ -36,6 +36,10 @@ started as a subprocess (waitress, 8 threads) and stopped at the end (SIGTERM, t
    complete when every run reaches the last step), as a ratio; otherwise peers are
    skipped. Nothing is installed.
 
+``--quick`` runs every one of these measures, peers included, on small logdirs (10 x 20 x 250
+and 1 x 1 x 100,000 points), one repeat and a 3 s load test: a check that the benchmark
+works, not figures to compare with the targets.
+
 All traffic is on 127.0.0.1. ``--profile`` also runs the indexing and some chart
 requests in this process under cProfile (``create_app`` + Flask test client) and prints
 the top functions.
@@ -44,7 +48,7 @@ Run::
 
     python benchmarks/bench_server.py                  # about 1.5 minutes on 2 cores
     python benchmarks/bench_server.py --dir /tmp/vdl   # keep the logdirs for the next runs
-    python benchmarks/bench_server.py --quick          # fewer repeats, a 10 s load test: about 25 s
+    python benchmarks/bench_server.py --quick          # every measure on small logdirs: about 15 s
     python benchmarks/bench_server.py --duration 20 --clients 50
     python benchmarks/bench_server.py --quick --profile   # and where the server's time goes
 """
@@ -87,6 +91,9 @@ TARGETS = {"cold_start_s": 1.0, "warm_ms": 10.0, "bytes_per_point": 40.0}
 HOST = "127.0.0.1"
 BIG = br.Shape(10, 20, 20_000)
 LONG = br.Shape(1, 1, 1_000_000)
+# --quick: the same measures on small logdirs (the TensorBoard one is written at ~25,000 points/s).
+QUICK_BIG = br.Shape(10, 20, 250)
+QUICK_LONG = br.Shape(1, 1, 100_000)
 REQUEST_TIMEOUT = 10.0
 START_TIMEOUT = 120.0
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -536,7 +543,7 @@ def profile(logdir: str, shape: br.Shape, long_dir: str, long_shape: br.Shape) -
     t = perf_counter()
     for p in paths:
         assert prof.runcall(client.get, p).status_code == 200
-    show(f"{len(paths)} first charts of 10 runs", prof, perf_counter() - t)
+    show(f"{len(paths)} first charts of {shape.runs} runs", prof, perf_counter() - t)
 
     app = create_app(Settings(logdirs=(("", long_dir),), background=False))
     app.extensions["visualdl.provider"].poll()
@@ -562,34 +569,39 @@ def _interrupt(signum: int, frame: object) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default=None, help="where the logdirs are built and kept (default: a temp dir)")
-    parser.add_argument("--quick", action="store_true", help="fewer repeats and samples, a 10 s load test")
-    parser.add_argument("--duration", type=float, default=None, help="seconds of the load test (default 60, quick 10)")
+    parser.add_argument(
+        "--quick", action="store_true", help="small logdirs, fewer repeats and samples, a 3 s load test; every figure"
+    )
+    parser.add_argument("--duration", type=float, default=None, help="seconds of the load test (default 60, quick 3)")
     parser.add_argument("--clients", type=int, default=100, help="concurrent clients of the load test (default 100)")
     parser.add_argument("--max-requests", type=int, default=100_000, help="requests per load-test client at most")
-    parser.add_argument("--repeats", type=int, default=None, help="cold starts (default 5, quick 3)")
+    parser.add_argument("--repeats", type=int, default=None, help="cold starts (default 5, quick 1)")
     parser.add_argument("--no-peer", action="store_true", help="skip tensorboard even when importable")
     parser.add_argument("--profile", action="store_true", help="also cProfile the server in this process")
     args = parser.parse_args()
 
     quick = args.quick
-    repeats = args.repeats or (3 if quick else 5)
-    duration = args.duration if args.duration is not None else (10.0 if quick else 60.0)
+    repeats = args.repeats or (1 if quick else 5)
+    duration = args.duration if args.duration is not None else (3.0 if quick else 60.0)
     samples = 100 if quick else 300
+    big, long = (QUICK_BIG, QUICK_LONG) if quick else (BIG, LONG)
     have_tb = importlib.util.find_spec("tensorboard") is not None
     have_tbx = importlib.util.find_spec("tensorboardX") is not None
 
     signal.signal(signal.SIGTERM, _interrupt)  # so that the servers are stopped on the way out
     print("VisualDL server benchmark")
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs; all traffic on {HOST}")
+    if quick:
+        print("quick: small logdirs, one repeat, a short load test; the figures check the benchmark, not the targets")
 
     started = perf_counter()
     root = args.dir or tempfile.mkdtemp(prefix="bench-server-")
     try:
-        logdir, built = br.ensure_logdir(root, BIG, "vdl", "visualdl")
-        long_dir, long_built = br.ensure_logdir(root, LONG, "vdl", "visualdl")
+        logdir, built = br.ensure_logdir(root, big, "vdl", "visualdl")
+        long_dir, long_built = br.ensure_logdir(root, long, "vdl", "visualdl")
         empty = os.path.join(root, "empty-logdir")
         os.makedirs(empty, exist_ok=True)
-        for path, shape, secs in ((logdir, BIG, built), (long_dir, LONG, long_built)):
+        for path, shape, secs in ((logdir, big, built), (long_dir, long, long_built)):
             size, files = br.dir_bytes(path)
             how = f"built in {secs:.1f} s" if secs else "reused from the cache"
             print(f"logdir {path}: {shape.runs} x {shape.tags} x {shape.steps:,} = {shape.points:,} points, "
@@ -598,12 +610,12 @@ def main() -> int:
         print("OS page cache warm (files read once); every server is a fresh process")
 
         # 1. cold start
-        cold_start(logdir, BIG)  # untimed: .pyc files, page cache
-        colds = [cold_start(logdir, BIG) for _ in range(repeats)]
+        cold_start(logdir, big)  # untimed: .pyc files, page cache
+        colds = [cold_start(logdir, big) for _ in range(repeats)]
         print("cold start to full chart (s): " + ", ".join(f"{c['chart_s']:.3f}" for c in colds))
 
         # 2. warm requests
-        warm = warm_requests(long_dir, LONG, samples)
+        warm = warm_requests(long_dir, long, samples)
 
         # 3. memory, then 4. load on the same server
         idle = idle_rss_kb(empty)
@@ -612,10 +624,10 @@ def main() -> int:
             server.start()
             wait_loaded(server).close()
             loaded_rss = server.status_kb("VmRSS")
-            serve_every_tag(server, BIG)
+            serve_every_tag(server, big)
             peak_hwm, kept_rss = server.status_kb("VmHWM"), server.status_kb("VmRSS")
             print(f"load test: {args.clients} clients for {duration:g} s ...", flush=True)
-            load = load_test(server, BIG, args.clients, duration, args.max_requests)
+            load = load_test(server, big, args.clients, duration, args.max_requests)
             after_load_hwm = server.status_kb("VmHWM")
             server.check_alive()
             log_tail = [line for line in server.output().splitlines() if "WARNING" in line or "ERROR" in line]
@@ -626,11 +638,11 @@ def main() -> int:
             peer_note = "peers skipped (--no-peer)"
         elif have_tb and have_tbx:
             print("peer: the tensorboardX logdir (built once, slowly, when missing) ...", flush=True)
-            peer_dir, _ = br.ensure_logdir(root, BIG, "tbx", "tensorboardX")
+            peer_dir, _ = br.ensure_logdir(root, big, "tbx", "tensorboardX")
             br.warm_page_cache(peer_dir)
             try:
-                tensorboard_cold_start(peer_dir, BIG)  # untimed
-                peers = [tensorboard_cold_start(peer_dir, BIG) for _ in range(repeats)]
+                tensorboard_cold_start(peer_dir, big)  # untimed
+                peers = [tensorboard_cold_start(peer_dir, big) for _ in range(repeats)]
                 peer = {k: statistics.median(p[k] for p in peers) for k in peers[0]}
                 peer_note = ""
             except (RuntimeError, TimeoutError, OSError) as e:
@@ -640,7 +652,7 @@ def main() -> int:
             peer_note = f"{' and '.join(missing)} not installed: peers skipped"
 
         if args.profile:
-            profile(logdir, BIG, long_dir, LONG)
+            profile(logdir, big, long_dir, long)
     finally:
         stop_all()
         if args.dir is None:
@@ -661,25 +673,26 @@ def main() -> int:
     print("-" * len(header))
     chart_s = med("chart_s")
     t = TARGETS["cold_start_s"]
-    row(f"cold start to full chart, s ({BIG.points:,} points, median)", chart_s, f"<= {t:g}", verdict(chart_s, t))
+    row(f"cold start to full chart, s ({big.points:,} points, median)", chart_s, f"<= {t:g}", verdict(chart_s, t))
     row("  to the first HTTP answer (imports, app), s", med("first_answer_s"))
     row("  to /api/health loaded, s", med("loaded_s"))
     row("  of which the first index (last_poll_seconds), s", med("index_s"))
     kb = colds[0]["bytes"] / 1e3
-    row(f"  the chart request itself (10 runs, {kb:.0f} kB), ms", med("chart_request_ms"), digits=1)
+    row(f"  the chart request itself ({big.runs} runs, {kb:.0f} kB), ms", med("chart_request_ms"), digits=1)
     t = TARGETS["warm_ms"]
+    points = f"{long.points / 1e6:g}M" if long.points >= 1_000_000 else f"{long.points / 1e3:g}k"
     for label, w in warm.items():
         if label == "/api/health":
             row("  HTTP floor: /api/health, median ms", w["median"])
             continue
-        row(f"warm, 1M points -> 1000, {label}, median ms", w["median"], f"<= {t:g}", verdict(w["median"], t))
+        row(f"warm, {points} points -> 1000, {label}, median ms", w["median"], f"<= {t:g}", verdict(w["median"], t))
         row(f"  p99 ms (n={w['n']:.0f}, {w['bytes'] / 1e3:.0f} kB)", w["p99"])
-    bpp = (peak_hwm - idle["rss"]) * 1024 / BIG.points
+    bpp = (peak_hwm - idle["rss"]) * 1024 / big.points
     t = TARGETS["bytes_per_point"]
     row("peak RSS - idle server RSS, bytes/point", bpp, f"<= {t:g}", verdict(bpp, t), digits=1)
     row("  idle server (empty logdir) RSS, MB", idle["rss"] / 1024, digits=1)
     row("  peak RSS after load + a chart of every tag, MB", peak_hwm / 1024, digits=1)
-    loaded_bpp, kept_bpp = ((rss - idle["rss"]) * 1024 / BIG.points for rss in (loaded_rss, kept_rss))
+    loaded_bpp, kept_bpp = ((rss - idle["rss"]) * 1024 / big.points for rss in (loaded_rss, kept_rss))
     row("  RSS after load, before any chart - idle, bytes/point", loaded_bpp, digits=1)
     row("  RSS kept after the charts - idle, bytes/point", kept_bpp, digits=1)
     row("  peak RSS after the load test, MB", after_load_hwm / 1024, digits=1)
@@ -698,7 +711,7 @@ def main() -> int:
         kinds = Counter(re.sub(r"\d+", "N", line)[:100] for line in log_tail).most_common(3)
         print(f"server log: {len(log_tail):,} warning lines: " + "; ".join(f"{n:,} x {k!r}" for k, n in kinds))
     if peer is not None:
-        print(f"peer: tensorboard on the same {BIG.points:,} points written by tensorboardX (median of {repeats})")
+        print(f"peer: tensorboard on the same {big.points:,} points written by tensorboardX (median of {repeats})")
         print(f"  cold start to full chart: visualdl {chart_s:.3f} s, tensorboard {peer['chart_s']:.3f} s, "
               f"ratio ours/theirs {chart_s / peer['chart_s']:.3f} (below 1 is better)")  # fmt: skip
         first = peer["first_answer_s"]
