@@ -19,6 +19,11 @@ after the data provider's first full poll:
 4. the job page, ``/api/job?run=job``, median of ``--repeats`` requests (it is not cached).
 
 Targets (issue 5): job chart <= 200 ms, job page <= 1 s.
+
+Run::
+
+    python benchmarks/bench_jobs.py --dir /tmp/vdl-jobs   # keep the 100,000,000-point logdir
+    python benchmarks/bench_jobs.py --quick               # 100 ranks x 20 tags: about 5 s
 """
 
 from __future__ import annotations
@@ -93,14 +98,16 @@ def _rss_kb() -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default=None, help="where the logdir is built and kept")
-    parser.add_argument("--ranks", type=int, default=1000)
-    parser.add_argument("--tags", type=int, default=100)
+    parser.add_argument("--ranks", type=int, default=None, help="default 1,000, quick 100")
+    parser.add_argument("--tags", type=int, default=None, help="default 100, quick 20")
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="100 ranks x 20 tags x 1,000 steps")
     args = parser.parse_args()
-    if args.quick:
-        args.ranks, args.tags = 100, 20
+    if args.ranks is None:
+        args.ranks = 100 if args.quick else 1000
+    if args.tags is None:
+        args.tags = 20 if args.quick else 100
     root = args.dir or tempfile.mkdtemp(prefix="vdl-bench-jobs-")
     logdir = os.path.join(root, f"jobs-{args.ranks}x{args.tags}x{args.steps}")
     run_dir = os.path.join(logdir, "job")
