@@ -182,8 +182,9 @@ def test_notebook_runs_in_a_real_kernel_with_the_magic(logs, tmp_path):
     assert _decoded(raw["x"]) == [0, 1, 2, 3, 4]
     assert _decoded(raw["y"]) == [0.0, 0.1, 0.2, 0.3, 0.4]
     html = "".join(o["data"].get("text/html", "") for o in outputs[4] if o.output_type == "display_data")
-    src = re.search(r'<iframe src="([^"]+)"', html).group(1)
-    port = int(re.search(r"localhost:(\d+)/", src).group(1))
+    iframe = re.search(r'<iframe src="(http://localhost:(\d+)/)"', html)
+    assert iframe, html
+    port = int(iframe.group(2))
     listed = "".join(o.get("text", "") for o in outputs[5])
     assert f"port {port}: " in listed and "running" in listed
     assert "stopped: [" + str(port) + "]" in "".join(o.get("text", "") for o in outputs[6])

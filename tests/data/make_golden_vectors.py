@@ -24,8 +24,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 COLORS_JS = HERE.parent.parent / "frontend_static" / "colors.js"
@@ -43,7 +45,7 @@ def _long() -> list[float]:
     return values
 
 
-SERIES: dict[str, list[float | None]] = {
+SERIES: dict[str, Sequence[float | None]] = {
     "hand": [1.0, 2.0, NAN, 4.0],
     "loss": [1 / (1 + 0.1 * k) + 0.02 * math.sin(1.7 * k) for k in range(50)],
     "gaps": [None, NAN, 0.9, 0.8, None, 0.85, INF, 0.6, -INF, NAN, 0.55, 0.5, None, 0.52, 0.4, INF, NAN],
@@ -87,19 +89,25 @@ NAMES = [
 ]
 
 
-def _is_finite(v: float | None) -> bool:
-    return v is not None and math.isfinite(v)
+def _finite(values: Sequence[float | None]) -> list[float]:
+    return [v for v in values if v is not None and math.isfinite(v)]
 
 
-def exact_smooth(values: list[float | None], weight: float) -> list[float | None]:
+def _passes_through(values: Sequence[float | None], weight: float) -> bool:
+    """Weight 0 or a constant series: smoothing gives the input back."""
+    finite = _finite(values)
+    return weight == 0 or all(v == finite[0] for v in finite)
+
+
+def exact_smooth(values: Sequence[float | None], weight: float) -> list[float | None]:
     """The EMA with exact rationals; a constant series and weight 0 give the input back."""
-    finite = [v for v in values if _is_finite(v)]
-    if weight == 0 or all(v == finite[0] for v in finite):
-        return [v if _is_finite(v) else None for v in values]
+    out: list[float | None] = []
+    if _passes_through(values, weight):
+        return [v if v is not None and math.isfinite(v) else None for v in values]
     w = Fraction(weight)
-    last, power, out = Fraction(0), Fraction(1), []
+    last, power = Fraction(0), Fraction(1)
     for v in values:
-        if not _is_finite(v):
+        if v is None or not math.isfinite(v):
             out.append(None)
             continue
         last = last * w + (1 - w) * Fraction(v)
@@ -108,13 +116,14 @@ def exact_smooth(values: list[float | None], weight: float) -> list[float | None
     return out
 
 
-def float_smooth(values: list[float | None], weight: float) -> list[float | None]:
+def float_smooth(values: Sequence[float | None], weight: float) -> list[float | None]:
     """smoothing.js step for step in doubles, to check that a vector is fair."""
-    finite = [v for v in values if _is_finite(v)]
+    finite = _finite(values)
     constant = bool(finite) and all(v == finite[0] for v in finite)
-    last, k, out = 0.0, 0, []
+    last, k = 0.0, 0
+    out: list[float | None] = []
     for v in values:
-        if not _is_finite(v):
+        if v is None or not math.isfinite(v):
             out.append(None)
         elif weight == 0 or constant:
             out.append(v)
@@ -131,24 +140,25 @@ def _encode(v: float | None) -> float | str | None:
     return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
 
 
-def smoothing_vectors() -> dict:
+def smoothing_vectors() -> dict[str, Any]:
     # Worked by hand: w = 0.5 over [1, 2, NaN, 4]: last = 0.5, 1.25, -, 2.625; divided by
     # 1 - 0.5**k = 0.5, 0.75, -, 0.875: 1, 5/3, gap, 3.
     assert exact_smooth(SERIES["hand"], 0.5) == [1.0, 5 / 3, None, 3.0]
-    cases = [{"series": "hand", "weight": 0.5}]
+    cases: list[dict[str, Any]] = [{"series": "hand", "weight": 0.5}]
     cases += [{"series": name, "weight": w} for name in SERIES if name != "hand" for w in WEIGHTS]
     cases += [{"series": "loss", "weight": given, "clipped": clipped} for given, clipped in CLIPPED]
     for case in cases:
         values = SERIES[case["series"]]
         weight = case.get("clipped", case["weight"])
         expected = exact_smooth(values, weight)
-        finite = [v for v in values if _is_finite(v)]
-        if weight == 0 or all(v == finite[0] for v in finite):
+        if _passes_through(values, weight):
             case["exact"] = True
         replay = float_smooth(values, weight)
         for e, r in zip(expected, replay, strict=True):
-            assert (e is None) == (r is None)
-            assert e is None or abs(r - e) <= 1e-13 * abs(e), (case, e, r)
+            if e is None or r is None:
+                assert e is r is None, (case, e, r)
+            else:
+                assert abs(r - e) <= 1e-13 * abs(e), (case, e, r)
         case["expected"] = expected
     return {
         "_comment": (
@@ -180,7 +190,7 @@ def fnv1a(units: list[int]) -> int:
     return h
 
 
-def color_vectors() -> dict:
+def color_vectors() -> dict[str, Any]:
     # The published FNV-1a 32-bit test vectors (ASCII: code units are the bytes).
     assert [fnv1a(code_units(s)) for s in ("", "a", "foobar")] == [0x811C9DC5, 0xE40C292C, 0xBF9CF968]
     assert code_units("🚀") == [0xD83D, 0xDE80]
@@ -201,7 +211,7 @@ def color_vectors() -> dict:
     }
 
 
-def _write(path: Path, document: dict, lists: tuple[str, ...]) -> None:
+def _write(path: Path, document: dict[str, Any], lists: tuple[str, ...]) -> None:
     """JSON with one line per series and per case, so that a diff shows what changed."""
     lines = ["{"]
     items = list(document.items())
