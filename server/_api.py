@@ -12,6 +12,7 @@ import importlib.resources
 import logging
 import math
 import os
+import re
 from typing import TYPE_CHECKING, TypedDict
 
 import plotly
@@ -34,6 +35,9 @@ log = logging.getLogger("visualdl.server")
 STATIC_DIR = str(importlib.resources.files("visualdl.frontend_static"))
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
 _MAX_PARAM = 1024
+# Numbers as JSON writes them, in ASCII digits: int() and float() also take "٣", " 3" and "1_0".
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -94,12 +98,11 @@ def _int(name: str, default: int, low: int, high: int) -> int:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest(f"query parameter {name!r} must be an integer; got {raw[:40]!r}") from None
+    if _INTEGER.fullmatch(raw) is None:
+        raise BadRequest(f"query parameter {name!r} must be an integer; got {raw[:40]!r}")
+    value = int(raw) if len(raw) <= 40 else high + 1
     if not low <= value <= high:
-        raise BadRequest(f"query parameter {name!r} must be between {low} and {high}; got {value}")
+        raise BadRequest(f"query parameter {name!r} must be between {low} and {high}; got {raw[:40]}")
     return value
 
 
@@ -107,10 +110,11 @@ def _float(name: str) -> float | None:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BadRequest(f"query parameter {name!r} must be a number; got {raw[:40]!r}") from None
+    if len(raw) > _MAX_PARAM or _NUMBER.fullmatch(raw) is None:
+        if raw.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise BadRequest(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
+        raise BadRequest(f"query parameter {name!r} must be a number; got {raw[:40]!r}")
+    value = float(raw)
     if not math.isfinite(value):
         raise BadRequest(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
     return value

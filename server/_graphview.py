@@ -10,6 +10,7 @@ subgraph path, expanded groups). No flask here.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -24,6 +25,13 @@ from visualdl.server._provider import BadRequest, DataProvider, NotFound
 __all__ = ["GraphService", "parse_path"]
 
 MAX_MODEL_BYTES = 2 << 30
+#: Subgraph paths are at most this many steps deep.
+MAX_PATH_DEPTH = 32
+# ASCII digits only: str.isdigit() also takes "²" and "①", which int() refuses.
+_NUMBER = r"[0-9]{1,18}"
+_STEP = re.compile(rf"({_NUMBER})\.([^.|]+)\.({_NUMBER})")
+_NODE = re.compile(rf"n({_NUMBER})")
+_MODEL = re.compile(_NUMBER)
 
 
 def parse_path(text: str) -> list[tuple[int, str, int]]:
@@ -32,12 +40,12 @@ def parse_path(text: str) -> list[tuple[int, str, int]]:
         return []
     out = []
     for step in text.split("|"):
-        parts = step.split(".")
-        if len(parts) != 3 or not parts[0].isdigit() or not parts[2].isdigit() or not parts[1]:
+        match = _STEP.fullmatch(step)
+        if match is None:
             raise BadRequest(f"subgraph path step {step[:60]!r} must be NODE.ATTRIBUTE.INDEX, e.g. 3.then_branch.0")
-        out.append((int(parts[0]), parts[1], int(parts[2])))
-    if len(out) > 32:
-        raise BadRequest("subgraph path is deeper than 32 levels")
+        out.append((int(match[1]), match[2], int(match[3])))
+    if len(out) > MAX_PATH_DEPTH:
+        raise BadRequest(f"subgraph path is deeper than {MAX_PATH_DEPTH} levels")
     return out
 
 
@@ -72,7 +80,9 @@ class GraphService:
         """(cache key, model with inferred shapes, warnings, label)."""
         if model is not None:
             models = self.provider.settings.models
-            if not model.isdigit() or int(model) >= len(models):
+            if _MODEL.fullmatch(model) is None:
+                raise BadRequest(f"model must be a number, the model's position in /api/graphs; got {model[:40]!r}")
+            if int(model) >= len(models):
                 raise NotFound(f"unknown model {model!r}: there are {len(models)} --model files")
             path = models[int(model)]
             try:
@@ -221,11 +231,14 @@ class GraphService:
     def node(
         self, *, node: str, run: str | None, name: str | None, model: str | None, path: str = ""
     ) -> dict[str, Any]:
+        match = _NODE.fullmatch(node)
+        if match is None:
+            raise BadRequest(f"node must be a node id from /api/graph, like n12; got {node[:40]!r}")
         key, proto, _, _ = self._load(run=run, name=name, model=model)
         graph, _ = self._graph(key, proto, parse_path(path))
-        if not node.startswith("n") or not node[1:].isdigit() or int(node[1:]) >= len(graph.nodes):
+        if int(match[1]) >= len(graph.nodes):
             raise NotFound(f"no node {node[:40]!r} in graph {graph.name!r}")
-        return graph.node_detail(int(node[1:]))
+        return graph.node_detail(int(match[1]))
 
     def search(self, *, q: str, run: str | None, name: str | None, model: str | None, path: str = "") -> dict[str, Any]:
         key, proto, _, _ = self._load(run=run, name=name, model=model)

@@ -215,7 +215,7 @@ def test_graph_model_file_and_listing(client):
     body = client.get("/api/graph?model=0").get_json()
     assert body["graph"]["node_count"] == 13
     assert client.get("/api/graph?model=1").status_code == 404
-    assert client.get("/api/graph?model=../../etc/passwd").status_code == 404
+    assert client.get("/api/graph?model=../../etc/passwd").status_code == 400
 
 
 def _bad_models(tmp_path):
@@ -280,6 +280,29 @@ def test_graph_external_data_is_named_when_missing(tmp_path):
     body = app.test_client().get("/api/graph?model=0").get_json()
     assert body["graph"]["node_count"] == 9
     assert any("ext.weights" in w and "missing" in w for w in body["warnings"])
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/graph?model=²",
+        "/api/graph?model=①",
+        "/api/graph?model=\u0660",  # an Arabic-Indic zero: int() takes it, the API does not
+        "/api/graph?model=-0",
+        "/api/graph?model=" + "9" * 5000,
+        "/api/graph/node?model=0&node=n²",
+        "/api/graph/node?run=run&name=control&node=n\u0663",
+        "/api/graph/node?model=0&node=n-1",
+        "/api/graph?run=run&name=control&path=².body.0",
+        "/api/graph?run=run&name=control&path=0.body.①",
+        "/api/graph?run=run&name=control&path=0.body.0|",
+        "/api/graph/search?run=run&name=control&q=x&path=0..0",
+    ],
+)
+def test_graph_ids_and_paths_with_unicode_digits_are_bad_requests(client, url):
+    response = client.get(url)
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert response.get_json()["error"]
 
 
 def test_graph_layout_breaks_cycles_and_routes_long_edges():
