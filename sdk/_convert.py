@@ -246,8 +246,17 @@ def check_histogram(values: Any, buckets: Any) -> tuple[np.ndarray, int]:
 
 
 def bin_histogram(values: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray, HistogramStats]:
-    """Bucket edges, counts and statistics of ``values``; non-finite values are counted apart."""
-    data = values.astype(np.float64, copy=False)
+    """Bucket edges, counts and statistics of ``values``; non-finite values are counted apart.
+
+    Total: whatever :func:`check_histogram` accepted bins without an error. The buckets
+    are ``np.histogram``'s over ``[min, max]`` (``[x - 0.5, x + 0.5]`` for a constant
+    ``x``). When that range holds fewer distinct floats than ``buckets`` edges (a nearly
+    constant array, subnormals, ``1e300 * (1 + 1e-15)``), there are fewer buckets, and
+    one ulp-wide bucket for a constant that 0.5 cannot widen. Edges always increase
+    strictly. Values beyond float64 (``longdouble``) count as infinite.
+    """
+    with np.errstate(over="ignore"):
+        data = values.astype(np.float64, copy=False)
     finite_mask = np.isfinite(data)
     finite = data if finite_mask.all() else data[finite_mask]
     nan_count = int(np.isnan(data).sum()) if finite.size != data.size else 0
@@ -261,16 +270,35 @@ def bin_histogram(values: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndar
     if finite.size == 0:
         return np.empty(0), np.empty(0), stats
     low, high = float(finite.min()), float(finite.max())
-    if np.isfinite(high - low):
-        counts, edges = np.histogram(finite, bins=buckets, range=(low, high))
-    else:  # a range wider than the largest float: bin halved values, double the edges
-        counts, edges = np.histogram(finite * 0.5, bins=buckets, range=(low * 0.5, high * 0.5))
-        edges = edges * 2.0
-        edges[0], edges[-1] = low, high
+    first, last = _outer_edges(low, high)
+    # A range wider than the largest float: bin halved values, double the edges.
+    scale = 1.0 if math.isfinite(last - first) else 0.5
+    # linspace's last edge may round past the largest float before it is set to the end: ignore that.
+    with np.errstate(over="ignore"):
+        edges = np.linspace(first * scale, last * scale, buckets + 1)
+        if (edges[1:] > edges[:-1]).all():
+            scaled = finite * scale if scale != 1.0 else finite
+            counts, edges = np.histogram(scaled, bins=buckets, range=(first * scale, last * scale))
+            if scale != 1.0:
+                edges = edges / scale
+                edges[0], edges[-1] = first, last
+        else:  # fewer distinct floats in the range than edges: drop the repeated edges
+            counts, edges = np.histogram(finite, bins=np.unique(edges))
     with np.errstate(over="ignore", invalid="ignore"):  # sums of huge values overflow to inf: so be it
         stats["sum"], stats["sum_squares"] = float(finite.sum()), float(np.dot(finite, finite))
     stats["min"], stats["max"] = low, high
     return edges, counts.astype(np.float64), stats
+
+
+def _outer_edges(low: float, high: float) -> tuple[float, float]:
+    """The range the buckets cover: ``[low, high]``, widened when it is a single value."""
+    if low != high:
+        return low, high
+    first, last = low - 0.5, high + 0.5  # np.histogram's choice for a constant array
+    if first == last:  # 0.5 is below the precision of ``low``: its neighbouring floats
+        first, last = math.nextafter(low, -math.inf), math.nextafter(high, math.inf)
+        first, last = (first if math.isfinite(first) else low), (last if math.isfinite(last) else high)
+    return first, last
 
 
 def check_graph(model: Any) -> tuple[bytes, str]:
