@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 import onnx
-from google.protobuf.message import DecodeError
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import DecodeError, Message
 from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
 from visualdl.errors import GraphError
 
-__all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "model_properties", "parse_model"]
+__all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "escape_invalid_utf8", "model_properties", "parse_model"]
 
 #: Graphs of more nodes than this open with every group collapsed.
 COLLAPSE_ABOVE = 300
@@ -135,8 +136,12 @@ _CATEGORY_OF = {op: cat for cat, ops in CATEGORIES.items() for op in ops}
 _SUBGRAPH_OPS = {"If", "Loop", "Scan"}
 
 
-def parse_model(data: bytes, *, source: str = "model") -> ModelProto:
-    """The ``ModelProto`` in ``data``, structure only (external weights are not loaded)."""
+def parse_model(data: bytes, *, source: str = "model", warnings: list[str] | None = None) -> ModelProto:
+    """The ``ModelProto`` in ``data``, structure only (external weights are not loaded).
+
+    Text that is not valid UTF-8 is escaped (:func:`escape_invalid_utf8`) and, when
+    ``warnings`` is given, said there.
+    """
     if not data:
         raise GraphError(f"{source} is empty (0 bytes): not an ONNX model")
     try:
@@ -150,7 +155,42 @@ def parse_model(data: bytes, *, source: str = "model") -> ModelProto:
         raise GraphError(f"{source} is {what}: it has no graph to show")
     if not model.graph.node and not model.graph.input and not model.graph.output:
         raise GraphError(f"{source} has an empty graph (no nodes, inputs or outputs)")
+    escaped = escape_invalid_utf8(model)
+    if escaped and warnings is not None:
+        warnings.append(
+            f"{escaped} text field(s) of {source} are not valid UTF-8; they are shown with the bad bytes as \\xNN"
+        )
     return model
+
+
+def escape_invalid_utf8(message: Message) -> int:
+    """Make every string field of ``message`` (and of the messages in it) a ``str``; how many were not.
+
+    ONNX is proto2, whose strings protobuf does not check: a field holding invalid UTF-8
+    reads back as ``bytes``. Such a field is set to its text with each bad byte written
+    as ``\\xNN``, so everything downstream (labels, search, JSON) sees only ``str``.
+    """
+    count = 0
+    for fd, value in message.ListFields():
+        if fd.type == FieldDescriptor.TYPE_MESSAGE:
+            for item in value if fd.is_repeated else (value,):
+                count += escape_invalid_utf8(item)
+        elif fd.type == FieldDescriptor.TYPE_STRING:
+            if fd.is_repeated:
+                bad = [isinstance(v, bytes) for v in value]
+                if any(bad):
+                    count += sum(bad)
+                    texts = [_escaped(v) for v in value]
+                    del value[:]
+                    value.extend(texts)
+            elif isinstance(value, bytes):
+                count += 1
+                setattr(message, fd.name, _escaped(value))
+    return count
+
+
+def _escaped(value: str | bytes) -> str:
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
 
 
 def infer_shapes(model: ModelProto) -> tuple[ModelProto, list[str]]:

@@ -125,8 +125,10 @@ class GraphService:
             data = read()
         except OSError as e:
             raise NotFound(f"{label} cannot be read: {e}") from e
-        parsed = parse_model(data, source=label)
+        notes: list[str] = []
+        parsed = parse_model(data, source=label, warnings=notes)
         inferred, warnings = infer_shapes(parsed)
+        warnings = notes + warnings
         names, missing = external_data_files(parsed, base_dir)
         if names:
             where = "missing" if missing else "not loaded"

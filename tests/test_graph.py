@@ -305,6 +305,63 @@ def test_graph_ids_and_paths_with_unicode_digits_are_bad_requests(client, url):
     assert response.get_json()["error"]
 
 
+def tiny_model() -> bytes:
+    """A model of about 200 bytes with text in most kinds of string field."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w"], ["c"], name="/blk/conv/Conv", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c"], ["y"], name="/blk/relu/Relu", doc_string="act"),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[helper.make_tensor("w", TensorProto.FLOAT, [1, 1, 1, 1], [1.0])],
+    )
+    model = helper.make_model(graph, producer_name="t", opset_imports=[helper.make_opsetid("", 17)])
+    model.metadata_props.add(key="k", value="v")
+    model.doc_string = "tiny model"
+    return model.SerializeToString()
+
+
+def test_graph_every_one_byte_mutation_gets_a_json_answer_below_500(tmp_path):
+    """Invalid UTF-8 in a string field (protobuf gives bytes for proto2 strings) is shown escaped."""
+    data = tiny_model()
+    assert 180 <= len(data) <= 260
+    paths: list[str] = []
+    for i, byte in enumerate(data):
+        for value in sorted({0x00, 0x80, 0xC3, 0xFF, byte ^ 0x01, byte ^ 0x80} - {byte}):
+            path = tmp_path / f"m{len(paths)}.onnx"
+            path.write_bytes(data[:i] + bytes([value]) + data[i + 1 :])
+            paths.append(str(path))
+    assert len(paths) > 1000
+    client = create_app(Settings(models=tuple(paths), background=False)).test_client()
+    statuses: dict[int, int] = {}
+    escaped = 0
+    for k in range(len(paths)):
+        for url in (f"/api/graph?model={k}", f"/api/graph/node?model={k}&node=n0", f"/api/graph/search?model={k}&q=r"):
+            response = client.get(url)
+            body = response.get_json()
+            assert response.status_code < 500 and isinstance(body, dict), (url, response.get_data(as_text=True))
+            statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+            escaped += response.status_code == 200 and "not valid UTF-8" in " ".join(body.get("warnings", []))
+    assert set(statuses) == {200, 422}
+    assert escaped > 50  # models with bad bytes in their text are shown, not refused
+
+
+def test_graph_invalid_utf8_is_shown_escaped(tmp_path):
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(
+        conv_model().SerializeToString().replace(b"/layer0/block0/relu/Relu", b"/layer0/block0/r\xfflu/Relu")
+    )
+    client = create_app(Settings(models=(str(path),), background=False)).test_client()
+    body = client.get("/api/graph?model=0").get_json()
+    assert "1 text field(s)" in body["warnings"][0]
+    names = [n["name"] for n in body["nodes"] if n["kind"] == "op"]
+    assert "/layer0/block0/r\\xfflu/Relu" in names
+    hits = client.get("/api/graph/search?model=0&q=xff").get_json()["hits"]
+    assert [h["name"] for h in hits] == ["/layer0/block0/r\\xfflu/Relu"]
+
+
 def test_graph_layout_breaks_cycles_and_routes_long_edges():
     placed = layout([(50, 20)] * 4, [(0, 1), (1, 2), (2, 0), (0, 3), (2, 3)])
     assert len(placed["edges"]) == 5 and all(len(p) >= 2 for p in placed["edges"])
