@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from visualdl._kinds import HistogramStats
+from visualdl._logformat import MAX_TAG_LENGTH
 
 __all__ = [
     "WALLTIME_MS_THRESHOLD",
@@ -143,6 +144,11 @@ def check_tag(tag: Any, name: str = "tag") -> str:
         raise ValueError(f"{name} must be a non-empty string; got {tag!r}")
     if "\x00" in tag:
         raise ValueError(f"{name} must not contain NUL characters; got {tag!r}")
+    if len(tag) > MAX_TAG_LENGTH:
+        raise ValueError(
+            f"{name} must be at most {MAX_TAG_LENGTH} characters (the server refuses longer ones); "
+            f"got {len(tag)} characters: {tag[:40]!r}..."
+        )
     return check_text(tag, name)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from visualdl import __version__
 from visualdl._kinds import encode_graph, encode_histogram, encode_image, encode_text
-from visualdl._logformat import FILE_MARKER, FORMAT_VERSION
+from visualdl._logformat import FILE_MARKER, FORMAT_VERSION, is_log_file
 from visualdl.proto import pb
 from visualdl.sdk import _convert as convert
 from visualdl.sdk import _launcher as launcher
@@ -26,6 +26,8 @@ from visualdl.sdk._sink import NullSink, Sink, drop_torn_tail
 __all__ = ["LogWriter"]
 
 _INT64_MAX = 2**63 - 1
+#: Characters a file name cannot hold.
+_SEPARATORS = frozenset(filter(None, ("/", os.sep, os.altsep, "\x00")))
 _now = time.time
 _to_float = convert.to_float
 
@@ -45,12 +47,12 @@ class LogWriter:
         max_queue: pending points or records that wake the writer thread early.
         flush_secs: at most this many seconds pass between a call and its data
             being in the OS; a killed process loses at most this much.
-        filename_suffix: appended to the file name.
+        filename_suffix: appended to the file name (no ``/``).
         write_to_disk: False makes a writer that checks its arguments and writes
             nothing (VisualDL 2 scripts use it on the processes that must not log).
         display_name: a name for this writer, kept in the file header.
         file_name: an explicit file name inside ``logdir`` (must contain
-            ``.vdlog``); an existing file is appended to.
+            ``.vdlog`` and not start with ``.``); an existing file is appended to.
         max_pending_bytes: memory bound of data waiting for the disk; above it,
             ``add_*`` calls wait for the writer (backpressure, nothing is dropped).
         fsync: make ``flush()`` and each background flush also ``fsync`` the file.
@@ -87,6 +89,11 @@ class LogWriter:
             stamp = time.strftime("%b%d_%H-%M-%S")
             logdir = os.path.join("runs", f"{stamp}_{_safe_host()}{comment}")
         self._logdir = os.fspath(logdir)
+        if not self._logdir:
+            raise ValueError(
+                "logdir must not be empty; pass '.' for the current directory, "
+                "or None for the default runs/<time>_<host>"
+            )
         if (
             isinstance(flush_secs, bool)
             or not isinstance(flush_secs, int | float)
@@ -99,9 +106,20 @@ class LogWriter:
         convert.check_text(filename_suffix, "filename_suffix")
         if isinstance(max_queue, bool) or not isinstance(max_queue, int) or max_queue < 1:
             raise ValueError(f"max_queue must be a positive integer; got {max_queue!r}")
-        if file_name and (FILE_MARKER not in file_name or os.sep in file_name):
+        if _SEPARATORS.intersection(filename_suffix):
+            raise ValueError(
+                f"filename_suffix must not contain '/' or NUL: it is appended to the file name "
+                f"(put subdirectories into logdir instead); got {filename_suffix!r}"
+            )
+        convert.check_text(file_name, "file_name")
+        if file_name and (FILE_MARKER not in file_name or _SEPARATORS.intersection(file_name)):
             raise ValueError(
                 f"file_name must be a bare file name containing {FILE_MARKER!r} so readers find it; got {file_name!r}"
+            )
+        if file_name and not is_log_file(file_name):
+            raise ValueError(
+                f"file_name must not start with '.': readers skip hidden files, so its data would never show; "
+                f"got {file_name!r}"
             )
         self._placement = launcher.resolve(
             os.environ,

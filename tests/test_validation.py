@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 import pytest
 
 from visualdl import LogReader, LogWriter
+from visualdl._logformat import MAX_TAG_LENGTH
 
 
 @pytest.fixture
@@ -63,6 +65,23 @@ def test_add_scalar_bad_step(writer, step, error, match):
 def test_add_scalar_bad_tag(writer, tag, error, match):
     with pytest.raises(error, match=match):
         writer.add_scalar(tag, 1.0, 1)
+
+
+def test_tags_longer_than_the_server_accepts_are_refused(writer, logdir, tmp_path):
+    longest = "t" * MAX_TAG_LENGTH
+    writer.add_scalar(longest, 1.0, 0)
+    too_long = "é" * (MAX_TAG_LENGTH + 1)
+    message = f"tag must be at most {MAX_TAG_LENGTH} characters.*; got {MAX_TAG_LENGTH + 1} characters"
+    with pytest.raises(ValueError, match=message):
+        writer.add_scalar(too_long, 1.0, 0)
+    with pytest.raises(ValueError, match=message):
+        writer.add_text(too_long, "x", 0)
+    with pytest.raises(ValueError, match="tag must be at most"):  # the joined tag main_tag/key
+        writer.add_scalars("m" * (MAX_TAG_LENGTH - 2), {"ab": 1.0}, 0)
+    with pytest.raises(ValueError, match="name must be at most"):
+        writer.add_graph(b"\x08\x01", name=too_long)
+    writer.flush()
+    assert LogReader(logdir).tags(".")["scalars"] == sorted(["good", longest])
 
 
 def test_bad_walltime(writer):
@@ -138,6 +157,17 @@ def test_constructor_arguments(tmp_path):
         LogWriter(str(tmp_path), max_queue=0)
     with pytest.raises(ValueError, match=r"file_name must be a bare file name containing '\.vdlog'"):
         LogWriter(str(tmp_path), file_name="x.log")
+    with pytest.raises(ValueError, match=r"file_name must not start with '\.': readers skip hidden files"):
+        LogWriter(str(tmp_path), file_name=".x.vdlog")
+    for name in ("sub/x.vdlog", "x.vdlog\x00"):
+        with pytest.raises(ValueError, match="file_name must be a bare file name"):
+            LogWriter(str(tmp_path), file_name=name)
+    for suffix in ("a/b", "/", ".x\x00"):
+        with pytest.raises(ValueError, match=r"filename_suffix must not contain '/'.*subdirectories into logdir"):
+            LogWriter(str(tmp_path), filename_suffix=suffix)
+    with pytest.raises(ValueError, match=r"logdir must not be empty; pass '\.' for the current directory"):
+        LogWriter("")
+    assert os.listdir(tmp_path) == []  # nothing was created by the refused writers
     with pytest.raises(TypeError, match="unexpected keyword argument 'flush_sec'"):
         LogWriter(str(tmp_path), flush_sec=1)  # type: ignore[call-arg]  # the type checker sees it too
 

@@ -11,7 +11,7 @@ from google.protobuf.message import DecodeError
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["FILE_MARKER", "FORMAT_VERSION", "is_log_file", "parse_record"]
+__all__ = ["FILE_MARKER", "FORMAT_VERSION", "MAX_TAG_LENGTH", "is_log_file", "parse_record"]
 
 #: Every log file's name contains this; readers find files by it. TensorBoard's
 #: files contain "tfevents" and VisualDL 2's start with "vdlrecords.", so the
@@ -19,6 +19,9 @@ __all__ = ["FILE_MARKER", "FORMAT_VERSION", "is_log_file", "parse_record"]
 FILE_MARKER = ".vdlog"
 #: Version of the format written; readers skip files of a newer version.
 FORMAT_VERSION = 1
+#: The longest tag (and graph name), in characters: writers refuse longer ones, and the
+#: server's API refuses longer query parameters.
+MAX_TAG_LENGTH = 1024
 
 
 def is_log_file(basename: str) -> bool:
