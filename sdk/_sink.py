@@ -14,8 +14,9 @@ is dropped.
 
 A failure of the background thread (disk full, permission denied, file deleted) is
 logged and raised from the next ``add_*``, ``flush()`` or ``close()`` as a
-``WriterError``. The unwritten bytes are kept, bounded by the same limit, and retried;
-a deleted file or logdir is recreated with a fresh header.
+``WriterError``; an ``add_*`` keeps its own data before raising it (unless the memory
+bound is reached). The unwritten bytes are kept, bounded by the same limit, and
+retried; a deleted file or logdir is recreated with a fresh header.
 
 After ``fork()`` the child's sinks forget the parent's file and pending data (the
 parent writes those) and open a file of their own on first use.
@@ -32,7 +33,7 @@ import time
 import weakref
 from array import array
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -108,8 +109,8 @@ class Sink:
 
     def put_scalar(self, tag: str, step: int, value: float, wall_time: float) -> None:
         with self._lock:
-            if self._attention:
-                self._attend()
+            if self._attention and (error := self._attend()) is not None:
+                self._keep_then_raise(error, _POINT_BYTES, lambda: self._append_points([(tag, value)], step, wall_time))
             if self._queued >= self._check_at:
                 self._pressure()
             columns = self._scalars.get(tag)
@@ -122,36 +123,55 @@ class Sink:
 
     def put_scalars(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
         with self._lock:
-            if self._attention:
-                self._attend()
+            if self._attention and (error := self._attend()) is not None:
+                self._keep_then_raise(
+                    error, len(points) * _POINT_BYTES, lambda: self._append_points(points, step, wall_time)
+                )
             if self._queued + len(points) >= self._check_at:
                 self._pressure()
-            for tag, value in points:
-                columns = self._scalars.get(tag)
-                if columns is None:
-                    columns = self._scalars[tag] = (array("q"), array("d"), array("d"))
-                columns[0].append(step)
-                columns[1].append(value)
-                columns[2].append(wall_time)
-            self._queued += len(points)
+            self._append_points(points, step, wall_time)
 
     def put_item(self, item: Item, nbytes: int) -> None:
         with self._lock:
-            if self._attention:
-                self._attend()
+            if self._attention and (error := self._attend()) is not None:
+                self._keep_then_raise(error, nbytes, lambda: self._append_item(item, nbytes))
             if self._queued >= self._check_at or self._pending_bytes() + nbytes > self._max_pending_bytes:
                 self._pressure(nbytes)
-            self._items.append((item, nbytes))
-            self._queued += 1
-            self._item_bytes += nbytes
+            self._append_item(item, nbytes)
+
+    def _append_points(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
+        for tag, value in points:
+            columns = self._scalars.get(tag)
+            if columns is None:
+                columns = self._scalars[tag] = (array("q"), array("d"), array("d"))
+            columns[0].append(step)
+            columns[1].append(value)
+            columns[2].append(wall_time)
+        self._queued += len(points)
+
+    def _append_item(self, item: Item, nbytes: int) -> None:
+        self._items.append((item, nbytes))
+        self._queued += 1
+        self._item_bytes += nbytes
+
+    def _keep_then_raise(self, error: WriterError, nbytes: int, keep: Callable[[], None]) -> NoReturn:
+        """Under the lock, in a put that has an earlier failure to report: keep the call's
+        data, then raise. Only when ``nbytes`` more would pass ``max_pending_bytes`` (the
+        disk is failing and the memory bound is reached) is the call's data refused."""
+        if self._pending_bytes() + nbytes <= self._max_pending_bytes:
+            keep()
+            self._set_check_at()
+            self._wake.set()
+        raise error
 
     def _pending_bytes(self) -> int:
         points = (self._queued + self._inflight) * _POINT_BYTES
         return points + self._item_bytes + self._inflight_bytes + len(self._unwritten)
 
-    def _attend(self) -> None:
-        """Under the lock, before accepting data: refuse when closed, raise a pending
-        error, start the thread (in a forked child: on first use)."""
+    def _attend(self) -> WriterError | None:
+        """Under the lock, before accepting data: refuse when closed or when the thread
+        died, start the thread (in a forked child: on first use). Returns the error of
+        the background writer to raise once the call's data is kept."""
         if self._closed or self._closing:
             raise ValueError(f"this LogWriter is closed ({self.path}); create a new one to log more")
         if self._thread is None:
@@ -160,7 +180,7 @@ class Sink:
         elif not self._thread.is_alive():
             raise WriterError(f"the writer thread of {self.path} died: {self._last_error}") from self._last_error
         self._attention = False
-        self._raise_error()
+        return self._take_error()
 
     def _pressure(self, incoming: int = _POINT_BYTES) -> None:
         """Under the lock, before accepting data: wake the writer; while ``incoming`` more
@@ -188,20 +208,26 @@ class Sink:
         room = (self._max_pending_bytes - self._pending_bytes()) // _POINT_BYTES
         self._check_at = self._queued + max(1, min(self._wake_at, room))
 
+    def _take_error(self) -> WriterError | None:
+        """The background writer's error to report (once), as a WriterError."""
+        error, self._error = self._error, None
+        if error is None or isinstance(error, WriterError):
+            return error
+        wrapped = WriterError(f"writing {self.path} failed: {error}")
+        wrapped.__cause__ = error  # as ``raise ... from error``
+        return wrapped
+
     def _raise_error(self) -> None:
-        error = self._error
+        error = self._take_error()
         if error is not None:
-            self._error = None
-            if isinstance(error, WriterError):
-                raise error
-            raise WriterError(f"writing {self.path} failed: {error}") from error
+            raise error
 
     def flush(self) -> None:
         """Return once everything added so far is in the OS (and on disk with fsync)."""
         with self._lock:
             if self._closed:
                 return  # nothing can be pending
-            self._attend()
+            pending = self._attend()  # reported once what the call asks for is done
             self._flush_requested += 1
             target = self._flush_requested
             self._wake.set()
@@ -213,6 +239,8 @@ class Sink:
                 self._error = None  # raised here, not again on the next call
                 cause = self._last_error
                 raise WriterError(f"flush of {self.path} failed: {cause}") from cause
+            if pending is not None:
+                raise pending
             self._raise_error()  # written, but something to report (a deleted file was recreated)
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ import os
 import shutil
 import threading
 
+import numpy as np
 import pytest
 
 from visualdl import LogReader, LogWriter
@@ -137,3 +138,60 @@ def test_multiprocessing_fork_child_data_arrives(logdir):
 def _child_logs(writer):
     for i in range(10):
         writer.add_scalar("child", float(i), i)  # no flush, no close: the process's exit does it
+
+
+def _await_pending_error(writer):
+    """Wake the writer thread and wait until it has an error for the next call to raise
+    (no flush(): that would raise the error itself)."""
+    sink = writer._sink
+    with sink._changed:
+        sink._wake.set()
+        assert sink._changed.wait_for(lambda: sink._error is not None, timeout=60)
+
+
+_ADDS = {
+    "add_scalar": lambda w, step: w.add_scalar("x", float(step), step),
+    "add_scalars": lambda w, step: w.add_scalars("m", {"a": float(step)}, step),
+    "add_text": lambda w, step: w.add_text("t", f"text {step}", step),
+    "add_histogram": lambda w, step: w.add_histogram("h", [float(step)], step),
+    "add_image": lambda w, step: w.add_image("i", np.full((2, 2, 3), step, np.uint8), step),
+}
+
+
+def _steps(reader, call):
+    if call == "add_scalar":
+        return reader.scalars(".", "x").steps.tolist()
+    if call == "add_scalars":
+        return reader.scalars(".", "m/a").steps.tolist()
+    events = {"add_text": reader.texts, "add_histogram": reader.histograms, "add_image": reader.images}[call]
+    return [e.step for e in events(".", {"add_text": "t", "add_histogram": "h", "add_image": "i"}[call])]
+
+
+@pytest.mark.parametrize("call", sorted(_ADDS))
+def test_call_raising_a_deferred_error_records_its_own_value(logdir, call):
+    add = _ADDS[call]
+    w = LogWriter(logdir)
+    add(w, 0)
+    w.flush()
+    shutil.rmtree(logdir)
+    add(w, 1)  # the writer recreates the file and has the deletion to report
+    _await_pending_error(w)
+    with pytest.raises(WriterError, match="was deleted; continuing in"):
+        add(w, 2)
+    add(w, 3)
+    w.close()
+    reader = LogReader(logdir)
+    assert _steps(reader, call) == [1, 2, 3]  # step 2 too: its call raised, its value is kept
+    assert reader.problems == []
+
+
+def test_deferred_disk_error_keeps_the_raising_calls_value(logdir, monkeypatch):
+    w = LogWriter(logdir)
+    failing = _FailingWrites(monkeypatch)
+    w.add_scalar("x", 0.0, 0)
+    _await_pending_error(w)
+    with pytest.raises(WriterError, match="No space left on device"):
+        w.add_scalar("x", 1.0, 1)
+    failing.active = False
+    w.close()
+    assert LogReader(logdir).scalars(".", "x").values.tolist() == [0.0, 1.0]
