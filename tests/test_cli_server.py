@@ -105,12 +105,16 @@ def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env):
 @pytest.mark.parametrize(
     "args",
     [["--logdir", "x", "--port", "notaport"], ["--logdir", "x", "--reload-interval", "-1"],
-     ["--logdir", "x", "--max-points", "1"], ["--logdir", "x", "--path-prefix", "a/../b"], []],
+     ["--logdir", "x", "--max-points", "1"], ["--logdir", "x", "--path-prefix", "a/../b"], [],
+     ["--logdir", "x", "--port", "70000"], ["--logdir", "x", "--reload-interval", "nan"],
+     ["--logdir", "x", "--host", ""], ["--logdir", "x", "--max-points", "1e3"]],
 )  # fmt: skip
 def test_bad_arguments_are_usage_errors(child_env, args):
     result = subprocess.run([sys.executable, "-m", "visualdl", *args], env=child_env, capture_output=True, text=True)
     assert result.returncode == 2
     assert "usage:" in result.stderr and "Traceback" not in result.stderr
+    if args:  # the option and its rule, in the words Settings uses
+        assert f"argument {args[2]}: " in result.stderr
 
 
 def test_other_host_warns_that_logs_are_visible(tmp_path, child_env):

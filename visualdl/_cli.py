@@ -15,49 +15,36 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
+from typing import Any
 
 from visualdl import __version__
 
 __all__ = ["main"]
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"must be above 0 and at most 86400 seconds: {text!r}")
-    return value
+def _option(name: str, convert: Callable[[str], Any], what: str) -> Callable[[str], Any]:
+    """An argparse type: ``convert`` the text, then check it as ``Settings.<name>`` does."""
+    from visualdl.server._settings import check_setting
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+        try:
+            check_setting(name, value)
+        except (TypeError, ValueError) as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        return value
+
+    return parse
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 65535: {text!r}")
-    return value
-
-
-def _max_points(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 5 <= value <= 100_000:
-        raise argparse.ArgumentTypeError(f"must be from 5 to 100000: {text!r}")
-    return value
-
-
-def _prefix(text: str) -> str:
-    prefix = "/" + text.strip("/") if text.strip("/") else ""
-    if any(c in prefix for c in "?#%\\ ") or ".." in prefix:
-        raise argparse.ArgumentTypeError(f"not a URL path prefix: {text!r}")
-    return prefix
+def _prefix_text(text: str) -> str:
+    """``visualdl/`` or ``/visualdl/`` -> ``/visualdl``; ``/`` -> ``""``."""
+    return "/" + text.strip("/") if text.strip("/") else ""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,18 +56,24 @@ def _parser() -> argparse.ArgumentParser:
         "--logdir", nargs="+", metavar="DIR", default=[],
         help="log directories to serve; NAME:DIR names one (its runs show as NAME/run)",
     )  # fmt: skip
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=_port, default=8080, help="port to serve on (default 8080; 0 picks a free one)")
     parser.add_argument(
-        "--reload-interval", type=_positive_float, default=2.0, metavar="SECONDS",
+        "--host", type=_option("host", str, "a host"), default="127.0.0.1",
+        help="address to bind (default 127.0.0.1: this machine only)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--port", type=_option("port", int, "a port number"), default=8080,
+        help="port to serve on (default 8080; 0 picks a free one)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--reload-interval", type=_option("reload_interval", float, "a number"), default=2.0, metavar="SECONDS",
         help="seconds between two reads of new log data (default 2)",
     )  # fmt: skip
     parser.add_argument(
-        "--max-points", type=_max_points, default=1000, metavar="N",
+        "--max-points", type=_option("max_points", int, "an integer"), default=1000, metavar="N",
         help="points per series and chart at most (default 1000); zooming in fetches full resolution",
     )  # fmt: skip
     parser.add_argument(
-        "--path-prefix", type=_prefix, default="", metavar="PREFIX",
+        "--path-prefix", type=_option("path_prefix", _prefix_text, "a URL path"), default="", metavar="PREFIX",
         help="serve under this URL path, behind a reverse proxy (e.g. /visualdl)",
     )  # fmt: skip
     parser.add_argument("--model", action="append", default=[], metavar="FILE", help="an ONNX model file to show")
@@ -157,15 +150,19 @@ def serve(args: argparse.Namespace) -> int:
         if not os.path.isfile(model):
             print(f"visualdl: error: model file {model!r} does not exist", file=sys.stderr)
             return 2
-    settings = Settings(
-        logdirs=logdirs,
-        host=args.host,
-        port=args.port,
-        reload_interval=args.reload_interval,
-        max_points=args.max_points,
-        path_prefix=args.path_prefix,
-        models=tuple(os.path.abspath(m) for m in args.model),
-    )
+    try:
+        settings = Settings(
+            logdirs=logdirs,
+            host=args.host,
+            port=args.port,
+            reload_interval=args.reload_interval,
+            max_points=args.max_points,
+            path_prefix=args.path_prefix,
+            models=tuple(os.path.abspath(m) for m in args.model),
+        )
+    except (TypeError, ValueError) as e:  # the options were checked; what is left is in the logdirs
+        print(f"visualdl: error: {e}", file=sys.stderr)
+        return 2
     if not _is_loopback(args.host):
         print(f"visualdl: warning: serving on {args.host}: your logs are visible to the network", file=sys.stderr)
     # Indexing starts before flask and waitress are imported: the two overlap.
