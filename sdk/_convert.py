@@ -15,7 +15,7 @@ import io
 import math
 import numbers
 import os
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -23,11 +23,13 @@ from visualdl._kinds import HistogramStats
 from visualdl._logformat import MAX_TAG_LENGTH
 
 __all__ = [
+    "MAX_PAYLOAD_BYTES",
     "WALLTIME_MS_THRESHOLD",
     "bin_histogram",
     "check_graph",
     "check_histogram",
     "check_image",
+    "check_payload_text",
     "check_step",
     "check_tag",
     "check_text",
@@ -40,6 +42,9 @@ __all__ = [
 #: below it as seconds (TensorBoard's): 1e11 seconds is the year 5138, 1e11
 #: milliseconds is March 1973.
 WALLTIME_MS_THRESHOLD = 1e11
+#: The most bytes one text, PNG or ONNX model may hold: a record is a protobuf message,
+#: and those stop at 2 GiB; 1 MiB of that is left for the tag and the other fields.
+MAX_PAYLOAD_BYTES = (1 << 31) - (1 << 20)
 _INT64_MAX = 2**63 - 1
 _IMAGE_FORMATS = ("HWC", "CHW", "HW")
 
@@ -154,13 +159,34 @@ def check_tag(tag: Any, name: str = "tag") -> str:
 
 def check_text(text: Any, name: str) -> str:
     """A str that UTF-8 can encode (no lone surrogates), so the writer thread can store it."""
+    _utf8_size(text, name)
+    checked: str = text
+    return checked
+
+
+def check_payload_text(text: Any, name: str) -> int:
+    """A text to store as a record (valid Unicode, at most MAX_PAYLOAD_BYTES of UTF-8); its size in bytes."""
+    if isinstance(text, str) and len(text) > MAX_PAYLOAD_BYTES:  # a character is one byte or more
+        _refuse_payload(name, len(text), "at least ", "split it, or log a summary")
+    size = _utf8_size(text, name)
+    if size > MAX_PAYLOAD_BYTES:
+        _refuse_payload(name, size, "", "split it, or log a summary")
+    return size
+
+
+def _utf8_size(text: Any, name: str) -> int:
     if not isinstance(text, str):
         raise TypeError(f"{name} must be a str; got {_describe(text)}")
     try:
-        text.encode("utf-8")
+        return len(text.encode("utf-8"))
     except UnicodeEncodeError as e:
         raise ValueError(f"{name} is not valid Unicode ({e.reason} at index {e.start}); got {text[:80]!r}") from e
-    return text
+
+
+def _refuse_payload(name: str, size: int, qualifier: str, fix: str) -> NoReturn:
+    raise ValueError(
+        f"{name} is {qualifier}{size:,} bytes, above the limit of {MAX_PAYLOAD_BYTES:,} bytes of one record; {fix}"
+    )
 
 
 def check_image(img: Any, dataformats: str) -> np.ndarray:
@@ -308,18 +334,29 @@ def _outer_edges(low: float, high: float) -> tuple[float, float]:
 
 
 def check_graph(model: Any) -> tuple[bytes, str]:
-    """Serialized ONNX bytes and a default name from a ModelProto, a path or bytes."""
+    """Serialized ONNX bytes and a default name from a ModelProto, a path or bytes.
+
+    Sizes are checked before anything is copied, read or serialized.
+    """
+    too_big = "save it with external data (onnx.save_model(model, path, save_as_external_data=True))"
     if isinstance(model, bytes | bytearray | memoryview):
+        size = model.nbytes if isinstance(model, memoryview) else len(model)
+        if size > MAX_PAYLOAD_BYTES:
+            _refuse_payload("model", size, "", too_big)
         data = bytes(model)
         name = "model"
     elif isinstance(model, str | os.PathLike):
         path = os.fspath(model)
         if not os.path.isfile(path):
             raise ValueError(f"model path {path!r} is not a file; pass an .onnx file, bytes or an onnx.ModelProto")
+        if (size := os.path.getsize(path)) > MAX_PAYLOAD_BYTES:
+            _refuse_payload("model", size, "", too_big)
         with open(path, "rb") as f:
             data = f.read()
         name = os.path.splitext(os.path.basename(path))[0] or "model"
     elif hasattr(model, "SerializeToString") and hasattr(model, "graph"):
+        if hasattr(model, "ByteSize") and (size := model.ByteSize()) > MAX_PAYLOAD_BYTES:
+            _refuse_payload("model", size, "", too_big)
         data = model.SerializeToString()
         name = model.graph.name or "model"
     else:
@@ -329,4 +366,6 @@ def check_graph(model: Any) -> tuple[bytes, str]:
         )
     if not data:
         raise ValueError("model is empty: got 0 bytes of ONNX data")
+    if len(data) > MAX_PAYLOAD_BYTES:  # a file that grew since, a model without ByteSize
+        _refuse_payload("model", len(data), "", too_big)
     return data, name

@@ -269,10 +269,10 @@ class LogWriter:
     def add_text(self, tag: str, text_string: str, step: int | None = None, walltime: float | None = None) -> None:
         """Record a text (Markdown in the UI); ``step`` defaults to 0."""
         self._tag(tag)
-        convert.check_text(text_string, "text_string")
+        size = convert.check_payload_text(text_string, "text_string")
         step = 0 if step is None else convert.check_step(step)
         wall = time.time() if walltime is None else convert.check_walltime(walltime)
-        self._sink.put_item(lambda: encode_text(tag, step, wall, text_string), len(text_string))
+        self._sink.put_item(lambda: encode_text(tag, step, wall, text_string), size)
 
     def add_graph(self, model: Any, input_spec: Any = None, verbose: bool = False, *, name: str | None = None) -> None:
         """Record an ONNX model (an ``onnx.ModelProto``, a path to an ``.onnx`` file, or bytes).
