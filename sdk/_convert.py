@@ -15,14 +15,18 @@ import io
 import math
 import numbers
 import os
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from visualdl._kinds import HistogramStats
 from visualdl._logformat import MAX_TAG_LENGTH
 
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
+
 __all__ = [
+    "MAX_IMAGE_PIXELS",
     "MAX_PAYLOAD_BYTES",
     "WALLTIME_MS_THRESHOLD",
     "bin_histogram",
@@ -35,6 +39,7 @@ __all__ = [
     "check_text",
     "check_walltime",
     "encode_png",
+    "pil_image",
     "to_float",
 ]
 
@@ -45,6 +50,10 @@ WALLTIME_MS_THRESHOLD = 1e11
 #: The most bytes one text, PNG or ONNX model may hold: a record is a protobuf message,
 #: and those stop at 2 GiB; 1 MiB of that is left for the tag and the other fields.
 MAX_PAYLOAD_BYTES = (1 << 31) - (1 << 20)
+#: The most pixels (height x width) one image may have: 64 megapixels, 8192 x 8192.
+#: Its PNG then stays far below MAX_PAYLOAD_BYTES, and the writer's work for it bounded
+#: (a few hundred MB of memory, seconds of compression); PIL warns from 89 megapixels.
+MAX_IMAGE_PIXELS = 8192 * 8192
 _INT64_MAX = 2**63 - 1
 _IMAGE_FORMATS = ("HWC", "CHW", "HW")
 
@@ -200,6 +209,8 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
         raise ValueError(f"dataformats must be one of {', '.join(_IMAGE_FORMATS)}; got {dataformats!r}")
     fmt = dataformats.upper()
     if hasattr(img, "mode") and hasattr(img, "getbands") and not isinstance(img, np.ndarray):
+        width, height = img.size
+        _check_pixels(height, width)  # before converting it
         if img.mode not in ("L", "RGB", "RGBA"):
             img = img.convert("RGBA" if "A" in img.getbands() else "RGB")
         arr = np.asarray(img)
@@ -216,6 +227,7 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
     elif fmt == "HW":
         arr = arr[:, :, None]
     height, width, channels = arr.shape
+    _check_pixels(height, width)  # before copying it
     if channels not in (1, 3, 4):
         raise ValueError(
             f"img must have 1, 3 or 4 channels; got {channels} (shape {arr.shape} as HWC); check dataformats"
@@ -242,15 +254,28 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
     raise ValueError(f"img must be uint8 or float in [0, 1]; got dtype {arr.dtype}")
 
 
-def encode_png(hwc: np.ndarray) -> bytes:
-    """PNG bytes of an HWC image from :func:`check_image`."""
+def _check_pixels(height: int, width: int) -> None:
+    if height * width > MAX_IMAGE_PIXELS:
+        side = math.isqrt(MAX_IMAGE_PIXELS)
+        raise ValueError(
+            f"img has {height * width:,} pixels ({height}x{width}), above the limit of {MAX_IMAGE_PIXELS:,} "
+            f"({side}x{side}) of one image; downscale it (e.g. img[::4, ::4]) or log crops"
+        )
+
+
+def pil_image(hwc: np.ndarray) -> PILImage:
+    """The PIL image of an HWC image from :func:`check_image` (PIL's own copy of the pixels)."""
     from PIL import Image
 
     if hwc.dtype != np.uint8:
         hwc = np.rint(hwc * 255.0).astype(np.uint8)
     channels = hwc.shape[2]
     mode = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
-    image = Image.fromarray(hwc[:, :, 0] if channels == 1 else hwc, mode=mode)
+    return Image.fromarray(hwc[:, :, 0] if channels == 1 else hwc, mode=mode)
+
+
+def encode_png(image: PILImage) -> bytes:
+    """PNG bytes of a PIL image from :func:`pil_image`."""
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=6)
     return out.getvalue()

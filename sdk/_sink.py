@@ -10,7 +10,9 @@ partial last record (which readers treat as not yet written).
 
 Memory is bounded by backpressure: once ``max_pending_bytes`` are waiting, callers
 block until the writer catches up (``stats()["blocked_seconds"]`` counts it). Nothing
-is dropped.
+is dropped. Scalar points do not wait for the records the writer is encoding (a big
+image): they are bounded by what waits besides, so memory stays below twice the limit
+plus one oversized record (which is let in alone).
 
 A failure of the background thread (disk full, permission denied, file deleted) is
 logged and raised from the next ``add_*``, ``flush()`` or ``close()`` as a
@@ -134,9 +136,9 @@ class Sink:
     def put_item(self, item: Item, nbytes: int) -> None:
         with self._lock:
             if self._attention and (error := self._attend()) is not None:
-                self._keep_then_raise(error, nbytes, lambda: self._append_item(item, nbytes))
+                self._keep_then_raise(error, nbytes, lambda: self._append_item(item, nbytes), record=True)
             if self._queued >= self._check_at or self._pending_bytes() + nbytes > self._max_pending_bytes:
-                self._pressure(nbytes)
+                self._pressure(nbytes, record=True)
             self._append_item(item, nbytes)
 
     def _append_points(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
@@ -154,19 +156,30 @@ class Sink:
         self._queued += 1
         self._item_bytes += nbytes
 
-    def _keep_then_raise(self, error: WriterError, nbytes: int, keep: Callable[[], None]) -> NoReturn:
+    def _keep_then_raise(
+        self, error: WriterError, nbytes: int, keep: Callable[[], None], *, record: bool = False
+    ) -> NoReturn:
         """Under the lock, in a put that has an earlier failure to report: keep the call's
         data, then raise. Only when ``nbytes`` more would pass ``max_pending_bytes`` (the
         disk is failing and the memory bound is reached) is the call's data refused."""
-        if self._pending_bytes() + nbytes <= self._max_pending_bytes:
+        pending = self._pending_bytes() if record else self._waiting_bytes()
+        if pending + nbytes <= self._max_pending_bytes:
             keep()
             self._set_check_at()
             self._wake.set()
         raise error
 
     def _pending_bytes(self) -> int:
+        """Bytes of everything not yet written: what bounds a new record."""
         points = (self._queued + self._inflight) * _POINT_BYTES
         return points + self._item_bytes + self._inflight_bytes + len(self._unwritten)
+
+    def _waiting_bytes(self) -> int:
+        """What bounds new scalar points: the pending bytes but the records the writer is
+        encoding now. Those were let in already; a big image's minutes of compression must
+        not stall the scalars logged after it."""
+        points = (self._queued + self._inflight) * _POINT_BYTES
+        return points + self._item_bytes + len(self._unwritten)
 
     def _attend(self) -> WriterError | None:
         """Under the lock, before accepting data: refuse when closed or when the thread
@@ -182,18 +195,20 @@ class Sink:
         self._attention = False
         return self._take_error()
 
-    def _pressure(self, incoming: int = _POINT_BYTES) -> None:
+    def _pressure(self, incoming: int = _POINT_BYTES, *, record: bool = False) -> None:
         """Under the lock, before accepting data: wake the writer; while ``incoming`` more
         bytes would pass the limit, wait for it (backpressure), or raise its error.
 
         Called once per ``max_queue`` points, or sooner when the memory limit is near:
-        ``_check_at`` is set to the next point count that needs a look.
+        ``_check_at`` is set to the next point count that needs a look. A ``record`` is
+        measured against all pending bytes, scalar points against :meth:`_waiting_bytes`.
         """
+        pending = self._pending_bytes if record else self._waiting_bytes
         self._wake.set()
-        if self._pending_bytes() + incoming > self._max_pending_bytes:
+        if pending() + incoming > self._max_pending_bytes:
             start = time.perf_counter()
             try:
-                while self._pending_bytes() + incoming > self._max_pending_bytes and self._pending_bytes():
+                while pending() + incoming > self._max_pending_bytes and pending():
                     if self._error is not None:
                         self._raise_error()  # the disk is failing: refuse rather than grow
                     if self._thread is None or not self._thread.is_alive():
@@ -205,7 +220,7 @@ class Sink:
         self._set_check_at()
 
     def _set_check_at(self) -> None:
-        room = (self._max_pending_bytes - self._pending_bytes()) // _POINT_BYTES
+        room = (self._max_pending_bytes - self._waiting_bytes()) // _POINT_BYTES
         self._check_at = self._queued + max(1, min(self._wake_at, room))
 
     def _take_error(self) -> WriterError | None:
@@ -343,9 +358,10 @@ class Sink:
         except Exception as e:  # noqa: BLE001 - boundary: report, keep the other records
             log.error("could not encode the scalars of %s: %s", self.path, e)
             error = e
-        for item, _ in items:
+        items.reverse()
+        while items:  # popped: each item (an image's pixels) is freed once its record is built
             try:
-                chunks.append(frame(item().SerializeToString()))
+                chunks.append(frame(items.pop()[0]().SerializeToString()))
                 records += 1
             except Exception as e:  # noqa: BLE001 - boundary: one bad item must not stop the writer
                 log.error("could not encode a record for %s: %s", self.path, e)

@@ -247,7 +247,13 @@ class LogWriter:
         step = convert.check_step(step)
         wall = time.time() if walltime is None else convert.check_walltime(walltime)
         shape = hwc.shape
-        self._sink.put_item(lambda: encode_image(tag, step, wall, convert.encode_png(hwc), shape), hwc.nbytes)
+        pixels = [hwc]  # emptied by the writer thread: the copy is freed once PIL has its own
+
+        def build() -> pb.Record:
+            png = convert.encode_png(convert.pil_image(pixels.pop()))
+            return encode_image(tag, step, wall, png, shape)
+
+        self._sink.put_item(build, hwc.nbytes)
 
     def add_histogram(self, tag: str, values: Any, step: int, walltime: float | None = None, buckets: int = 10) -> None:
         """Record the distribution of ``values`` in ``buckets`` equal-width buckets.
