@@ -21,6 +21,7 @@ from werkzeug.exceptions import HTTPException
 
 from visualdl.errors import GraphError
 from visualdl.server._openapi import OPENAPI
+from visualdl.server._params import MAX_EXPAND, MAX_RUNS, MAX_TEXT, text_limit
 from visualdl.server._provider import BadRequest, DataProvider, NotFound
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ log = logging.getLogger("visualdl.server")
 # finder of visualdl/__init__.py maps it); a package on a file system, never zipped.
 STATIC_DIR = str(importlib.resources.files("visualdl.frontend_static"))
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
-_MAX_PARAM = 1024
 # Numbers as JSON writes them, in ASCII digits: int() and float() also take "٣", " 3" and "1_0".
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -80,17 +80,28 @@ def _text(name: str, *, required: bool = True) -> str:
         if required:
             raise BadRequest(f"missing query parameter {name!r}")
         return ""
-    if len(value) > _MAX_PARAM or "\x00" in value:
-        raise BadRequest(f"query parameter {name!r} is too long or holds a NUL character")
+    _check_text(name, value)
     return value
 
 
-def _texts(name: str) -> list[str]:
+def _check_text(name: str, value: str) -> None:
+    limit = text_limit(name)
+    if len(value) > limit:
+        raise BadRequest(f"query parameter {name!r} must be at most {limit} characters; got {len(value)}")
+    if "\x00" in value:
+        raise BadRequest(f"query parameter {name!r} must not hold a NUL character")
+
+
+def _texts(name: str, *, required: bool = True, most: int = MAX_RUNS) -> list[str]:
     values = request.args.getlist(name)
-    if not values:
+    if not values and required:
         raise BadRequest(f"missing query parameter {name!r} (give it once per run)")
-    if len(values) > 1000 or any(len(v) > _MAX_PARAM or "\x00" in v or not v for v in values):
-        raise BadRequest(f"query parameter {name!r}: too many, empty, or too long values")
+    if len(values) > most:
+        raise BadRequest(f"query parameter {name!r} is given {len(values)} times; at most {most}")
+    for value in values:
+        if not value:
+            raise BadRequest(f"query parameter {name!r} must not be empty")
+        _check_text(name, value)
     return values
 
 
@@ -110,7 +121,7 @@ def _float(name: str) -> float | None:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return None
-    if len(raw) > _MAX_PARAM or _NUMBER.fullmatch(raw) is None:
+    if len(raw) > MAX_TEXT or _NUMBER.fullmatch(raw) is None:
         if raw.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
             raise BadRequest(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
         raise BadRequest(f"query parameter {name!r} must be a number; got {raw[:40]!r}")
@@ -160,7 +171,7 @@ def build_blueprint(url_prefix: str) -> Blueprint:
 
     @bp.get("/api/tags")
     def tags() -> Response:
-        wanted = request.args.getlist("run") or None
+        wanted = _texts("run", required=False) or None
         return jsonify(_provider().list_tags(runs=wanted))
 
     @bp.get("/api/scalars")
@@ -238,9 +249,7 @@ def build_blueprint(url_prefix: str) -> Blueprint:
 
     @bp.get("/api/graph")
     def graph() -> Response:
-        expand = request.args.getlist("expand")
-        if len(expand) > 10_000 or any(len(g) > _MAX_PARAM for g in expand):
-            raise BadRequest("query parameter 'expand': too many or too long values")
+        expand = _texts("expand", required=False, most=MAX_EXPAND)
         return jsonify(
             _graphs().view(
                 **_graph_source(),

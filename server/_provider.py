@@ -22,18 +22,27 @@ import numpy as np
 from visualdl._aggregate import JobSeries
 from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
 from visualdl._kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
+from visualdl._logformat import MAX_TAG_LENGTH
 from visualdl._reader import LogReader, ScalarSeries, WriterInfo
 from visualdl.errors import VisualDLError
 from visualdl.server._distribution import percentile_bands
 from visualdl.server._jobs import job_overview
 from visualdl.server._settings import Settings
 
-__all__ = ["BadRequest", "DataProvider", "NotFound"]
+__all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "BadRequest", "DataProvider", "NotFound", "servable"]
 
 log = logging.getLogger("visualdl.server")
 
 #: Points of all per-rank lines of one chart together, at most (each rank gets a share).
 PER_RANK_POINTS = 200_000
+#: Run names are paths under a logdir (PATH_MAX is 4096 on Linux): the longest the API takes.
+#: Tags and graph names are at most MAX_TAG_LENGTH characters, as LogWriter writes them.
+MAX_RUN_LENGTH = 4096
+
+
+def servable(name: str, limit: int) -> bool:
+    """Whether the API takes ``name`` as a run, tag or graph name parameter; what it lists, it takes."""
+    return 0 < len(name) <= limit and "\x00" not in name
 
 
 class NotFound(VisualDLError):
@@ -115,10 +124,13 @@ class DataProvider:
         return source.name if run == "." else f"{source.name}/{run}"
 
     def _runs(self) -> dict[str, tuple[LogReader, str]]:
+        """The runs by the names the API lists and takes (see :meth:`not_served` for the others)."""
         out = {}
         for source in self._sources:
             for run in source.reader.runs():
-                out[self._qualified(source, run)] = (source.reader, run)
+                name = self._qualified(source, run)
+                if servable(name, MAX_RUN_LENGTH):
+                    out[name] = (source.reader, run)
         return out
 
     def run_names(self) -> set[str]:
@@ -162,7 +174,34 @@ class DataProvider:
             for kind, names in tags.items():
                 bucket = out.setdefault(kind, {})
                 for tag in names:
-                    bucket.setdefault(tag, []).append(name)
+                    if servable(tag, MAX_TAG_LENGTH):
+                        bucket.setdefault(tag, []).append(name)
+        return out
+
+    def not_served(self) -> list[dict[str, Any]]:
+        """Runs, tags and graphs in the logs that the API cannot take as parameters (older or
+        foreign writers: names too long, empty, or with NUL), so it does not list them."""
+        out: list[dict[str, Any]] = []
+
+        def add(what: str, name: str, run: str, limit: int) -> None:
+            shown = name if len(name) <= 80 else name[:80] + "…"
+            rule = f"{what} names must be 1 to {limit} characters without NUL; this one is not served"
+            out.append({"kind": what, "name": shown, "run": run[:200], "length": len(name), "message": rule})
+
+        for source in self._sources:
+            for run in source.reader.runs():
+                name = self._qualified(source, run)
+                if not servable(name, MAX_RUN_LENGTH):
+                    add("run", name, name, MAX_RUN_LENGTH)
+                    continue
+                try:
+                    tags = source.reader.tags(run)
+                except KeyError:
+                    continue  # removed meanwhile
+                for kind, names in tags.items():
+                    for tag in names:
+                        if not servable(tag, MAX_TAG_LENGTH):
+                            add("tag" if kind != "graphs" else "graph", tag, name, MAX_TAG_LENGTH)
         return out
 
     # -- scalars -----------------------------------------------------------------------
@@ -322,7 +361,11 @@ class DataProvider:
                 graphs: list[GraphEvent] = reader.graphs(run)
             except KeyError:
                 continue
-            out.extend({"run": name, "name": g.name, "size": g.size, "wall_time": g.wall_time} for g in graphs)
+            out.extend(
+                {"run": name, "name": g.name, "size": g.size, "wall_time": g.wall_time}
+                for g in graphs
+                if servable(g.name, MAX_TAG_LENGTH)
+            )
         return out
 
     # -- health ----------------------------------------------------------------------
@@ -345,6 +388,7 @@ class DataProvider:
             "reload_interval": self.settings.reload_interval,
             "logdirs": [{"name": s.name, "path": s.path, "exists": os.path.isdir(s.path)} for s in self._sources],
             "problems": problems,
+            "not_served": self.not_served(),
         }
 
 

@@ -221,3 +221,46 @@ def test_openapi_lists_every_api_route(logs):
     spec = client.get("/api/openapi.json").get_json()
     app_routes = {r.rule for r in client.application.url_map.iter_rules() if r.rule.startswith("/api/")}
     assert set(spec["paths"]) == app_routes - {"/api/openapi.json"}
+
+
+def test_every_listed_run_and_tag_is_taken_by_the_endpoints(logdir, monkeypatch):
+    """What /api/runs and /api/tags list, the other endpoints take: tags up to MAX_TAG_LENGTH,
+    runs (paths) up to MAX_RUN_LENGTH; longer tags from older writers are named in /api/health."""
+    from visualdl._logformat import MAX_TAG_LENGTH
+    from visualdl.server._provider import MAX_RUN_LENGTH
+
+    deep = os.path.join(*["d" * 200] * 6)  # a run name of 1,205 characters: a path, longer than a tag
+    with LogWriter(os.path.join(logdir, deep)) as w:
+        w.add_scalar("t" * MAX_TAG_LENGTH, 1.0, 0)
+        w.add_image("i" * MAX_TAG_LENGTH, np.zeros((2, 2, 3), np.uint8), 0)
+        w.add_histogram("h" * MAX_TAG_LENGTH, np.arange(10.0), 0)
+        w.add_text("x" * MAX_TAG_LENGTH, "hello", 0)
+    monkeypatch.setattr("visualdl.sdk._convert.MAX_TAG_LENGTH", 10 * MAX_TAG_LENGTH)  # an older writer
+    with LogWriter(os.path.join(logdir, "old")) as w:
+        w.add_scalar("u" * (MAX_TAG_LENGTH + 1), 2.0, 0)
+        w.add_scalar("ok", 3.0, 0)
+    client, _ = _client(("", logdir))
+    runs = [r["name"] for r in client.get("/api/runs").get_json()["runs"]]
+    assert sorted(runs) == sorted([deep, "old"]) and MAX_TAG_LENGTH < len(deep) <= MAX_RUN_LENGTH
+    tags = client.get("/api/tags").get_json()
+    assert sorted(tags["scalars"]) == ["ok", "t" * MAX_TAG_LENGTH]
+    urls = {
+        "scalars": "/api/scalars?tag={tag}&run={run}",
+        "images": "/api/images?tag={tag}&run={run}",
+        "histograms": "/api/histograms?tag={tag}&run={run}",
+        "text": "/api/text?tag={tag}&run={run}",
+    }
+    checked = 0
+    for kind, url in urls.items():
+        for tag, tag_runs in tags[kind].items():
+            for run in tag_runs:
+                response = client.get(url.format(tag=tag, run=run))
+                assert response.status_code == 200, (kind, len(tag), response.get_json())
+                checked += 1
+    assert checked == 5
+    (skipped,) = client.get("/api/health").get_json()["not_served"]
+    assert skipped["run"] == "old" and skipped["length"] == MAX_TAG_LENGTH + 1
+    assert f"1 to {MAX_TAG_LENGTH} characters" in skipped["message"]
+    too_long = client.get(f"/api/scalars?tag={'u' * (MAX_TAG_LENGTH + 1)}&run=old")
+    assert too_long.status_code == 400
+    assert f"'tag' must be at most {MAX_TAG_LENGTH} characters" in too_long.get_json()["error"]
