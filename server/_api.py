@@ -14,12 +14,14 @@ import math
 import os
 import re
 from typing import TYPE_CHECKING, TypedDict
+from urllib.parse import urlsplit, urlunsplit
 
 import plotly
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from visualdl.errors import GraphError
+from visualdl.server._hosts import HostPolicy, host_name
 from visualdl.server._openapi import OPENAPI
 from visualdl.server._params import MAX_EXPAND, MAX_RUNS, MAX_TEXT, text_limit
 from visualdl.server._provider import BadRequest, DataProvider, NotFound
@@ -140,8 +142,30 @@ def _static(path: str, directory: str) -> Response:
     return response
 
 
-def build_blueprint(url_prefix: str) -> Blueprint:
+def _relative(location: str) -> str:
+    """A redirect target without scheme and host: the request's Host is never sent back."""
+    parts = urlsplit(location)
+    path = "/" + parts.path.lstrip("/")  # never "//name", which a browser reads as another host
+    return urlunsplit(("", "", path, parts.query, parts.fragment))
+
+
+def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
     bp = Blueprint("visualdl", __name__, url_prefix=url_prefix or None)
+
+    @bp.before_app_request
+    def check_host() -> tuple[Response, int] | None:
+        """DNS rebinding: answer only the Host names of :class:`HostPolicy` (403 otherwise)."""
+        header = request.environ.get("HTTP_HOST")
+        if hosts.allows(header):
+            return None
+        name = str(header)[:100]
+        message = (
+            f"this VisualDL server does not answer requests for Host {name!r}: it answers localhost, "
+            "127.0.0.1, [::1], the address it binds and the names it is told to, so that other web pages "
+            "cannot read it (DNS rebinding). If you reach it by this name, start it with "
+            f"--allow-host {host_name(name) or 'NAME'} (Settings.allowed_hosts when embedding)"
+        )
+        return jsonify({"error": message}), 403
 
     @bp.get("/")
     def index() -> Response:
@@ -289,6 +313,9 @@ def build_blueprint(url_prefix: str) -> Blueprint:
 
     @bp.after_app_request
     def security_headers(response: Response) -> Response:
+        location = response.headers.get("Location")
+        if location is not None:
+            response.headers["Location"] = _relative(location)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault(

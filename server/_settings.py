@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from visualdl.server._hosts import normalise_host_name
+
 __all__ = ["MAX_POINTS_LIMIT", "Settings", "check_setting", "parse_logdir_spec"]
 
 #: The default of ``Settings.max_points_limit``: the most points of one series in one response.
@@ -42,6 +44,9 @@ class Settings:
     models: tuple[str, ...] = field(default_factory=tuple)
     #: Poll in a background thread (off in tests that poll by hand).
     background: bool = True
+    #: Host names answered besides loopback ones and ``host`` (see :mod:`visualdl.server._hosts`);
+    #: ``"*"`` answers any name. The CLI's ``--allow-host`` and ``VISUALDL_PROXY_URL``'s host.
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Lists and path objects are taken as the tuples and strings they stand for.
@@ -49,6 +54,8 @@ class Settings:
             object.__setattr__(self, "logdirs", tuple(_pair(item) for item in self.logdirs))
         if isinstance(self.models, list | tuple):
             object.__setattr__(self, "models", tuple(_path(m) for m in self.models))
+        if isinstance(self.allowed_hosts, list | tuple):
+            object.__setattr__(self, "allowed_hosts", tuple(self.allowed_hosts))
         names = sorted((f.name for f in fields(self)), key=lambda n: n != "max_points_limit")  # the bound first
         for name in names:
             try:
@@ -104,6 +111,11 @@ def check_setting(name: str, value: Any, *, max_points_limit: Any = MAX_POINTS_L
     elif name == "background":
         if not isinstance(value, bool):
             raise TypeError("must be True or False" + got)
+    elif name == "allowed_hosts":
+        if not isinstance(value, tuple) or not all(isinstance(h, str) for h in value):
+            raise TypeError("must be a tuple of host names, e.g. ('example.org',)" + got)
+        for host in value:
+            normalise_host_name(host)  # a ValueError saying what a host name is
 
 
 def _pair(item: Any) -> Any:

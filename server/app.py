@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask
 
 from visualdl.server._api import build_blueprint
+from visualdl.server._hosts import HostPolicy
 from visualdl.server._jsonio import OrjsonProvider
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
@@ -18,7 +19,8 @@ def create_app(settings: Settings, provider: DataProvider | None = None) -> Flas
     app.json = OrjsonProvider(app)
     provider = provider or DataProvider(settings)
     app.extensions["visualdl.provider"] = provider
-    app.register_blueprint(build_blueprint(settings.path_prefix.rstrip("/")))
+    hosts = HostPolicy.of(settings.host, settings.allowed_hosts)
+    app.register_blueprint(build_blueprint(settings.path_prefix.rstrip("/"), hosts))
     if settings.background:
         provider.start()
     return app

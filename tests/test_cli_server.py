@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import signal
 import socket
@@ -107,7 +108,8 @@ def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env):
     [["--logdir", "x", "--port", "notaport"], ["--logdir", "x", "--reload-interval", "-1"],
      ["--logdir", "x", "--max-points", "1"], ["--logdir", "x", "--path-prefix", "a/../b"], [],
      ["--logdir", "x", "--port", "70000"], ["--logdir", "x", "--reload-interval", "nan"],
-     ["--logdir", "x", "--host", ""], ["--logdir", "x", "--max-points", "1e3"]],
+     ["--logdir", "x", "--host", ""], ["--logdir", "x", "--max-points", "1e3"],
+     ["--logdir", "x", "--allow-host", "example.org:8080"], ["--logdir", "x", "--allow-host", "http://a.example"]],
 )  # fmt: skip
 def test_bad_arguments_are_usage_errors(child_env, args):
     result = subprocess.run([sys.executable, "-m", "visualdl", *args], env=child_env, capture_output=True, text=True)
@@ -126,9 +128,52 @@ def test_other_host_warns_that_logs_are_visible(tmp_path, child_env):
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=20)
     assert "visible to the network" in err
+    assert "only requests for localhost, 127.0.0.1, [::1] are answered" in err and "--allow-host '*'" in err
+
+
+def _status(port: int, host: str, path: str = "/api/runs") -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"Host": host})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_allow_host_and_proxy_url_host_are_answered_others_get_403(tmp_path, child_env):
+    port = _free_port()
+    env = dict(child_env, VISUALDL_PROXY_URL="https://Hub.Example/user/me/proxy/%PORT%/")
+    args = ["--logdir", str(tmp_path), "--port", str(port), "--allow-host", "viz.example", "--allow-host", "[::2]"]
+    proc, _ = _start(args, env)
+    try:
+        _get(f"http://127.0.0.1:{port}/api/health")
+        for host in (f"localhost:{port}", "viz.example", f"hub.example:{port}", "[::2]:80"):
+            assert _status(port, host)[0] == 200, host
+        status, body = _status(port, "attacker.example", "/api/health")
+        assert status == 403 and "--allow-host attacker.example" in body["error"]
+        assert str(tmp_path) not in json.dumps(body)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    assert "warning" not in err and "Traceback" not in err
+
+
+def test_allow_host_any_name_is_said_in_a_warning(tmp_path, child_env):
+    port = _free_port()
+    proc, _ = _start(["--logdir", str(tmp_path), "--port", str(port), "--allow-host", "*"], child_env)
+    try:
+        _get(f"http://127.0.0.1:{port}/api/health")
+        assert _status(port, "anything.example")[0] == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    assert "answering any Host name (--allow-host '*')" in err and "DNS rebinding" in err
+    assert "visible to the network" not in err  # bound to 127.0.0.1
 
 
 def test_help_documents_every_option(child_env):
     out = subprocess.run([sys.executable, "-m", "visualdl", "--help"], env=child_env, capture_output=True, text=True)
-    for option in ("--logdir", "--host", "--port", "--reload-interval", "--max-points", "--path-prefix", "--model"):
+    options = ("--logdir", "--host", "--port", "--reload-interval", "--max-points", "--path-prefix", "--model")
+    for option in (*options, "--allow-host"):
         assert option in out.stdout

@@ -8,7 +8,6 @@ background; ``--inspect`` prints a summary of the logdirs instead.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import logging
 import os
 import signal
@@ -18,8 +17,10 @@ import time
 from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
+from urllib.parse import urlsplit
 
 from visualdl import __version__
+from visualdl.server._hosts import ANY_HOST, is_loopback, is_wildcard, normalise_host_name
 
 __all__ = ["main"]
 
@@ -40,6 +41,13 @@ def _option(name: str, convert: Callable[[str], Any], what: str) -> Callable[[st
         return value
 
     return parse
+
+
+def _allowed_host(text: str) -> str:
+    try:
+        return normalise_host_name(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _prefix_text(text: str) -> str:
@@ -76,6 +84,12 @@ def _parser() -> argparse.ArgumentParser:
         "--path-prefix", type=_option("path_prefix", _prefix_text, "a URL path"), default="", metavar="PREFIX",
         help="serve under this URL path, behind a reverse proxy (e.g. /visualdl)",
     )  # fmt: skip
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME", type=_allowed_host,
+        help="answer requests for this host name too (repeat for more; '*' for any name). Only localhost, "
+        "127.0.0.1, [::1], the --host address and the host of VISUALDL_PROXY_URL are answered by default, so "
+        "that other web pages cannot read your logs (DNS rebinding)",
+    )  # fmt: skip
     parser.add_argument("--model", action="append", default=[], metavar="FILE", help="an ONNX model file to show")
     parser.add_argument("--inspect", action="store_true", help="print a summary of the logdirs and exit")
     parser.add_argument("--version", action="version", version=f"visualdl {__version__}")
@@ -105,13 +119,43 @@ def summarise(logdir: str) -> str:
     return "\n".join(lines)
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--allow-host`` names, and the host of ``VISUALDL_PROXY_URL`` when it is an absolute URL
+    (the address browsers use behind JupyterHub or jupyter-server-proxy), as Jupyter does."""
+    names = list(args.allow_host)
+    proxy = os.environ.get("VISUALDL_PROXY_URL", "").replace("%PORT%", str(args.port))
     try:
-        return ipaddress.ip_address(host).is_loopback
+        proxy_host = urlsplit(proxy).hostname if "://" in proxy else None
     except ValueError:
-        return False
+        proxy_host = None
+    if proxy_host:
+        try:
+            names.append(normalise_host_name(proxy_host))
+        except ValueError:
+            print(f"visualdl: warning: VISUALDL_PROXY_URL names no usable host: {proxy[:100]!r}", file=sys.stderr)
+    return tuple(dict.fromkeys(names))
+
+
+def _warn_about_hosts(host: str, allowed: tuple[str, ...]) -> None:
+    """Binding beyond this machine, or answering any Host: say who can read the logs."""
+    try:
+        local = not is_wildcard(host) and is_loopback(normalise_host_name(host))
+    except ValueError:
+        local = False  # not an address: waitress says so when it binds
+    warnings = [] if local else [f"serving on {host}: your logs are visible to the network"]
+    if ANY_HOST in allowed:
+        warnings.append(
+            "answering any Host name (--allow-host '*'): a web page you visit can read your logs by pointing "
+            "its own name at this machine (DNS rebinding)"
+        )
+    elif is_wildcard(host):
+        names = ", ".join(["localhost", "127.0.0.1", "[::1]", *allowed])
+        warnings.append(
+            f"only requests for {names} are answered (others get 403): add --allow-host NAME for each name "
+            "browsers use to reach this machine, or --allow-host '*' to answer any name"
+        )
+    if warnings:
+        print(f"visualdl: warning: {'; '.join(warnings)}", file=sys.stderr)
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -159,12 +203,12 @@ def serve(args: argparse.Namespace) -> int:
             max_points=args.max_points,
             path_prefix=args.path_prefix,
             models=tuple(os.path.abspath(m) for m in args.model),
+            allowed_hosts=_allowed_hosts(args),
         )
     except (TypeError, ValueError) as e:  # the options were checked; what is left is in the logdirs
         print(f"visualdl: error: {e}", file=sys.stderr)
         return 2
-    if not _is_loopback(args.host):
-        print(f"visualdl: warning: serving on {args.host}: your logs are visible to the network", file=sys.stderr)
+    _warn_about_hosts(args.host, settings.allowed_hosts)
     # Indexing starts before flask and waitress are imported: the two overlap.
     from visualdl.server._provider import DataProvider
 

@@ -22,7 +22,10 @@ The whole UI, in an iframe::
 
 ``display(port=...)`` embeds a server already running. Behind JupyterHub or
 jupyter-server-proxy, set ``VISUALDL_PROXY_URL`` to the proxied address with ``%PORT%``
-for the port (``/user/me/proxy/%PORT%/``); the iframe then points there.
+for the port (``/user/me/proxy/%PORT%/``); the iframe then points there. When it is an
+absolute URL (``https://hub.example.org/user/me/proxy/%PORT%/``), the servers started
+here (which inherit it) also answer requests for its host name: a server answers only
+loopback names and the names it is told to, against DNS rebinding.
 """
 
 from __future__ import annotations
