@@ -22,9 +22,10 @@ from werkzeug.exceptions import HTTPException
 
 from visualdl.errors import GraphError
 from visualdl.server._hosts import HostPolicy, host_name
-from visualdl.server._openapi import OPENAPI
-from visualdl.server._params import MAX_EXPAND, MAX_RUNS, MAX_TEXT, text_limit
+from visualdl.server._openapi import openapi_document
+from visualdl.server._params import MAX_EXPAND, MAX_RUNS, MAX_TEXT, MIN_MAX_POINTS, NUMBER_BOUNDS, text_limit
 from visualdl.server._provider import BadRequest, DataProvider, NotFound
+from visualdl.server._settings import Settings
 
 if TYPE_CHECKING:
     from visualdl.server._graphview import GraphService
@@ -77,8 +78,9 @@ def _graphs() -> GraphService:
 
 
 def _text(name: str, *, required: bool = True) -> str:
+    """The parameter's value; "" when it is optional and absent. Given, it must not be empty."""
     value = request.args.get(name)
-    if value is None or value == "":
+    if value is None:
         if required:
             raise BadRequest(f"missing query parameter {name!r}")
         return ""
@@ -87,6 +89,8 @@ def _text(name: str, *, required: bool = True) -> str:
 
 
 def _check_text(name: str, value: str) -> None:
+    if not value:
+        raise BadRequest(f"query parameter {name!r} must not be empty; leave it out instead")
     limit = text_limit(name)
     if len(value) > limit:
         raise BadRequest(f"query parameter {name!r} must be at most {limit} characters; got {len(value)}")
@@ -101,15 +105,21 @@ def _texts(name: str, *, required: bool = True, most: int = MAX_RUNS) -> list[st
     if len(values) > most:
         raise BadRequest(f"query parameter {name!r} is given {len(values)} times; at most {most}")
     for value in values:
-        if not value:
-            raise BadRequest(f"query parameter {name!r} must not be empty")
         _check_text(name, value)
     return values
 
 
+def _flag(name: str) -> bool:
+    """A 0/1 parameter; absent is 0."""
+    raw = request.args.get(name)
+    if raw not in (None, "0", "1"):
+        raise BadRequest(f"query parameter {name!r} must be 0 or 1; got {raw[:40]!r}")
+    return raw == "1"
+
+
 def _int(name: str, default: int, low: int, high: int) -> int:
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     if _INTEGER.fullmatch(raw) is None:
         raise BadRequest(f"query parameter {name!r} must be an integer; got {raw[:40]!r}")
@@ -121,7 +131,7 @@ def _int(name: str, default: int, low: int, high: int) -> int:
 
 def _float(name: str) -> float | None:
     raw = request.args.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return None
     if len(raw) > MAX_TEXT or _NUMBER.fullmatch(raw) is None:
         if raw.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
@@ -149,7 +159,11 @@ def _relative(location: str) -> str:
     return urlunsplit(("", "", path, parts.query, parts.fragment))
 
 
-def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
+def build_blueprint(settings: Settings) -> Blueprint:
+    """The app's routes under ``settings.path_prefix``, answering the Host names ``settings`` trusts."""
+    url_prefix = settings.path_prefix.rstrip("/")
+    hosts = HostPolicy.of(settings.host, settings.allowed_hosts)
+    document = openapi_document(max_points_limit=settings.max_points_limit, path_prefix=url_prefix)
     bp = Blueprint("visualdl", __name__, url_prefix=url_prefix or None)
 
     @bp.before_app_request
@@ -183,7 +197,7 @@ def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
 
     @bp.get("/api/openapi.json")
     def openapi() -> Response:
-        return jsonify(OPENAPI)
+        return jsonify(document)
 
     @bp.get("/api/health")
     def health() -> Response:
@@ -204,10 +218,9 @@ def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
         tag = _text("tag")
         run_names = _texts("run")
         settings = provider.settings
-        max_points = _int("max_points", settings.max_points, 5, settings.max_points_limit)
+        max_points = _int("max_points", settings.max_points, MIN_MAX_POINTS, settings.max_points_limit)
         x_min, x_max = _float("x_min"), _float("x_max")
-        if x_min is not None and x_max is not None and x_min > x_max:
-            raise BadRequest(f"x_min ({x_min}) must not be above x_max ({x_max})")
+        # x_min above x_max: a range that holds no point (an empty answer, not an error).
         ranks = request.args.get("ranks", "mean")
         if ranks not in ("mean", "each"):
             raise BadRequest(f"query parameter 'ranks' must be 'mean' or 'each'; got {ranks[:40]!r}")
@@ -234,16 +247,20 @@ def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
     def image() -> Response:
         step = request.args.get("step")
         if step is not None:
-            data = _provider().read_image(run=_text("run"), tag=_text("tag"), step=_int("step", 0, 0, 2**63 - 1))
+            data = _provider().read_image(
+                run=_text("run"), tag=_text("tag"), step=_int("step", 0, *NUMBER_BOUNDS["step"])
+            )
         else:
-            data = _provider().read_image(run=_text("run"), tag=_text("tag"), index=_int("index", 0, 0, 2**62))
+            data = _provider().read_image(
+                run=_text("run"), tag=_text("tag"), index=_int("index", 0, *NUMBER_BOUNDS["index"])
+            )
         response = Response(data, mimetype="image/png")
         response.headers["Cache-Control"] = "private, max-age=3600"
         return response
 
     @bp.get("/api/histograms")
     def histograms() -> Response:
-        max_entries = _int("max_entries", 50, 1, 10_000)
+        max_entries = _int("max_entries", 50, *NUMBER_BOUNDS["max_entries"])
         return jsonify(_provider().read_histograms(run=_text("run"), tag=_text("tag"), max_entries=max_entries))
 
     @bp.get("/api/job")
@@ -263,10 +280,11 @@ def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
         return jsonify({"graphs": _graphs().list_sources()})
 
     def _graph_source() -> _GraphSource:
-        model = request.args.get("model")
+        """model=ID, or run=RUN (and name=NAME); neither: the first graph (of that name)."""
+        model = _text("model", required=False) or None
         return {
-            "model": None if model is None else _text("model"),
-            "run": None if model is not None else _text("run"),
+            "model": model,
+            "run": None if model is not None else _text("run", required=False) or None,
             "name": _text("name", required=False) or None,
             "path": _text("path", required=False),
         }
@@ -277,8 +295,8 @@ def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
         return jsonify(
             _graphs().view(
                 **_graph_source(),
-                expand=expand if "expand" in request.args or request.args.get("collapsed") == "1" else None,
-                expand_all=request.args.get("expand_all") == "1",
+                expand=expand if expand or _flag("collapsed") else None,
+                expand_all=_flag("expand_all"),
             )
         )
 
@@ -304,7 +322,11 @@ def build_blueprint(url_prefix: str, hosts: HostPolicy) -> Blueprint:
 
     @bp.app_errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[Response, int]:
-        return jsonify({"error": error.description or error.name}), error.code or 500
+        response = jsonify({"error": error.description or error.name})
+        for key, value in error.get_headers():  # Allow of a 405, for one
+            if key.lower() != "content-type":
+                response.headers[key] = value
+        return response, error.code or 500
 
     @bp.app_errorhandler(Exception)
     def internal_error(error: Exception) -> tuple[Response, int]:

@@ -20,13 +20,12 @@ from onnx import ModelProto
 from visualdl.server._graph import Graph, GraphError, external_data_files, infer_shapes, model_properties, parse_model
 from visualdl.server._graph import subgraph as find_subgraph
 from visualdl.server._graphlayout import layout
+from visualdl.server._params import MAX_PATH_DEPTH
 from visualdl.server._provider import BadRequest, DataProvider, NotFound
 
 __all__ = ["GraphService", "parse_path"]
 
 MAX_MODEL_BYTES = 2 << 30
-#: Subgraph paths are at most this many steps deep.
-MAX_PATH_DEPTH = 32
 # ASCII digits only: str.isdigit() also takes "²" and "①", which int() refuses.
 _NUMBER = r"[0-9]{1,18}"
 _STEP = re.compile(rf"({_NUMBER})\.([^.|]+)\.({_NUMBER})")
@@ -75,6 +74,17 @@ class GraphService:
             for i, path in enumerate(self.provider.settings.models)
         ]
         return files + logged
+
+    def _chosen(self, *, run: str | None, name: str | None, model: str | None) -> tuple[str | None, str | None]:
+        """(model, run) as given, or, when neither is, of the first graph of /api/graphs (named ``name``)."""
+        if model is not None or run is not None:
+            return model, run
+        for source in self.list_sources():
+            if name is None or source["name"] == name:
+                return (source["model"], None) if source["source"] == "file" else (None, source["run"])
+        if name is not None:
+            raise NotFound(f"no graph named {name!r}")
+        raise NotFound("no graph to show: log one with LogWriter.add_graph, or start visualdl with --model FILE")
 
     def _load(self, *, run: str | None, name: str | None, model: str | None) -> tuple[Any, ModelProto, list[str], str]:
         """(cache key, model with inferred shapes, warnings, label)."""
@@ -145,7 +155,10 @@ class GraphService:
 
     def _graph(self, key: Any, model: ModelProto, path: list[tuple[int, str, int]]) -> tuple[Graph, list[str]]:
         gkey = (key, tuple(path))
-        graph_proto, outer, crumbs = find_subgraph(model, path)
+        try:
+            graph_proto, outer, crumbs = find_subgraph(model, path)
+        except GraphError as e:  # a path to no subgraph: unknown, like an unknown node
+            raise NotFound(str(e)) from e
         with self._lock:
             hit = self._graphs.get(gkey)
         if hit is None:
@@ -169,6 +182,7 @@ class GraphService:
         expand_all: bool = False,
     ) -> dict[str, Any]:
         steps = parse_path(path)
+        model, run = self._chosen(run=run, name=name, model=model)
         key, proto, warnings, label = self._load(run=run, name=name, model=model)
         graph, crumbs = self._graph(key, proto, steps)
         if expand_all:
@@ -236,6 +250,7 @@ class GraphService:
         match = _NODE.fullmatch(node)
         if match is None:
             raise BadRequest(f"node must be a node id from /api/graph, like n12; got {node[:40]!r}")
+        model, run = self._chosen(run=run, name=name, model=model)
         key, proto, _, _ = self._load(run=run, name=name, model=model)
         graph, _ = self._graph(key, proto, parse_path(path))
         if int(match[1]) >= len(graph.nodes):
@@ -243,6 +258,7 @@ class GraphService:
         return graph.node_detail(int(match[1]))
 
     def search(self, *, q: str, run: str | None, name: str | None, model: str | None, path: str = "") -> dict[str, Any]:
+        model, run = self._chosen(run=run, name=name, model=model)
         key, proto, _, _ = self._load(run=run, name=name, model=model)
         graph, _ = self._graph(key, proto, parse_path(path))
         hits = graph.search(q)

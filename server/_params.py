@@ -12,6 +12,7 @@ from visualdl.server._settings import MIN_MAX_POINTS
 
 __all__ = [
     "MAX_EXPAND",
+    "MAX_PATH_DEPTH",
     "MAX_RUNS",
     "MAX_TEXT",
     "MIN_MAX_POINTS",
@@ -25,6 +26,8 @@ MAX_TEXT = 1024
 MAX_RUNS = 1000
 #: Values of a repeated ``expand`` parameter in one request, at most.
 MAX_EXPAND = 10_000
+#: Steps of a subgraph ``path`` (NODE.ATTRIBUTE.INDEX|...), at most.
+MAX_PATH_DEPTH = 32
 _TEXT_LIMITS = {"run": MAX_RUN_LENGTH, "tag": MAX_TAG_LENGTH, "name": MAX_TAG_LENGTH}
 #: (minimum, maximum) of the integer parameters; ``max_points`` is bounded by ``Settings.max_points_limit``.
 NUMBER_BOUNDS = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import Flask
 
 from visualdl.server._api import build_blueprint
-from visualdl.server._hosts import HostPolicy
 from visualdl.server._jsonio import OrjsonProvider
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
@@ -19,8 +18,7 @@ def create_app(settings: Settings, provider: DataProvider | None = None) -> Flas
     app.json = OrjsonProvider(app)
     provider = provider or DataProvider(settings)
     app.extensions["visualdl.provider"] = provider
-    hosts = HostPolicy.of(settings.host, settings.allowed_hosts)
-    app.register_blueprint(build_blueprint(settings.path_prefix.rstrip("/"), hosts))
+    app.register_blueprint(build_blueprint(settings))
     if settings.background:
         provider.start()
     return app

@@ -177,3 +177,43 @@ def test_help_documents_every_option(child_env):
     options = ("--logdir", "--host", "--port", "--reload-interval", "--max-points", "--path-prefix", "--model")
     for option in (*options, "--allow-host"):
         assert option in out.stdout
+
+
+def _raw(port: int, data: bytes) -> tuple[bytes, bytes]:
+    """Send ``data`` as it is; the answer's head and body. A reset before the answer is read
+    (the server closes with bytes of ours unread) is retried."""
+    for attempt in range(5):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            answer = b""
+            try:
+                while chunk := s.recv(65536):
+                    answer += chunk
+            except ConnectionResetError:
+                if attempt < 4 and b"\r\n\r\n" not in answer:
+                    continue
+        head, _, body = answer.partition(b"\r\n\r\n")
+        return head, body
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [(b"GET /api/runs HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n", b"400"),
+     (b"BLAH\r\n\r\n", b"400"),
+     (b"GET /api/runs HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 262_200 + b"\r\n\r\n", b"431")],
+    ids=["bad-header", "bad-request-line", "headers-too-large"],
+)  # fmt: skip
+def test_http_server_errors_are_json_too(tmp_path, child_env, request_bytes, status):
+    port = _free_port()
+    proc, _ = _start(["--logdir", str(tmp_path), "--port", str(port)], child_env)
+    try:
+        _get(f"http://127.0.0.1:{port}/api/health")
+        head, body = _raw(port, request_bytes)
+        assert head.split(b" ")[1] == status, head
+        assert b"Content-Type: application/json" in head
+        assert json.loads(body)["error"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=20)

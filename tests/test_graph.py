@@ -204,7 +204,7 @@ def test_graph_if_and_loop_bodies_are_nested_graphs(client):
     loop = next(n for n in body["nodes"] if n.get("name") == "repeat")
     inner = client.get(f"/api/graph?run=run&name=control&path={loop['id'][1:]}.body.0").get_json()
     assert {n["name"] for n in inner["nodes"] if n["kind"] == "op"} == {"loop_add", "loop_cond"}
-    assert client.get("/api/graph?run=run&name=control&path=0.body.0").status_code == 422
+    assert client.get("/api/graph?run=run&name=control&path=0.body.0").status_code == 404  # no such subgraph
     assert client.get("/api/graph?run=run&name=control&path=../etc").status_code == 400
 
 

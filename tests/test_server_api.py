@@ -65,6 +65,14 @@ def test_scalars_exact_values_many_runs_one_request(logs):
     assert len(train["wall_times"]) == 13 and train["total_points"] == 13
 
 
+def test_scalars_range_with_x_min_above_x_max_holds_no_points(logs):
+    client, _ = _client(("", logs))
+    response = client.get("/api/scalars?tag=loss&run=train&x_min=5&x_max=1")
+    assert response.status_code == 200
+    (run,) = response.get_json()["runs"]
+    assert run["steps"] == [] and run["range_points"] == 0 and run["total_points"] == 13
+
+
 def test_scalars_run_without_the_tag_is_listed_missing(logs):
     client, _ = _client(("", logs))
     body = client.get("/api/scalars?tag=acc&run=train&run=eval").get_json()
@@ -145,7 +153,10 @@ def test_named_logdirs_prefix_runs(logs, tmp_path):
      ("/api/scalars?tag=loss&run=train&x_min=\u0661", 400, "must be a number"),
      ("/api/scalars?tag=loss&run=train&x_min=1e999", 400, "must be finite"),
      ("/api/image?run=train&tag=sample&step=²", 400, "must be an integer"),
-     ("/api/scalars?tag=loss&run=train&x_min=5&x_max=1", 400, "must not be above x_max"),
+     ("/api/scalars?tag=loss&run=train&max_points=", 400, "must be an integer"),
+     ("/api/scalars?tag=loss&run=train&ranks=", 400, "'mean' or 'each'"),
+     ("/api/text?run=train&tag=", 400, "must not be empty"),
+     ("/api/tags?run=", 400, "must not be empty"),
      ("/api/images?run=train&tag=nope", 404, "has no images tag 'nope'"),
      ("/api/image?run=train&tag=sample&index=99", 404, "out of range"),
      ("/api/image?run=train&tag=sample&index=-1", 400, "between 0 and"),

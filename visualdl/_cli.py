@@ -214,21 +214,16 @@ def serve(args: argparse.Namespace) -> int:
 
     provider = DataProvider(settings)
     provider.start()
-    from waitress.server import create_server
-
+    from visualdl.server._wsgiserver import make_server
     from visualdl.server.app import create_app
 
     app = create_app(settings, provider)
     try:
-        # waitress answers at most connection_limit open connections (default 100): a
-        # dashboard with many open tabs, or a load test, would see connections that are
-        # accepted but never answered. Its "task queue depth" warnings are noise here.
-        server = create_server(app, host=args.host, port=args.port, threads=8, connection_limit=1000, ident="visualdl")
+        server, port = make_server(app, host=args.host, port=args.port)
     except OSError as e:
         provider.stop()
         print(f"visualdl: error: cannot serve on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
         return 1
-    port = server.effective_port
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"VisualDL {__version__} at http://{shown_host}:{port}{args.path_prefix}/ (Ctrl+C to stop)", flush=True)
     stop_progress = threading.Event()
