@@ -30,7 +30,7 @@ const ctx = {
   state,
   scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, ...saved.scalar },
   refresh: { enabled: true, seconds: 2, ...saved.refresh },
-  histogramMode: saved.histogramMode in MODES ? saved.histogramMode : 'offset',
+  histogramMode: Object.hasOwn(MODES, saved.histogramMode) ? saved.histogramMode : 'offset',
   serverMaxPoints: null, // the server's --max-points, from the first scalar response
   colorOf,
   runMatches: (name) => matches(state.runFilter, name),
@@ -79,7 +79,8 @@ const sidebar = new Sidebar(ctx);
 const tabButtons = [...document.querySelectorAll('[role="tab"]')];
 
 function showTab(name) {
-  if (!(name in TABS)) name = 'scalars';
+  // Own keys only: `name in TABS` also takes "constructor", "__proto__" or "toString" (#constructor).
+  if (!Object.hasOwn(TABS, name)) name = 'scalars';
   state.tab = name;
   for (const tab of tabButtons) {
     const selected = tab.dataset.tab === name;

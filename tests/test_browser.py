@@ -360,3 +360,27 @@ def test_no_console_errors_on_any_tab(page, server):
     scalar_chart(page, "loss")
     time.sleep(0.5)
     assert page.errors == []
+
+
+@pytest.mark.parametrize("fragment", ["constructor", "__proto__", "toString", "hasOwnProperty"])
+def test_fragment_naming_an_object_property_shows_the_scalars_tab(page, server, fragment):
+    base, _, _ = server
+    open_tab(page, base, fragment)
+    scalar_chart(page, "loss")
+    assert page.get_attribute("#tab-scalars", "aria-selected") == "true"
+    assert not page.locator("#panel-scalars").is_hidden()
+    assert page.title().startswith("Scalars")
+    page.evaluate("(f) => { location.hash = f; }", "__proto__")  # and when the fragment changes later
+    page.wait_for_function("() => location.hash === '#__proto__'")
+    page.click("#tab-images")
+    page.wait_for_selector("#panel-images:not([hidden])")
+    assert page.errors == []
+
+
+def test_saved_histogram_mode_naming_an_object_property_falls_back_to_offset(page, server):
+    base, _, _ = server
+    page.add_init_script("localStorage.setItem('visualdl.settings.v1', JSON.stringify({histogramMode: 'constructor'}))")
+    open_tab(page, base, "histograms")
+    page.wait_for_selector('.card[data-tag="weights"][data-run="alpha"][data-mode="offset"][data-state="ready"]')
+    assert page.is_checked('input[name="histogram-mode"][value="offset"]')
+    assert page.errors == []
