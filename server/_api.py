@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 import plotly
-from flask import Blueprint, Response, current_app, jsonify, request, send_file, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, redirect, request, send_file, send_from_directory
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import RequestRedirect
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from visualdl.errors import GraphError
 from visualdl.server._hosts import HostPolicy, host_name
@@ -180,6 +182,15 @@ def build_blueprint(settings: Settings) -> Blueprint:
             f"--allow-host {host_name(name) or 'NAME'} (Settings.allowed_hosts when embedding)"
         )
         return jsonify({"error": message}), 403
+
+    @bp.before_app_request
+    def redirect_relative() -> WerkzeugResponse | None:
+        """werkzeug's routing redirects (a missing trailing slash, merged slashes) name the
+        request's Host, and fail on a Host it cannot parse: answer them here, relative."""
+        target = request.routing_exception
+        if isinstance(target, RequestRedirect):
+            return redirect(_relative(target.new_url), code=target.code)
+        return None
 
     @bp.get("/")
     def index() -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from visualdl import LogWriter
 from visualdl.server._hosts import HostPolicy, host_name
@@ -88,6 +89,13 @@ def test_redirects_are_relative_and_never_name_the_host(logs):
     assert response.status_code == 308 and response.headers["Location"] == "/visualdl/"
     merged = client.get("/visualdl//api//runs?x=1", headers={"Host": "attacker.example"})
     assert merged.status_code == 308 and merged.headers["Location"] == "/visualdl/api/runs?x=1"
+
+
+def test_redirect_for_a_loopback_host_with_a_bad_port_is_no_500(logs):
+    app = create_app(Settings(logdirs=(("", logs),), background=False))
+    builder = EnvironBuilder(path="/api//runs", headers=[("Host", "localhost:99999")])
+    chunks, status, headers = run_wsgi_app(app, builder.get_environ(), buffered=True)  # the test client parses Host
+    assert status.startswith("308") and headers["Location"] == "/api/runs", b"".join(chunks)
 
 
 @pytest.mark.parametrize(
