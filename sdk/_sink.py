@@ -21,7 +21,9 @@ bound is reached). The unwritten bytes are kept, bounded by the same limit, and
 retried; a deleted file or logdir is recreated with a fresh header.
 
 After ``fork()`` the child's sinks forget the parent's file and pending data (the
-parent writes those) and open a file of their own on first use.
+parent writes those) and open a file of their own on first use. In a child (forked,
+or a multiprocessing worker) a sink is closed when the process ends and flushed on
+SIGTERM (:mod:`~visualdl.sdk._sigterm`), which ``Pool.__exit__`` sends its workers.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from visualdl._framing import Corruption, frame, scan
 from visualdl._kinds import encode_scalars
 from visualdl.errors import WriterError
 from visualdl.proto import pb
+from visualdl.sdk import _sigterm as sigterm
 
 __all__ = ["NullSink", "Sink", "drop_torn_tail"]
 
@@ -78,6 +81,8 @@ class Sink:
         self._start()
         self._attention = False
         _LIVE.add(self)
+        if _in_multiprocessing_child():
+            _guard_child_exit(self)
 
     def _init_state(self) -> None:
         self._lock = threading.Lock()
@@ -189,7 +194,7 @@ class Sink:
             raise ValueError(f"this LogWriter is closed ({self.path}); create a new one to log more")
         if self._thread is None:
             self._start()
-            _finalize_in_child(self)
+            _guard_child_exit(self)
         elif not self._thread.is_alive():
             raise WriterError(f"the writer thread of {self.path} died: {self._last_error}") from self._last_error
         self._attention = False
@@ -431,6 +436,29 @@ class Sink:
         self.path, self._fd = path, fd
         self._write(frame(header.SerializeToString()))
 
+    def flush_before_exit(self, deadline: float) -> None:
+        """On SIGTERM (from :mod:`~visualdl.sdk._sigterm`'s watcher thread): have the
+        writer thread write what is pending, waiting until ``deadline``
+        (``time.monotonic()``) at most. Never raises; no footer (the process is killed)."""
+        if not self._lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            log.error("on SIGTERM: %s stayed busy; its last %.1f s of data are lost", self.path, self._flush_secs)
+            return
+        try:
+            thread = self._thread
+            if self._closed or thread is None or not thread.is_alive():
+                return
+            self._flush_requested += 1
+            target = self._flush_requested
+            self._wake.set()
+            while self._flushed < target and self._failed < target and thread.is_alive():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    log.error("on SIGTERM: flushing %s took too long; its pending data is lost", self.path)
+                    return
+                self._changed.wait(min(remaining, 0.5))
+        finally:
+            self._lock.release()
+
     def _after_fork_in_child(self) -> None:
         self._close_fd()
         self.path = ""
@@ -528,12 +556,24 @@ def drop_torn_tail(path: str, fd: int) -> None:
         os.ftruncate(fd, end)
 
 
-def _finalize_in_child(sink: Sink) -> None:
-    """In a process started by multiprocessing (which leaves with os._exit, skipping
-    atexit), close ``sink`` when that process ends."""
+def _in_multiprocessing_child() -> bool:
+    mp = sys.modules.get("multiprocessing")
+    return mp is not None and mp.parent_process() is not None
+
+
+def _guard_child_exit(sink: Sink) -> None:
+    """In a forked child or a multiprocessing worker, which end without atexit: close
+    ``sink`` when a multiprocessing process ends (``os._exit`` skips atexit), and
+    write what is pending on SIGTERM (``Pool.__exit__`` and ``Pool.terminate()``)."""
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is not None:
         mp_util.Finalize(sink, sink.close, exitpriority=100)
+    sigterm.install(_flush_all)
+
+
+def _flush_all(deadline: float) -> None:
+    for sink in list(_LIVE):
+        sink.flush_before_exit(deadline)
 
 
 def _close_all() -> None:
