@@ -270,3 +270,51 @@ def test_reader_empty_and_random_files_leave_other_runs_intact(logdir):
     _assert_points(reader, [*_all_steps(), 1000], run="good")
     assert [w.writer_id for w in reader.writers("empty")] == ["e" * 32]
     assert [(p.path, p.offset) for p in reader.problems] == [(noise, 0)]
+
+
+# -- scalar records over the point limit -----------------------------------------------------
+
+
+def _deflated_zeros(points: int) -> pb.Column:
+    import zlib
+
+    return pb.Column(codec=pb.SHUFFLE_DEFLATE, data=zlib.compress(bytes(points * 8), 9))
+
+
+def _scalar_record(points: int) -> bytes:
+    column = _deflated_zeros(points)
+    batch = pb.ScalarBatch(
+        tags=["big"], counts=[points], steps=pb.Column(codec=pb.ARITHMETIC, start=0, stride=1),
+        values=column, wall_times=column,
+    )  # fmt: skip
+    return frame(pb.Record(scalars=batch).SerializeToString())
+
+
+def test_reader_point_limit_is_what_writers_split_at():
+    from visualdl._logformat import MAX_POINTS_PER_RECORD
+    from visualdl.sdk import _sink
+
+    assert MAX_POINTS_PER_RECORD == _sink._MAX_POINTS_PER_RECORD == 1 << 20
+
+
+def test_reader_scalar_record_over_the_point_limit_is_a_problem_not_inflated(logdir):
+    path = os.path.join(logdir, "vdl.bomb.vdlog")
+    header = pb.Record(header=pb.Header(format_version=1, writer_id="b" * 32))
+    with open(path, "wb") as f:
+        f.write(frame(header.SerializeToString()) + _scalar_record((1 << 20) + 1) + _late_record())
+    reader = LogReader(logdir, load=False)
+    assert _poll_bounded(reader) < 8 << 20  # nothing was inflated (16 MB of columns)
+    [problem] = reader.problems
+    assert "above the limit of 1048576" in problem.message
+    assert reader.tags(".")["scalars"] == []
+    assert [t.step for t in reader.texts(".", "late")] == [7]  # the records after it are read
+
+
+def test_reader_scalar_record_at_the_point_limit_is_read(logdir):
+    path = os.path.join(logdir, "vdl.limit.vdlog")
+    header = pb.Record(header=pb.Header(format_version=1, writer_id="c" * 32))
+    with open(path, "wb") as f:
+        f.write(frame(header.SerializeToString()) + _scalar_record(1 << 20))
+    reader = LogReader(logdir)
+    assert reader.problems == []
+    assert len(reader.scalars(".", "big")) == 1 << 20

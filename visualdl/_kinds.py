@@ -18,6 +18,7 @@ from typing import Any, Required, TypedDict
 import numpy as np
 
 from visualdl._columns import decode_column, encode_float_column, encode_int_column
+from visualdl._logformat import MAX_POINTS_PER_RECORD
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
@@ -39,8 +40,6 @@ __all__ = [
 ]
 
 _F8 = np.dtype("<f8")
-#: Readers refuse scalar records claiming more points (writers split at 2**20).
-MAX_POINTS_PER_RECORD = 1 << 27
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +118,18 @@ class Kind:
 def _decode_scalars(msg: pb.ScalarBatch, path: str, offset: int) -> list[tuple[str, ScalarBlock]]:
     """One block for all the record's tags (its tag is ""): the reader splits blocks per
     tag once per poll, not once per record."""
+    if len(msg.counts) != len(msg.tags):
+        raise LogFormatError(f"scalar batch with {len(msg.tags)} tags but {len(msg.counts)} counts")
+    if len(msg.counts) > MAX_POINTS_PER_RECORD:
+        raise LogFormatError(f"scalar batch of {len(msg.counts)} tags, above the limit of {MAX_POINTS_PER_RECORD}")
     tags = list(msg.tags)
     raw_counts = list(msg.counts)
-    if len(raw_counts) != len(tags):
-        raise LogFormatError(f"scalar batch with {len(tags)} tags but {len(raw_counts)} counts")
     n = sum(raw_counts)  # Python ints: no wrap-around
     if n > MAX_POINTS_PER_RECORD:
-        raise LogFormatError(f"scalar batch claims {n} points, above the limit of {MAX_POINTS_PER_RECORD}")
+        raise LogFormatError(
+            f"scalar batch claims {n} points, above the limit of {MAX_POINTS_PER_RECORD} "
+            "(writers split larger flushes into several records)"
+        )
     # Values first: their bytes bound n before anything is allocated from it.
     values = decode_column(msg.values, n, np.dtype(np.float64), "values")
     walls = decode_column(msg.wall_times, n, np.dtype(np.float64), "wall_times")
