@@ -272,6 +272,154 @@ def test_reader_empty_and_random_files_leave_other_runs_intact(logdir):
     assert [(p.path, p.offset) for p in reader.problems] == [(noise, 0)]
 
 
+# -- a record running past the end of the file ---------------------------------------------
+
+
+class _Clock:
+    """The clock of "the file stopped growing", moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch) -> _Clock:
+    from visualdl import _tail
+
+    fake = _Clock()
+    monkeypatch.setattr(_tail, "_now", fake, raising=False)
+    return fake
+
+
+def _poll_peak(reader: LogReader) -> int:
+    """Peak traced allocation of one poll."""
+    tracemalloc.start()
+    try:
+        reader.poll()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_reader_record_past_the_end_is_not_read_again_until_the_file_reaches_it(tmp_path, logdir):
+    source = str(tmp_path / "source")
+    _, original = _write_log(source)
+    frames = _frames(original)
+    split = frames[-1][0]  # before the footer
+    path = os.path.join(logdir, "vdl.waiting.vdlog")
+    junk = np.random.default_rng(1).bytes(8 << 20)  # no valid record in it
+    claimed = len(junk) + (1 << 20)
+    with open(path, "wb") as f:
+        f.write(original[:split] + _bogus_header(claimed) + junk)
+
+    reader = LogReader(logdir)
+    _assert_points(reader, _all_steps())
+    assert reader.problems == []  # not yet written
+    for _ in range(3):
+        assert _poll_peak(reader) < 1 << 20  # the 8 MB behind the header are not read again
+    _append(path, b"\x00" * 1000)  # grown, but not past the record's end
+    assert _poll_peak(reader) < 1 << 20
+    assert reader.problems == []
+
+
+def test_reader_record_past_the_end_followed_by_valid_records_is_skipped(tmp_path, logdir):
+    source = str(tmp_path / "source")
+    _, original = _write_log(source)
+    frames = _frames(original)
+    split = frames[len(frames) // 2][0]
+    path = os.path.join(logdir, "vdl.bogus.vdlog")
+    with open(path, "wb") as f:
+        f.write(original[:split] + _bogus_header(1 << 30) + original[split:])
+
+    reader = LogReader(logdir)
+    _assert_points(reader, _all_steps())  # the records after the bogus header are not hidden
+    assert reader.writers(".")[0].closed is True
+    [problem] = reader.problems
+    assert (problem.path, problem.offset) == (path, split)
+    assert "runs past the end of the file" in problem.message
+
+
+def test_reader_torn_last_record_reported_once_the_file_stops_growing(tmp_path, logdir, clock):
+    source = str(tmp_path / "source")
+    _, original = _write_log(source)
+    frames = _frames(original)
+    start, end = frames[-2]  # the last scalar batch, before the footer
+    at = (start + end) // 2
+    path = os.path.join(logdir, "vdl.torn.vdlog")
+    with open(path, "wb") as f:
+        f.write(original[:at])
+    last_batch = list(range((BATCHES - 1) * PER_BATCH, BATCHES * PER_BATCH))
+    before = [s for s in _all_steps() if s not in last_batch]
+
+    reader = LogReader(logdir)
+    clock.now += 59
+    reader.poll()
+    assert reader.problems == []  # it may still be written
+    clock.now += 2
+    reader.poll()
+    [problem] = reader.problems
+    assert (problem.path, problem.offset) == (path, start)
+    assert "torn write" in problem.message
+    for _ in range(3):
+        clock.now += 100
+        reader.poll()
+    assert len(reader.problems) == 1  # reported once
+    _assert_points(reader, before)
+    assert reader.writers(".")[0].closed is False
+
+    _append(path, original[at:])  # the writer was only paused: its record is read after all
+    reader.poll()
+    _assert_points(reader, _all_steps())
+    assert reader.writers(".")[0].closed is True
+    assert len(reader.problems) == 1
+
+
+def test_reader_truncated_header_reported_once_the_file_stops_growing(logdir, clock):
+    path, original = _write_log(logdir)
+    _append(path, b"\x07\x00\x00\x00\x00")  # five bytes of a header
+    reader = LogReader(logdir)
+    assert reader.problems == []
+    clock.now += 61
+    reader.poll()
+    reader.poll()
+    [problem] = reader.problems
+    assert (problem.path, problem.offset) == (path, len(original))
+    assert "truncated record of 5 bytes" in problem.message
+    _assert_points(reader, _all_steps())
+
+
+def test_reader_stopped_file_resyncs_past_a_torn_record_to_the_records_after_it(tmp_path, logdir, clock):
+    source = str(tmp_path / "source")
+    _, original = _write_log(source)
+    frames = _frames(original)
+    start, end = frames[2]
+    path = os.path.join(logdir, "vdl.gap.vdlog")
+    # A record torn by a killed writer, then more records appended after it, which do
+    # not complete it: its claimed end lies past the end of the file.
+    torn = original[start : start + 12 + 5]
+    later = original[end:]
+    bogus_len = len(later) + 100
+    with open(path, "wb") as f:
+        f.write(original[:start] + _bogus_header(bogus_len) + torn[12:] + later[:10])
+    reader = LogReader(logdir)
+    assert reader.problems == []
+    _append(path, later[10:])  # grows, still short of the claimed end: not read
+    reader.poll()
+    _assert_points(reader, list(range(PER_BATCH)))
+    clock.now += 59
+    reader.poll()
+    _assert_points(reader, list(range(PER_BATCH)))
+    clock.now += 2  # 61 s without growing
+    reader.poll()
+    steps = [s for s in _all_steps() if s >= PER_BATCH * 2 or s < PER_BATCH]
+    _assert_points(reader, steps)
+    [problem] = reader.problems
+    assert (problem.path, problem.offset) == (path, start)
+
+
 # -- scalar records over the point limit -----------------------------------------------------
 
 

@@ -1,23 +1,35 @@
 """Tailing one log file: read the bytes added since last time, return whole records.
 
 The I/O edge of the reader. A record not all written yet is left for the next
-read, from the same offset; a corrupt stretch is reported once (file and byte
-offset) and skipped by resynchronising on the next valid record. Reading never
-raises because of what a file holds.
+read, from the same offset, and the file is not read again until it has grown past
+that record's end; a corrupt stretch is reported once (file and byte offset) and
+skipped by resynchronising on the next valid record. Reading never raises because
+of what a file holds, and never blocks on what is not a regular file (a FIFO).
+
+A file that has stopped growing (its size unchanged for :data:`STOPPED_SECONDS`, as
+seen by this reader) is read to its end: a record that runs past the end is then a
+torn write, reported once and skipped, so that the valid records after it are read
+(``proto/FORMAT.md``, "Framing").
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import stat
+import time
 from dataclasses import dataclass
+from typing import BinaryIO
+
+import google_crc32c
 
 from visualdl import _framing as framing
-from visualdl._logformat import parse_record
+from visualdl._framing import FOOTER_SIZE, HEADER_SIZE
+from visualdl._logformat import MAX_POINTS_PER_RECORD, parse_record
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["LogFile", "Problem"]
+__all__ = ["STOPPED_SECONDS", "LogFile", "Problem", "check_record", "open_regular"]
 
 log = logging.getLogger("visualdl._reader")
 
@@ -25,6 +37,14 @@ log = logging.getLogger("visualdl._reader")
 _WINDOW = 64 << 20
 #: How much of a file's start is remembered to tell a file rewritten in place.
 _HEAD_BYTES = 256
+#: A file whose size this reader has seen unchanged for this long has stopped growing.
+STOPPED_SECONDS = 60.0
+#: The clock of :data:`STOPPED_SECONDS` (tests replace it).
+_now = time.monotonic
+#: What a decoded scalar point costs in memory, for :meth:`LogFile.read`'s budget.
+_POINT_BYTES = 24
+#: Bytes of a record checked at a time by :func:`check_record`.
+_CHECK_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +56,78 @@ class Problem:
     message: str
 
 
+def _what(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def open_regular(path: str) -> tuple[BinaryIO, os.stat_result]:
+    """``path`` opened for reading, and its stat; ``OSError`` unless it is a regular file.
+
+    Opened non-blocking and checked on the open descriptor: a FIFO (or a file replaced
+    by one after it was found) never blocks the caller.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{_what(st.st_mode)}, not a regular file")
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return f, st
+
+
+def check_record(f: BinaryIO, path: str, offset: int) -> int:
+    """The payload length of the record at ``offset`` of ``f``, once both its checksums are
+    checked by streaming it (a chunk at a time, whatever its size); :class:`LogFormatError`
+    when the record is not whole and valid there (the file was truncated or rewritten)."""
+    f.seek(offset)
+    head = f.read(HEADER_SIZE)
+    if len(head) < HEADER_SIZE:
+        raise LogFormatError("record is gone (file truncated)", path, offset)
+    length = framing.claimed_end(head, 0) - HEADER_SIZE - FOOTER_SIZE
+    if length < 0:
+        raise LogFormatError("record header changed on disk", path, offset)
+    crc = 0
+    left = length
+    while left:
+        chunk = f.read(min(left, _CHECK_CHUNK))
+        if not chunk:
+            break
+        crc = google_crc32c.extend(crc, chunk)
+        left -= len(chunk)
+    tail = f.read(FOOTER_SIZE)
+    if left or len(tail) != FOOTER_SIZE or framing.mask(crc) != int.from_bytes(tail, "little"):
+        raise LogFormatError("record payload changed on disk", path, offset)
+    return length
+
+
+def _cost(record: pb.Record, nbytes: int) -> int:
+    """Roughly what a record takes in memory once decoded (scalar columns inflate)."""
+    if record.WhichOneof("kind") != "scalars":
+        return nbytes
+    counts = record.scalars.counts
+    points = sum(counts) if len(counts) <= MAX_POINTS_PER_RECORD else 0  # more: refused when decoded
+    return nbytes + _POINT_BYTES * min(points, MAX_POINTS_PER_RECORD)
+
+
 class LogFile:
     """One log file being followed."""
 
-    __slots__ = ("path", "offset", "header", "footer", "problems", "skipped", "_identity", "_in_bad_stretch", "_head")
+    __slots__ = (
+        "path", "offset", "header", "footer", "problems", "skipped", "more", "busy",
+        "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled", "_reported",
+    )  # fmt: skip
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -50,82 +138,135 @@ class LogFile:
         self._identity: tuple[int, int] | None = None
         self._in_bad_stretch = False
         self.skipped = False  # records of a newer format version: not read
+        self.more = False  # the last read stopped at its budget: more is there to read now
+        self.busy = False  # a reader thread is reading this file
         self._head = b""  # the first bytes read (the header frame): a rewritten file differs
+        self._wait_until = 0  # the size the file must reach before a read can get further
+        self._size = -1  # the size last seen, and since when (monotonic seconds)
+        self._since = 0.0
+        self._settled = -1  # the size at which the file was last read as stopped
+        self._reported = -1  # the offset of the last bad stretch reported
 
     def _problem(self, offset: int, message: str) -> None:
         problem = Problem(self.path, offset, message)
         self.problems.append(problem)
         log.warning("%s at byte %d: %s", self.path, offset, message)
 
+    def _observe(self, size: int) -> None:
+        if size != self._size:
+            self._size = size
+            self._since = _now()
+
+    def stopped(self) -> bool:
+        """Whether this reader has seen the file's size unchanged for :data:`STOPPED_SECONDS`."""
+        return self._size >= 0 and _now() - self._since >= STOPPED_SECONDS
+
     def status(self) -> str:
-        """``"replaced"`` (another file, or a shorter one, is at the path now), ``"grown"`` or ``"same"``."""
+        """``"replaced"`` (another file, or a shorter one, is at the path now), ``"grown"``
+        (there is something to read) or ``"same"``."""
         try:
             st = os.stat(self.path)
         except OSError:
             return "grown"  # let read() report why
+        if not stat.S_ISREG(st.st_mode):
+            return "grown"
         identity = (st.st_dev, st.st_ino)
         if self._identity is None:
             self._identity = identity
-        if identity != self._identity or st.st_size < self.offset:
+        size = st.st_size
+        if identity != self._identity or size < self.offset:
             return "replaced"
-        if st.st_size == self.offset:
+        self._observe(size)
+        if size == self.offset or size == self._settled:
             return "same"
+        if size < self._wait_until and not self.stopped():
+            return "same"  # the record at the offset is not all written yet: nothing to read
         if self._head:
             try:
-                with open(self.path, "rb") as f:
+                f, _ = open_regular(self.path)
+                with f:
                     if f.read(len(self._head)) != self._head:
                         return "replaced"  # truncated and rewritten in place (same inode)
             except OSError:
                 pass
         return "grown"
 
-    def read(self) -> list[tuple[int, pb.Record]]:
-        """Whole records added since the last read, with the offsets of their frames."""
+    def read(self, budget: int | None = None) -> list[tuple[int, pb.Record]]:
+        """Whole records added since the last read, with the offsets of their frames.
+
+        With a ``budget`` (bytes), the read stops after the record that brings what the
+        records take decoded (scalar points inflate) to it, and sets :attr:`more`.
+        """
         out: list[tuple[int, pb.Record]] = []
+        self.more = False
         try:
-            with open(self.path, "rb") as f:
-                st = os.fstat(f.fileno())
+            f, st = open_regular(self.path)
+            with f:
                 self._identity = self._identity or (st.st_dev, st.st_ino)
-                window = _WINDOW
-                while self.offset < st.st_size:
-                    remaining = st.st_size - self.offset
-                    f.seek(self.offset)
-                    buf = f.read(min(window, remaining))
-                    before = self.offset
-                    self._scan(buf, out)
-                    if self.offset == before:
-                        if len(buf) >= remaining or len(buf) < window:
-                            break  # the rest is not all written yet
-                        window *= 2  # one record larger than the window
+                size = st.st_size
+                self._observe(size)
+                final = self.stopped()
+                spent = 0
+                while self.offset < size and (final or self._wait_until <= size):
+                    start = self.offset
+                    f.seek(start)
+                    want = min(size - start, max(_WINDOW, self._wait_until - start))
+                    buf = f.read(want)
+                    left = None if budget is None else budget - spent
+                    spent += self._scan(buf, out, size - start, final, left)
+                    if budget is not None and spent >= budget:
+                        self.more = self.offset < size
+                        break
+                    if len(buf) < want:
+                        break  # shorter than it was: the next status() tells why
+                    if self.offset == start and not start + len(buf) < self._wait_until <= size:
+                        break  # nothing more to take from this file now (else: a record larger than the window)
+                if final and not self.more:
+                    self._settled = size
         except OSError as e:
             problem = f"cannot read: {e.strerror or e}"
             if not self.problems or self.problems[-1].message != problem:
                 self._problem(self.offset, problem)
         return out
 
-    def _scan(self, buf: bytes, out: list[tuple[int, pb.Record]]) -> None:
+    def _scan(
+        self, buf: bytes, out: list[tuple[int, pb.Record]], file_end: int, stopped: bool, budget: int | None
+    ) -> int:
+        """Take the records of ``buf``, the file's bytes from :attr:`offset` (``file_end``
+        bytes are in the file from there); returns what they cost."""
         base = self.offset
         if base == 0 and not self._head:
             self._head = buf[:_HEAD_BYTES]
         resume = 0
-        for item in framing.scan(buf):
+        spent = 0
+        for item in framing.scan(buf, file_end=file_end, stopped=stopped):
             if isinstance(item, framing.Frame):
+                self._in_bad_stretch = False
                 try:
                     record = parse_record(item.payload)
                 except LogFormatError as e:
                     self._problem(base + item.offset, e.message)
-                    self._in_bad_stretch = False
                     continue
                 out.append((base + item.offset, record))
-                self._in_bad_stretch = False
+                spent += _cost(record, len(item.payload))
+                if budget is not None and spent >= budget:
+                    resume = item.offset + HEADER_SIZE + len(item.payload) + FOOTER_SIZE
+                    break
             elif isinstance(item, framing.Corruption):
                 # A bad stretch that ran into the end of the buffer was reported already
                 # when the next read resumes inside it.
-                if not (self._in_bad_stretch and item.offset == 0):
+                if not (self._in_bad_stretch and item.offset == 0) and base + item.offset != self._reported:
                     where = "to the end of the file so far" if item.at_end else "to the next valid record"
                     self._problem(base + item.offset, f"{item.reason}; skipped {item.end - item.offset} bytes {where}")
+                    self._reported = base + item.offset
                 self._in_bad_stretch = item.at_end
-                continue
+                if item.at_end and stopped and file_end <= len(buf):
+                    # Nothing valid follows up to the end of a file that stopped growing:
+                    # stay at the bad stretch, in case its writer comes back and completes it.
+                    resume = item.offset
+                    break
             else:
                 resume = item
         self.offset = base + resume
+        self._wait_until = base + framing.claimed_end(buf, resume) if resume < len(buf) else 0
+        return spent
