@@ -466,3 +466,22 @@ def test_reader_scalar_record_at_the_point_limit_is_read(logdir):
     reader = LogReader(logdir)
     assert reader.problems == []
     assert len(reader.scalars(".", "big")) == 1 << 20
+
+
+def test_reader_reads_a_file_in_rounds_of_bounded_decoded_size(monkeypatch, logdir):
+    from visualdl import _reader
+
+    _write_log(logdir)
+    monkeypatch.setattr(_reader, "ROUND_BYTES", 1)  # one record per round
+    reads = []
+    read = _reader.LogFile.read
+
+    def counting_read(self, budget=None):
+        out = read(self, budget)
+        reads.append(len(out))
+        return out
+
+    monkeypatch.setattr(_reader.LogFile, "read", counting_read)
+    reader = LogReader(logdir)
+    _assert_points(reader, _all_steps())
+    assert reads == [1] * (BATCHES + 2) + [0] or reads == [1] * (BATCHES + 2)

@@ -6,18 +6,27 @@ itself), reads them all, and :meth:`LogReader.poll` reads only what was added si
 Every file of a run is read, not just the newest. Scalars come back as numpy arrays
 ordered by step.
 
-Files are followed by :class:`~visualdl._tail.LogFile`; what is wrong in them is
-collected in :attr:`LogReader.problems` and never raised.
+Files are followed by :class:`~visualdl._tail.LogFile`; what is wrong in them (and
+directories that cannot be listed, and paths that are not regular files) is collected
+in :attr:`LogReader.problems` and never raised.
+
+A poll reads files on daemon threads: a file whose read does not return (a hung
+network mount) is left to finish on its own after :data:`STALL_SECONDS`, while the
+poll, the other files and the process's exit go on. A file is read in rounds of at
+most :data:`ROUND_BYTES` of decoded data, each stored before the next is read, so
+that what a poll holds at once stays bounded however much the records inflate.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -37,7 +46,7 @@ from visualdl._kinds import (
 from visualdl._logformat import FORMAT_VERSION, is_log_file, parse_record
 from visualdl._restarts import Attempt, Resolved, resolve
 from visualdl._series import ScalarSeries, Series, merge
-from visualdl._tail import LogFile, Problem
+from visualdl._tail import LogFile, Problem, open_regular
 from visualdl.errors import LogFormatError
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo"]
@@ -46,6 +55,11 @@ log = logging.getLogger("visualdl._reader")
 
 #: Threads that read and decode files during a poll (the rest of a poll is one thread).
 READ_THREADS = min(4, os.cpu_count() or 1)
+#: A file is read in rounds of about this many bytes of decoded data (scalar points
+#: count 24 bytes each), each stored before the next is read.
+ROUND_BYTES = 256 << 20
+#: A poll stops waiting for a file whose read has not got anywhere for this long.
+STALL_SECONDS = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,20 +125,14 @@ class _Progress:
                 self.points += int(block.steps.size)
 
 
-def _windowed(pool: ThreadPoolExecutor, fn: Callable[[Any], Any], items: list[Any], window: int) -> Iterator[Any]:
-    """``map(fn, items)`` on ``pool``, in order, with at most ``window`` calls ahead of the consumer."""
-    pending: deque[Future[Any]] = deque()
-    it = iter(items)
-    for item in it:
-        pending.append(pool.submit(fn, item))
-        if len(pending) >= window:
-            break
-    while pending:
-        result = pending.popleft().result()
-        for item in it:
-            pending.append(pool.submit(fn, item))
-            break
-        yield result
+def _unreadable(path: str) -> str:
+    """Why ``path``, a directory entry that does not look like a regular file, cannot be
+    read ("" if it can be after all). Never blocks, even on a FIFO."""
+    try:
+        open_regular(path)[0].close()
+    except OSError as e:
+        return f"skipped: {e.strerror or e}"
+    return ""
 
 
 #: A place in a job: ``(role, rank)``; rank -1 for writers that do not know theirs.
@@ -175,22 +183,66 @@ class LogReader:
         self._runs: dict[str, _Run] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
+        #: Paths found wrong while listing the logdir (not files being read): path -> problem.
+        self._listing_problems: dict[str, Problem] = {}
         if load:
             self.poll()
 
     # -- reading -------------------------------------------------------------------
 
-    def _discover(self) -> dict[str, list[str]]:
+    def _discover(self) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """Runs and their log files (regular files only), and what could not be listed or read:
+        ``({run: [path, ...]}, {path: problem})``."""
         found: dict[str, list[str]] = {}
+        trouble: dict[str, str] = {}
         if not os.path.isdir(self.logdir):
-            return found
-        for dirpath, dirnames, filenames in os.walk(self.logdir):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            files = sorted(f for f in filenames if is_log_file(f))
+            return found, trouble
+        stack = [self.logdir]
+        while stack:
+            dirpath = stack.pop()
+            try:
+                with os.scandir(dirpath) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as e:
+                trouble[dirpath] = f"cannot list the directory: {e.strerror or e}"
+                continue
+            files = []
+            subdirs = []
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir():
+                        if not entry.is_symlink():  # as os.walk: links to directories are not followed
+                            subdirs.append(entry.path)
+                    elif is_log_file(entry.name):
+                        why = "" if entry.is_file() else _unreadable(entry.path)
+                        if why:
+                            trouble[entry.path] = why
+                        else:
+                            files.append(entry.path)
+                except OSError as e:
+                    trouble[entry.path] = f"cannot read: {e.strerror or e}"
+            stack.extend(reversed(subdirs))
             if files:
-                run = os.path.relpath(dirpath, self.logdir).replace(os.sep, "/")
-                found[run] = [os.path.join(dirpath, f) for f in files]
-        return found
+                found[os.path.relpath(dirpath, self.logdir).replace(os.sep, "/")] = files
+        return found, trouble
+
+    def _note_listing(self, trouble: dict[str, str]) -> set[str]:
+        """Keep the listing's problems (reported once while they last); the runs under a
+        directory that could not be listed, which are kept as they were."""
+        known = self._listing_problems
+        for path in [p for p in known if p not in trouble]:
+            del known[path]
+        for path, message in trouble.items():
+            if path not in known or known[path].message != message:
+                known[path] = Problem(path, 0, message)
+                log.warning("%s: %s", path, message)
+        unlisted = set()
+        for path, message in trouble.items():
+            if message.startswith("cannot list"):
+                unlisted.add(os.path.relpath(path, self.logdir).replace(os.sep, "/"))
+        return unlisted
 
     def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:
         """Find new files and runs, read the bytes added since the last poll, drop removed runs.
@@ -199,17 +251,24 @@ class LogReader:
         ``progress(files_done, files_to_read, bytes_read)`` is called after each file.
         """
         with self._poll_lock:
-            found = self._discover()
+            found, trouble = self._discover()
             todo: list[tuple[_Run, LogFile]] = []
             with self._lock:
-                for run in [r for r in self._runs if r not in found]:
+                unlisted = self._note_listing(trouble)
+
+                def hidden(run: str) -> bool:  # under a directory that could not be listed
+                    return any(u == "." or run == u or run.startswith(u + "/") for u in unlisted)
+
+                for run in [r for r in self._runs if r not in found and not hidden(r)]:
                     del self._runs[run]
                 for run, paths in found.items():
                     state = self._runs.setdefault(run, _Run())
-                    for gone in [p for p in state.files if p not in paths]:
+                    for gone in [p for p in state.files if p not in paths and p not in trouble]:
                         self._forget(state, gone)
                     for path in paths:
                         logfile = state.files.get(path)
+                        if logfile is not None and logfile.busy:
+                            continue  # still being read by an earlier poll
                         status = "grown" if logfile is None else logfile.status()
                         if status == "replaced":
                             self._forget(state, path)
@@ -218,37 +277,102 @@ class LogReader:
                             logfile = state.files[path] = LogFile(path)
                         if status != "same":
                             todo.append((state, logfile))
-            records = nbytes = 0
+            return self._read_files(todo, progress)
 
-            def load(item: tuple[_Run, LogFile]) -> tuple[_Run, LogFile, int, list[tuple[str, str, Any]]]:
-                state, logfile = item
-                start = logfile.offset
-                return state, logfile, start, self._decode(logfile, logfile.read())
+    def _read_files(
+        self, todo: list[tuple[_Run, LogFile]], progress: Callable[[int, int, int], None] | None
+    ) -> PollResult:
+        """Read ``todo`` on up to READ_THREADS daemon threads; wait for them, but not for a read
+        that has not got anywhere for STALL_SECONDS (it stores what it reads when it returns).
 
-            # Files are read and decoded by READ_THREADS threads (inflating and numpy
-            # release the GIL); each file's events are stored as soon as it is done.
-            # At most 2 x READ_THREADS files wait decoded in memory.
-            if len(todo) > 1 and READ_THREADS > 1:
-                pool = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="visualdl-read")
-                loaded: Iterator[tuple[_Run, LogFile, int, list[tuple[str, str, Any]]]] = _windowed(
-                    pool, load, todo, 2 * READ_THREADS
-                )
-            else:
-                pool, loaded = None, map(load, todo)
+        Inflating and numpy release the GIL, so the threads overlap; each stores its own
+        rounds, so at most READ_THREADS rounds wait decoded in memory.
+        """
+        if not todo:
+            return PollResult(0, 0, 0)
+        jobs = deque(todo)
+        lock = threading.Lock()
+        running: dict[int, tuple[LogFile, float]] = {}  # thread number -> file, last sign of progress
+        done: queue.SimpleQueue[tuple[LogFile, int, int]] = queue.SimpleQueue()
+        for _, logfile in todo:
+            logfile.busy = True
+
+        def beat(number: int, logfile: LogFile) -> None:
+            with lock:
+                running[number] = (logfile, time.monotonic())
+
+        def work(number: int) -> None:
+            while True:
+                with lock:
+                    if not jobs:
+                        running.pop(number, None)
+                        return
+                    state, logfile = jobs.popleft()
+                    running[number] = (logfile, time.monotonic())
+                records = nbytes = 0
+                try:
+                    records, nbytes = self._load(state, logfile, functools.partial(beat, number, logfile))
+                except Exception as e:  # boundary: one file must not stop the others
+                    log.exception("reading %s failed", logfile.path)
+                    logfile.problems.append(Problem(logfile.path, logfile.offset, f"reading failed: {e!r}"))
+                finally:
+                    logfile.busy = False
+                    done.put((logfile, records, nbytes))
+
+        threads = 0
+
+        def start_thread() -> None:
+            nonlocal threads
+            threads += 1
+            threading.Thread(target=work, args=(threads,), name=f"visualdl-read-{threads}", daemon=True).start()
+
+        for _ in range(min(READ_THREADS, len(todo))):
+            start_thread()
+        left = len(todo)
+        abandoned: set[int] = set()  # id() of the files the poll stopped waiting for
+        records = nbytes = files = 0
+        while left:
             try:
-                for done, (state, logfile, start, decoded) in enumerate(loaded, 1):
-                    nbytes += logfile.offset - start
-                    if progress is not None:
-                        progress(done, len(todo), logfile.offset - start)
-                    records += len(decoded)
-                    if decoded:
-                        with self._lock:
-                            if state.files.get(logfile.path) is logfile:
-                                self._store(state, logfile.path, decoded)
-            finally:
-                if pool is not None:
-                    pool.shutdown(cancel_futures=True)
-            return PollResult(len(todo), records, nbytes)
+                logfile, n_records, n_bytes = done.get(timeout=min(1.0, STALL_SECONDS / 4))
+            except queue.Empty:
+                now = time.monotonic()
+                with lock:
+                    stuck = [f for f, t in running.values() if now - t >= STALL_SECONDS and id(f) not in abandoned]
+                    more = bool(jobs)
+                for logfile in stuck:
+                    abandoned.add(id(logfile))
+                    left -= 1
+                    log.warning("reading %s has not got anywhere for %.0f s; the poll goes on without it",
+                                logfile.path, STALL_SECONDS)  # fmt: skip
+                    if more:
+                        start_thread()  # in place of the stuck one
+                continue
+            if id(logfile) in abandoned:
+                abandoned.discard(id(logfile))
+                continue
+            left -= 1
+            files += 1
+            records += n_records
+            nbytes += n_bytes
+            if progress is not None:
+                progress(files, len(todo), n_bytes)
+        return PollResult(len(todo), records, nbytes)
+
+    def _load(self, state: _Run, logfile: LogFile, beat: Callable[[], None]) -> tuple[int, int]:
+        """Read ``logfile`` round by round, storing each: ``(events, bytes)``."""
+        records = nbytes = 0
+        while True:
+            start = logfile.offset
+            decoded = self._decode(logfile, logfile.read(ROUND_BYTES))
+            nbytes += logfile.offset - start
+            records += len(decoded)
+            if decoded:
+                with self._lock:
+                    if state.files.get(logfile.path) is logfile:
+                        self._store(state, logfile.path, decoded)
+            beat()
+            if not logfile.more:
+                return records, nbytes
 
     def _forget(self, state: _Run, path: str) -> None:
         state.files.pop(path, None)
@@ -548,9 +672,12 @@ class LogReader:
 
     @property
     def problems(self) -> list[Problem]:
-        """Everything found wrong in the files so far (corrupt records, unreadable files)."""
+        """Everything found wrong in the files so far (corrupt records, unreadable files), then
+        what is wrong in the logdir now (directories that cannot be listed, log file names
+        that are not regular files)."""
         with self._lock:
-            return [p for state in self._runs.values() for f in state.files.values() for p in f.problems]
+            found = [p for state in self._runs.values() for f in state.files.values() for p in f.problems]
+            return found + list(self._listing_problems.values())
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.runs())
