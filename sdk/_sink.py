@@ -117,7 +117,7 @@ class Sink:
     def put_scalar(self, tag: str, step: int, value: float, wall_time: float) -> None:
         with self._lock:
             if self._attention and (error := self._attend()) is not None:
-                self._keep_then_raise(error, _POINT_BYTES, lambda: self._append_points([(tag, value)], step, wall_time))
+                self._keep_points_then_raise(error, [(tag, value)], step, wall_time)
             if self._queued >= self._check_at:
                 self._pressure()
             columns = self._scalars.get(tag)
@@ -131,9 +131,7 @@ class Sink:
     def put_scalars(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
         with self._lock:
             if self._attention and (error := self._attend()) is not None:
-                self._keep_then_raise(
-                    error, len(points) * _POINT_BYTES, lambda: self._append_points(points, step, wall_time)
-                )
+                self._keep_points_then_raise(error, points, step, wall_time)
             if self._queued + len(points) >= self._check_at:
                 self._pressure()
             self._append_points(points, step, wall_time)
@@ -141,7 +139,7 @@ class Sink:
     def put_item(self, item: Item, nbytes: int) -> None:
         with self._lock:
             if self._attention and (error := self._attend()) is not None:
-                self._keep_then_raise(error, nbytes, lambda: self._append_item(item, nbytes), record=True)
+                self._keep_item_then_raise(error, item, nbytes)
             if self._queued >= self._check_at or self._pending_bytes() + nbytes > self._max_pending_bytes:
                 self._pressure(nbytes, record=True)
             self._append_item(item, nbytes)
@@ -161,15 +159,22 @@ class Sink:
         self._queued += 1
         self._item_bytes += nbytes
 
-    def _keep_then_raise(
-        self, error: WriterError, nbytes: int, keep: Callable[[], None], *, record: bool = False
+    # An add_* that has an earlier failure of the writer to report keeps its own data,
+    # then raises; only when the memory bound is reached (the disk is failing) is the
+    # call's data refused. No closures here: put_scalar would pay for their cells.
+
+    def _keep_points_then_raise(
+        self, error: WriterError, points: list[tuple[str, float]], step: int, wall_time: float
     ) -> NoReturn:
-        """Under the lock, in a put that has an earlier failure to report: keep the call's
-        data, then raise. Only when ``nbytes`` more would pass ``max_pending_bytes`` (the
-        disk is failing and the memory bound is reached) is the call's data refused."""
-        pending = self._pending_bytes() if record else self._waiting_bytes()
-        if pending + nbytes <= self._max_pending_bytes:
-            keep()
+        if self._waiting_bytes() + len(points) * _POINT_BYTES <= self._max_pending_bytes:
+            self._append_points(points, step, wall_time)
+            self._set_check_at()
+            self._wake.set()
+        raise error
+
+    def _keep_item_then_raise(self, error: WriterError, item: Item, nbytes: int) -> NoReturn:
+        if self._pending_bytes() + nbytes <= self._max_pending_bytes:
+            self._append_item(item, nbytes)
             self._set_check_at()
             self._wake.set()
         raise error
