@@ -6,6 +6,8 @@ messages (``proto/visualdl_log.proto``); the first is a ``Header``. Pure: no I/O
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 from google.protobuf.message import DecodeError
 
 from visualdl.errors import LogFormatError
@@ -16,6 +18,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_POINTS_PER_RECORD",
     "MAX_TAG_LENGTH",
+    "blob_span",
     "is_log_file",
     "parse_record",
 ]
@@ -48,3 +51,77 @@ def parse_record(payload: bytes) -> pb.Record:
         raise LogFormatError("record of an unknown kind (written by a newer VisualDL?)")
     return record
 
+
+#: A record with more fields than this is not walked for its blob (ours have a dozen).
+_MAX_FIELDS = 4096
+_VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
+
+
+def _varint(read: Callable[[int, int], bytes], pos: int, stop: int) -> tuple[int, int]:
+    value = shift = 0
+    for i, byte in enumerate(read(pos, min(10, stop - pos))):
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos + i + 1
+        shift += 7
+    raise LogFormatError("undecodable record payload (a truncated varint)")
+
+
+def _fields(read: Callable[[int, int], bytes], start: int, stop: int) -> Iterator[tuple[int, int, int, int]]:
+    """``(number, wire type, value start, value end)`` of each field in ``[start, stop)``."""
+    pos = start
+    for _ in range(_MAX_FIELDS):
+        if pos >= stop:
+            return
+        key, pos = _varint(read, pos, stop)
+        number, wire = key >> 3, key & 7
+        begin = pos
+        if wire == _VARINT:
+            _, pos = _varint(read, pos, stop)
+        elif wire == _I64:
+            pos += 8
+        elif wire == _I32:
+            pos += 4
+        elif wire == _LEN:
+            size, begin = _varint(read, pos, stop)
+            pos = begin + size
+        else:
+            raise LogFormatError(f"undecodable record payload (wire type {wire})")
+        if number == 0 or pos > stop:
+            raise LogFormatError("undecodable record payload (a field runs past its message)")
+        yield number, wire, begin, pos
+    if pos < stop:
+        raise LogFormatError(f"a record of more than {_MAX_FIELDS} fields")
+
+
+def blob_span(read: Callable[[int, int], bytes], length: int, field: str, blob_field: str) -> tuple[int, int]:
+    """Where the bytes of ``blob_field`` of the ``field`` member of a serialized ``Record`` of
+    ``length`` bytes lie: ``(offset from the payload's start, size)``; size 0 when unset.
+
+    ``read(offset, n)`` returns up to ``n`` bytes of the payload from ``offset``; only
+    the fields' keys and lengths are read, never their bytes, so the cost does not grow
+    with the blob. Protobuf's rules hold: the last value of a field wins, a message
+    given twice is merged, and a later member of the ``kind`` oneof replaces an earlier
+    one. :class:`LogFormatError` when the payload is malformed or ``field`` is not its kind.
+    """
+    record = pb.Record.DESCRIPTOR
+    member = record.fields_by_name[field]
+    members = {f.number for f in record.oneofs_by_name["kind"].fields}
+    message = member.message_type
+    if message is None:
+        raise ValueError(f"Record field {field!r} is not a message: give the field of a kind with a blob")
+    blob_number = message.fields_by_name[blob_field].number
+    kind = 0
+    span = (0, 0)
+    for number, wire, begin, end in _fields(read, 0, length):
+        if wire != _LEN or number not in members:
+            continue  # an unknown field, or a known one of another type: ignored, as protobuf does
+        if number != kind:
+            kind, span = number, (0, 0)
+        if number == member.number:
+            for inner, inner_wire, inner_begin, inner_end in _fields(read, begin, end):
+                if inner == blob_number and inner_wire == _LEN:
+                    span = (inner_begin, inner_end - inner_begin)
+    if kind != member.number:
+        raise LogFormatError(f"the record is not a {field} record")
+    return span

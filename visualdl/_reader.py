@@ -33,7 +33,7 @@ from typing import Any, cast
 import numpy as np
 
 from visualdl._aggregate import JobSeries, aggregate
-from visualdl._framing import _HEAD, FOOTER_SIZE, HEADER_SIZE, MAX_RECORD_BYTES, masked_crc
+from visualdl._framing import HEADER_SIZE
 from visualdl._kinds import (
     KIND_BY_FIELD,
     KINDS,
@@ -43,13 +43,13 @@ from visualdl._kinds import (
     ScalarBlock,
     TextEvent,
 )
-from visualdl._logformat import FORMAT_VERSION, is_log_file, parse_record
+from visualdl._logformat import FORMAT_VERSION, blob_span, is_log_file
 from visualdl._restarts import Attempt, Resolved, resolve
 from visualdl._series import ScalarSeries, Series, merge
-from visualdl._tail import LogFile, Problem, open_regular
+from visualdl._tail import LogFile, Problem, check_record, open_regular
 from visualdl.errors import LogFormatError
 
-__all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo"]
+__all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
 
 log = logging.getLogger("visualdl._reader")
 
@@ -170,6 +170,33 @@ def _split_blocks(blocks: list[ScalarBlock]) -> list[tuple[str, np.ndarray, np.n
         (tag, steps[bounds[i] : bounds[i + 1]], values[bounds[i] : bounds[i + 1]], walls[bounds[i] : bounds[i + 1]])
         for tag, i in ids.items()
     ]
+
+
+def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
+    """Where the PNG bytes of an image event, or the model bytes of a graph event, lie:
+    ``(path, offset, length)``, to be read from the file (or streamed) by the caller;
+    what :meth:`LogReader.read_blob` reads, without holding it all in memory.
+
+    The record's checksums are checked first by streaming it, a chunk at a time:
+    nothing the size of the blob is held in memory. :class:`LogFormatError` when the
+    record is gone or changed on disk.
+    """
+    ref = event.ref
+    kind = KINDS["images" if isinstance(event, ImageEvent) else "graphs"]
+    f, _ = open_regular(ref.path)
+    with f:
+        length = check_record(f, ref.path, ref.offset)
+        start = ref.offset + HEADER_SIZE
+
+        def read(offset: int, n: int) -> bytes:
+            f.seek(start + offset)
+            return f.read(n)
+
+        try:
+            at, size = blob_span(read, length, kind.field, kind.blob_field)
+        except LogFormatError as e:
+            raise LogFormatError(e.message, ref.path, ref.offset) from e
+    return ref.path, start + at, size
 
 
 class LogReader:
@@ -603,28 +630,14 @@ class LogReader:
 
     def read_blob(self, event: ImageEvent | GraphEvent) -> bytes:
         """The PNG bytes of an image event, the model bytes of a graph event."""
-        ref = event.ref
-        kind = KINDS["images" if isinstance(event, ImageEvent) else "graphs"]
-        with open(ref.path, "rb") as f:
-            f.seek(ref.offset)
-            head = f.read(HEADER_SIZE)
-            if len(head) < HEADER_SIZE:
-                raise LogFormatError("record is gone (file truncated)", ref.path, ref.offset)
-            length, crc = _HEAD.unpack(head)
-            if masked_crc(head[:8]) != crc or length > MAX_RECORD_BYTES:
-                raise LogFormatError("record header changed on disk", ref.path, ref.offset)
-            payload = f.read(length)
-            tail = f.read(FOOTER_SIZE)
-        if len(payload) != length or len(tail) != FOOTER_SIZE or masked_crc(payload) != int.from_bytes(tail, "little"):
-            raise LogFormatError("record payload changed on disk", ref.path, ref.offset)
-        try:
-            record = parse_record(payload)
-        except LogFormatError as e:
-            raise LogFormatError(e.message, ref.path, ref.offset) from e
-        if record.WhichOneof("kind") != kind.field:
-            raise LogFormatError(f"the record is not a {kind.field} record", ref.path, ref.offset)
-        blob: bytes = getattr(getattr(record, kind.field), kind.blob_field)
-        return blob
+        path, offset, length = open_blob(event)
+        f, _ = open_regular(path)
+        with f:
+            f.seek(offset)
+            data = f.read(length)
+        if len(data) != length:
+            raise LogFormatError("record is gone (file truncated)", event.ref.path, event.ref.offset)
+        return data
 
     def writers(self, run: str) -> list[WriterInfo]:
         """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""

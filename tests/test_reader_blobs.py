@@ -1,0 +1,120 @@
+"""Blobs (PNG bytes of images, models of graphs): where they lie in their file, checked by
+streaming the record, and read without holding the record twice."""
+
+from __future__ import annotations
+
+import os
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from visualdl import LogReader, LogWriter
+from visualdl._framing import frame
+from visualdl._kinds import GraphEvent, ImageEvent
+from visualdl._logformat import blob_span
+from visualdl._reader import open_blob
+from visualdl.errors import LogFormatError
+from visualdl.proto import pb
+
+BIG = 24 << 20
+
+
+def _header() -> bytes:
+    return frame(pb.Record(header=pb.Header(format_version=1, writer_id="d" * 32)).SerializeToString())
+
+
+def _image_log(logdir: str, png: bytes) -> str:
+    """A log file holding one image record with ``png`` as its bytes (any bytes will do)."""
+    path = os.path.join(logdir, "vdl.1700000000.host.1.0000beef.vdlog")
+    image = pb.Image(tag="big", step=3, wall_time=1.0, height=1, width=1, channels=3, png=png)
+    with open(path, "wb") as f:
+        f.write(_header() + frame(pb.Record(image=image).SerializeToString()))
+    return path
+
+
+def test_open_blob_gives_where_the_bytes_of_images_and_graphs_lie(logdir):
+    with LogWriter(logdir, flush_secs=3600) as w:
+        w.add_image("pic", np.full((4, 5, 3), 7, np.uint8), 1)
+        w.add_graph(b"model bytes", name="net")
+    reader = LogReader(logdir)
+    events: list[ImageEvent | GraphEvent] = [reader.images(".", "pic")[0], reader.graphs(".")[0]]
+    for event in events:
+        path, offset, length = open_blob(event)
+        with open(path, "rb") as f:
+            f.seek(offset)
+            assert f.read(length) == reader.read_blob(event)
+    assert reader.read_blob(reader.graphs(".")[0]) == b"model bytes"
+
+
+def test_open_blob_holds_nothing_the_size_of_the_blob(logdir):
+    png = np.random.default_rng(2).bytes(BIG)
+    _image_log(logdir, png)
+    reader = LogReader(logdir)
+    (event,) = reader.images(".", "big")
+    tracemalloc.start()
+    try:
+        path, offset, length = open_blob(event)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert length == BIG and peak < 4 << 20
+    with open(path, "rb") as f:
+        f.seek(offset)
+        assert f.read(length) == png
+
+
+def test_read_blob_holds_the_blob_once(logdir):
+    png = np.random.default_rng(3).bytes(BIG)
+    _image_log(logdir, png)
+    reader = LogReader(logdir)
+    (event,) = reader.images(".", "big")
+    tracemalloc.start()
+    try:
+        data = reader.read_blob(event)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert data == png
+    assert peak < BIG + (4 << 20)  # the record and its parsed copy were held too: 3x
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_open_blob_refuses_a_record_changed_on_disk(logdir, damage):
+    png = b"\x89PNG" + bytes(range(256)) * 10
+    path = _image_log(logdir, png)
+    reader = LogReader(logdir)
+    (event,) = reader.images(".", "big")
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    if damage == "flip":
+        data[-100] ^= 1
+    else:
+        del data[-100:]
+    with open(path, "wb") as f:
+        f.write(data)
+    with pytest.raises(LogFormatError, match=r"changed on disk|gone") as info:
+        open_blob(event)
+    assert info.value.path == path and info.value.offset == event.ref.offset
+    with pytest.raises(LogFormatError):
+        reader.read_blob(event)
+
+
+def _reader_of(data: bytes):
+    return lambda offset, n: data[offset : offset + n]
+
+
+def test_blob_span_follows_protobuf_rules():
+    first = pb.Record(image=pb.Image(tag="a", png=b"first")).SerializeToString()
+    no_png = pb.Record(image=pb.Image(tag="b")).SerializeToString()
+    text = pb.Record(text=pb.Text(tag="t")).SerializeToString()
+    unknown = b"\xf8\x01\x05"  # field 31, a varint: unknown, skipped
+    for payload in [first, first + no_png, no_png + first, first + text + first, unknown + first, first + unknown]:
+        parsed = pb.Record.FromString(payload)
+        at, size = blob_span(_reader_of(payload), len(payload), "image", "png")
+        assert payload[at : at + size] == parsed.image.png, payload
+    for payload in [first + text, text]:
+        with pytest.raises(LogFormatError, match="not a image record"):
+            blob_span(_reader_of(payload), len(payload), "image", "png")
+    with pytest.raises(LogFormatError):
+        blob_span(_reader_of(first[:-2]), len(first) - 2, "image", "png")
