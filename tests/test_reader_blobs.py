@@ -1,5 +1,6 @@
 """Blobs (PNG bytes of images, models of graphs): where they lie in their file, checked by
-streaming the record, and read without holding the record twice."""
+streaming the record, and read without holding the record twice; histograms without
+finite values."""
 
 from __future__ import annotations
 
@@ -118,3 +119,14 @@ def test_blob_span_follows_protobuf_rules():
             blob_span(_reader_of(payload), len(payload), "image", "png")
     with pytest.raises(LogFormatError):
         blob_span(_reader_of(first[:-2]), len(first) - 2, "image", "png")
+
+
+def test_histogram_of_nan_only_has_no_finite_range(logdir):
+    with LogWriter(logdir, flush_secs=3600) as w:
+        w.add_histogram("h", np.array([np.nan, np.nan]), 0)
+        w.add_histogram("h", np.array([-0.0, 2.5, np.inf]), 1)
+    nan_only, finite = LogReader(logdir).histograms(".", "h")
+    assert nan_only.count == 0 and nan_only.finite_range is None
+    assert (nan_only.min, nan_only.max) == (0.0, 0.0)  # as stored: format version 1
+    assert finite.finite_range == (finite.min, finite.max) == (-0.0, 2.5)
+    assert np.signbit(finite.min)  # exact, bit for bit

@@ -88,6 +88,13 @@ class HistogramEvent:
     pos_inf_count: int
     neg_inf_count: int
 
+    @property
+    def finite_range(self) -> tuple[float, float] | None:
+        """``(min, max)`` of the finite values; None when there are none (NaN and
+        infinities only), where the record stores no min and max and ``min`` and
+        ``max`` read as 0.0."""
+        return (self.min, self.max) if self.count else None
+
 
 @dataclass(frozen=True, slots=True)
 class TextEvent:
