@@ -113,6 +113,7 @@ SETTINGS_FIELDS = [
     ("path_prefix", "str"),
     ("models", "tuple[str, ...]"),
     ("background", "bool"),
+    ("allowed_hosts", "tuple[str, ...]"),
 ]
 
 
