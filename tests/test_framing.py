@@ -168,6 +168,16 @@ def _count_crc_bytes(monkeypatch) -> list[int]:
     return counted
 
 
+def test_scan_intact_buffer_checksums_each_byte_once(monkeypatch):
+    """No prefix CRCs (nor their tables) for a file without damage: a cold read pays nothing for them."""
+    payloads = [random.Random(i).randbytes(100_000 + i) for i in range(10)]
+    buf = b"".join(framing.frame(p) for p in payloads)
+    counted = _count_crc_bytes(monkeypatch)
+    items = list(framing.scan(buf))
+    assert [i.payload for i in items[:-1]] == payloads
+    assert counted[0] == sum(8 + len(p) for p in payloads)
+
+
 def _scan_bounded(buf: bytes, seconds: float = 60.0) -> list:
     """``list(scan(buf))`` in a thread: fail instead of hanging for minutes."""
     out: list = []

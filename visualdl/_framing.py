@@ -27,11 +27,11 @@ that runs past ``eof`` is then a torn write, reported as corruption like any oth
 Scanning is linear in the buffer's size, whatever it holds. Resynchronising looks at
 every position after the damage, and a position may hold a valid header that claims
 a payload spanning much of the buffer; checking each such payload by reading it would
-be quadratic. Instead the CRC of any stretch is derived from CRCs of prefixes of the
-buffer (kept every :data:`_MARK` bytes) and the linearity of CRCs:
-``crc(A + B) = shift(crc(A), len(B)) ^ crc(B)``, where ``shift`` multiplies by
-``x**(8 * len(B))`` modulo the polynomial, a few table look-ups per set bit of the
-length.
+be quadratic. Instead, once a scan has met damage, the CRC of any long stretch is
+derived from CRCs of prefixes of the buffer (kept every :data:`_MARK` bytes) and the
+linearity of CRCs: ``crc(A + B) = shift(crc(A), len(B)) ^ crc(B)``, where ``shift``
+multiplies by ``x**(8 * len(B))`` modulo the polynomial, a few table look-ups per set
+bit of the length. An intact file is checked directly, each byte once.
 """
 
 from __future__ import annotations
@@ -136,6 +136,7 @@ def scan(
     end = len(buf)
     file_end = end if file_end is None else max(file_end, end)
     prefix = _Prefix(buf, pos)
+    damaged = False  # until then, payloads are checked directly: each byte once, no tables
     while True:
         if end - pos < HEADER_SIZE:
             if stopped and file_end <= end and pos < end:
@@ -152,6 +153,7 @@ def scan(
                     yield pos  # not yet written
                     return
                 reason = f"a record of {length} bytes runs past the end of the file, and a valid record follows it"
+                damaged = True
                 yield Corruption(pos, after, reason)
                 pos = after
                 continue
@@ -160,7 +162,7 @@ def scan(
                     yield pos  # in the file, not yet in the buffer
                     return
                 reason = f"a record of {length} bytes runs past the end of the file (a torn write)"
-            elif _payload_ok(buf, pos, length, prefix):
+            elif _payload_ok(buf, pos, length, prefix if damaged else None):
                 yield Frame(pos, buf[pos + HEADER_SIZE : pos + HEADER_SIZE + length])
                 pos = stop
                 continue
@@ -171,6 +173,7 @@ def scan(
         else:
             reason = "length checksum mismatch"
         bad = pos
+        damaged = True
         pos, waiting = _resync(buf, pos + 1, prefix, file_end, stopped=stopped)
         yield Corruption(bad, pos, reason, at_end=waiting)
         if waiting:
@@ -274,11 +277,12 @@ class _Prefix:
         return self.at(stop) ^ _shift(self.at(start), stop - start)
 
 
-def _payload_ok(buf: bytes, pos: int, length: int, prefix: _Prefix) -> bool:
-    """Whether the payload of the record at ``pos`` (all in ``buf``) matches its checksum."""
+def _payload_ok(buf: bytes, pos: int, length: int, prefix: _Prefix | None) -> bool:
+    """Whether the payload of the record at ``pos`` (all in ``buf``) matches its checksum:
+    through ``prefix`` when given and the payload is long, else directly."""
     start = pos + HEADER_SIZE
     stored: int = _CRC.unpack_from(buf, start + length)[0]
-    if length <= _DIRECT:
+    if prefix is None or length <= _DIRECT:
         return masked_crc(buf[start : start + length]) == stored
     return mask(prefix.stretch(start, start + length)) == stored
 
