@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
+from visualdl._tail import open_regular
 from visualdl.errors import GraphError
 from visualdl.server._hosts import HostPolicy, host_name
 from visualdl.server._openapi import openapi_document
@@ -62,6 +64,32 @@ class _GraphSource(TypedDict):
     run: str | None
     name: str | None
     path: str
+
+
+_CHUNK = 1 << 20
+
+
+def _file_span(path: str, offset: int, length: int) -> Iterator[bytes]:
+    """``length`` bytes of ``path`` from ``offset``, a chunk at a time; opened before the
+    response starts, so a file gone since its record was checked is still a 404."""
+    try:
+        f, _ = open_regular(path)
+    except OSError as e:
+        raise NotFound(f"the log file holding this image cannot be read: {e}") from e
+
+    def chunks() -> Iterator[bytes]:
+        with f:
+            f.seek(offset)
+            left = length
+            while left > 0:
+                data = f.read(min(_CHUNK, left))
+                if not data:  # the file shrank since: end short rather than hang
+                    log.error("%s ended %d bytes before the end of a checked record", path, left)
+                    return
+                left -= len(data)
+                yield data
+
+    return chunks()
 
 
 def _provider() -> DataProvider:
@@ -258,14 +286,17 @@ def build_blueprint(settings: Settings) -> Blueprint:
     def image() -> Response:
         step = request.args.get("step")
         if step is not None:
-            data = _provider().read_image(
+            path, offset, length = _provider().locate_image(
                 run=_text("run"), tag=_text("tag"), step=_int("step", 0, *NUMBER_BOUNDS["step"])
             )
         else:
-            data = _provider().read_image(
+            path, offset, length = _provider().locate_image(
                 run=_text("run"), tag=_text("tag"), index=_int("index", 0, *NUMBER_BOUNDS["index"])
             )
-        response = Response(data, mimetype="image/png")
+        # Streamed from the log file a chunk at a time: a huge image costs no more memory
+        # per request than a chunk, however many clients ask for it at once.
+        response = Response(_file_span(path, offset, length), mimetype="image/png", direct_passthrough=True)
+        response.headers["Content-Length"] = str(length)
         response.headers["Cache-Control"] = "private, max-age=3600"
         return response
 

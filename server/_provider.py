@@ -23,7 +23,7 @@ from visualdl._aggregate import JobSeries
 from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
 from visualdl._kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._logformat import MAX_TAG_LENGTH
-from visualdl._reader import LogReader, ScalarSeries, WriterInfo
+from visualdl._reader import LogReader, ScalarSeries, WriterInfo, open_blob
 from visualdl.errors import VisualDLError
 from visualdl.server._distribution import percentile_bands
 from visualdl.server._jobs import job_overview
@@ -299,6 +299,24 @@ class DataProvider:
 
     def read_image(self, *, run: str, tag: str, index: int | None = None, step: int | None = None) -> bytes:
         """The PNG of the ``index``-th image of ``tag`` by step, or of the last one logged at ``step``."""
+        reader, event, index = self._image(run, tag, index, step)
+        try:
+            return reader.read_blob(event)
+        except (OSError, VisualDLError) as e:
+            raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
+
+    def locate_image(
+        self, *, run: str, tag: str, index: int | None = None, step: int | None = None
+    ) -> tuple[str, int, int]:
+        """Where the PNG of :meth:`read_image` lies: ``(path, offset, length)``, its record's
+        checksums checked, so the server streams it from the file instead of holding it."""
+        _, event, index = self._image(run, tag, index, step)
+        try:
+            return open_blob(event)
+        except (OSError, VisualDLError) as e:
+            raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
+
+    def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[LogReader, ImageEvent, int]:
         reader, events = self._events(run, "images", tag)
         if step is not None:
             at = bisect.bisect_right(events, step, key=lambda e: e.step) - 1
@@ -306,10 +324,7 @@ class DataProvider:
                 raise NotFound(f"{tag!r} in {run!r} has no image at step {step}")
             index = at
         event: ImageEvent = _at(events, index or 0, "image")
-        try:
-            return reader.read_blob(event)
-        except (OSError, VisualDLError) as e:
-            raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
+        return reader, event, index or 0
 
     def read_histograms(self, *, run: str, tag: str, max_entries: int) -> dict[str, Any]:
         _, events = self._events(run, "histograms", tag)
@@ -469,8 +484,9 @@ def _histogram_json(h: HistogramEvent) -> dict[str, Any]:
         "wall_time": h.wall_time,
         "edges": h.edges.tolist(),
         "counts": h.counts.tolist(),
-        "min": h.min,
-        "max": h.max,
+        # No finite values (all NaN or infinite): no range, not min = max = 0.
+        "min": None if h.finite_range is None else h.finite_range[0],
+        "max": None if h.finite_range is None else h.finite_range[1],
         "sum": h.sum,
         "count": h.count,
         "nan_count": h.nan_count,

@@ -275,3 +275,44 @@ def test_every_listed_run_and_tag_is_taken_by_the_endpoints(logdir, monkeypatch)
     too_long = client.get(f"/api/scalars?tag={'u' * (MAX_TAG_LENGTH + 1)}&run=old")
     assert too_long.status_code == 400
     assert f"'tag' must be at most {MAX_TAG_LENGTH} characters" in too_long.get_json()["error"]
+
+
+def test_image_is_streamed_from_the_log_file_with_its_length(logdir):
+    rng = np.random.default_rng(1)
+    big = rng.integers(0, 256, (700, 900, 3), dtype=np.uint8)  # a PNG of ~1.9 MB: two chunks
+    with LogWriter(os.path.join(logdir, "r")) as w:
+        w.add_image("big", big, 0)
+    client, _ = _client(("", logdir))
+    response = client.get("/api/image?run=r&tag=big&index=0")
+    assert response.status_code == 200
+    assert response.is_streamed
+    body = response.get_data()
+    assert int(response.headers["Content-Length"]) == len(body) > (1 << 20)
+    np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(body))), big)
+
+
+def test_image_whose_record_changed_on_disk_is_404_not_500(logdir):
+    with LogWriter(os.path.join(logdir, "r")) as w:
+        w.add_image("img", np.zeros((8, 8, 3), np.uint8), 0)
+    client, _ = _client(("", logdir))
+    assert client.get("/api/tags?run=r").status_code == 200
+    (name,) = os.listdir(os.path.join(logdir, "r"))
+    path = os.path.join(logdir, "r", name)
+    with open(path, "r+b") as f:  # flip a byte inside the PNG: the record's checksum fails
+        data = f.read()
+        at = data.index(b"IHDR")
+        f.seek(at)
+        f.write(b"X")
+    response = client.get("/api/image?run=r&tag=img&index=0")
+    assert response.status_code == 404 and "cannot be read" in response.get_json()["error"]
+
+
+def test_histogram_of_only_nan_has_no_range(logdir):
+    with LogWriter(os.path.join(logdir, "r")) as w:
+        w.add_histogram("h", np.array([np.nan, np.nan, np.inf]), 0)
+        w.add_histogram("h", np.array([-1.0, 2.0]), 1)
+    entries = _client(("", logdir))[0].get("/api/histograms?run=r&tag=h").get_json()["entries"]
+    assert [(e["min"], e["max"], e["count"], e["nan_count"], e["pos_inf_count"]) for e in entries] == [
+        (None, None, 0, 2, 1),
+        (-1.0, 2.0, 2, 0, 0),
+    ]
