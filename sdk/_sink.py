@@ -43,6 +43,7 @@ import numpy as np
 
 from visualdl._framing import Corruption, frame, scan
 from visualdl._kinds import encode_scalars
+from visualdl._logformat import MAX_POINTS_PER_RECORD
 from visualdl.errors import WriterError
 from visualdl.proto import pb
 from visualdl.sdk import _sigterm as sigterm
@@ -54,7 +55,8 @@ log = logging.getLogger("visualdl.writer")
 #: A pending non-scalar record: a callable building it on the background thread.
 Item = Callable[[], pb.Record]
 _POINT_BYTES = 24
-_MAX_POINTS_PER_RECORD = 1 << 20
+#: Writers split scalar batches here; readers refuse larger records (decompression bombs).
+_MAX_POINTS_PER_RECORD = MAX_POINTS_PER_RECORD
 
 
 class Sink:
