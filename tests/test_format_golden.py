@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
+from conftest import crc32c_reference, masked_reference
 from PIL import Image
 
 from visualdl import LogReader, LogWriter
@@ -95,29 +96,15 @@ ADD_MODEL_SHA256 = "5981c9021dc164b1bf871b1245031db6674be8dd22058e25166197f2fa0a
 # -- helpers (independent of the code under test) --------------------------------------
 
 
-def _crc32c_reference(data: bytes) -> int:
-    """Bitwise CRC-32C (Castagnoli, reflected polynomial 0x82F63B78)."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
-
-
-def _masked(crc: int) -> int:
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
 def _unframe(record: bytes) -> bytes:
     """The payload of one framed record, every byte of the framing checked by hand."""
     (length,) = struct.unpack_from("<Q", record, 0)
     assert len(record) == 8 + 4 + length + 4
     (length_crc,) = struct.unpack_from("<I", record, 8)
-    assert length_crc == _masked(_crc32c_reference(record[:8]))
+    assert length_crc == masked_reference(crc32c_reference(record[:8]))
     payload = record[12 : 12 + length]
     (payload_crc,) = struct.unpack_from("<I", record, 12 + length)
-    assert payload_crc == _masked(_crc32c_reference(payload))
+    assert payload_crc == masked_reference(crc32c_reference(payload))
     return payload
 
 

@@ -10,32 +10,19 @@ import time
 import google_crc32c
 import numpy as np
 import pytest
+from conftest import crc32c_reference, masked_reference
 
 from visualdl import _framing as framing
 
 
-def _crc32c_reference(data: bytes) -> int:
-    """Bitwise CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), independent of the native one."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
-
-
-def _masked(crc: int) -> int:
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
 def test_crc32c_reference_check_value():
     # The standard check value of CRC-32C.
-    assert _crc32c_reference(b"123456789") == 0xE3069283
+    assert crc32c_reference(b"123456789") == 0xE3069283
 
 
 def test_masked_crc_matches_reference():
     for data in (b"", b"a", b"123456789", bytes(range(256)) * 3):
-        assert framing.masked_crc(data) == _masked(_crc32c_reference(data))
+        assert framing.masked_crc(data) == masked_reference(crc32c_reference(data))
 
 
 def test_frame_golden_bytes():
@@ -43,9 +30,9 @@ def test_frame_golden_bytes():
     length = struct.pack("<Q", 5)
     expected = (
         length
-        + struct.pack("<I", _masked(_crc32c_reference(length)))
+        + struct.pack("<I", masked_reference(crc32c_reference(length)))
         + b"hello"
-        + struct.pack("<I", _masked(_crc32c_reference(b"hello")))
+        + struct.pack("<I", masked_reference(crc32c_reference(b"hello")))
     )
     assert framed == expected
     assert framed.hex() == "0500000000000000" + framed[8:12].hex() + "68656c6c6f" + framed[-4:].hex()
@@ -94,7 +81,7 @@ def test_scan_huge_length_with_valid_checksum_is_corruption():
 def _header(length: int) -> bytes:
     """A record header claiming ``length`` bytes, with a valid length checksum."""
     head = struct.pack("<Q", length)
-    return head + struct.pack("<I", _masked(_crc32c_reference(head)))
+    return head + struct.pack("<I", masked_reference(crc32c_reference(head)))
 
 
 def test_scan_checksum_of_any_stretch_matches_reference():
@@ -104,7 +91,7 @@ def test_scan_checksum_of_any_stretch_matches_reference():
     for _ in range(300):
         start = rng.randrange(3, len(buf))
         stop = rng.randrange(start, len(buf) + 1)
-        assert prefix.stretch(start, stop) == _crc32c_reference(buf[start:stop]), (start, stop)
+        assert prefix.stretch(start, stop) == crc32c_reference(buf[start:stop]), (start, stop)
     crcs = np.array([rng.getrandbits(32) for _ in range(50)], np.uint32)
     lengths = np.array([rng.randrange(1 << 31) for _ in range(50)], np.int64)
     expected = [framing._shift(int(c), int(n)) for c, n in zip(crcs, lengths, strict=True)]
