@@ -55,3 +55,24 @@ def test_cli_summarises_a_logdir_and_refuses_a_missing_one(tmp_path, child_env):
     assert "does not exist" in missing.stderr and "Traceback" not in missing.stderr
     usage = subprocess.run([sys.executable, "-m", "visualdl"], env=child_env, capture_output=True, text=True)
     assert usage.returncode == 2 and "usage:" in usage.stderr and "Traceback" not in usage.stderr
+
+
+def test_cli_inspect_reports_a_corrupt_record_once(tmp_path, child_env):
+    from visualdl import LogWriter
+
+    with LogWriter(str(tmp_path / "run1")) as w:
+        for step in range(3):
+            w.add_text("notes", f"entry {step} " * 50, step)
+    (name,) = os.listdir(tmp_path / "run1")
+    path = tmp_path / "run1" / name
+    data = bytearray(path.read_bytes())
+    at = data.index(b"entry 1")
+    data[at] ^= 0xFF  # the second text record's checksum fails
+    path.write_bytes(bytes(data))
+    out = subprocess.run(
+        [sys.executable, "-m", "visualdl", "--logdir", str(tmp_path), "--inspect"],
+        env=child_env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 0
+    assert out.stdout.count("checksum") == 1 and "text       notes: 2 entries" in out.stdout
+    assert "checksum" not in out.stderr

@@ -249,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.logdir and not args.model:
         parser.error("give --logdir DIR (or --model FILE)")
     if args.inspect:
+        # The summary lists every problem with its file and offset: not again as a warning.
+        logging.getLogger("visualdl.reader").setLevel(logging.ERROR)
         status = 0
         for spec in args.logdir:
             from visualdl.server._settings import parse_logdir_spec

@@ -51,7 +51,7 @@ from visualdl.errors import LogFormatError
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
 
-log = logging.getLogger("visualdl._reader")
+log = logging.getLogger("visualdl.reader")
 
 #: Threads that read and decode files during a poll (the rest of a poll is one thread).
 READ_THREADS = min(4, os.cpu_count() or 1)

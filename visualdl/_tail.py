@@ -31,7 +31,7 @@ from visualdl.proto import pb
 
 __all__ = ["STOPPED_SECONDS", "LogFile", "Problem", "check_record", "open_regular"]
 
-log = logging.getLogger("visualdl._reader")
+log = logging.getLogger("visualdl.reader")
 
 #: Bytes read at a time; a record larger than this is read whole when it is complete.
 _WINDOW = 64 << 20
