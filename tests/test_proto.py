@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from visualdl.proto import pb, tb
+from visualdl.proto import pb, tb, vdl2
 
 PROTO_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "proto")
 
 
-@pytest.mark.parametrize("schema", ["visualdl_log", "tensorboard_event"])
+@pytest.mark.parametrize("schema", ["visualdl_log", "tensorboard_event", "vdl2_record"])
 def test_generated_code_matches_schema(tmp_path, schema):
     subprocess.run(
         [sys.executable, "-m", "grpc_tools.protoc", "-I", PROTO_DIR, f"--python_out={tmp_path}",
@@ -65,3 +65,18 @@ def test_tensorboard_schema_reads_tensorboards_bytes():
     assert list(second.histo.bucket_limit) == [0, 1] and list(second.histo.bucket) == [2, 3]
     start = event_pb2.Event(step=3, session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))
     assert tb.Event.FromString(start.SerializeToString()).session_log.status == tb.SessionLog.START
+
+
+def test_vdl2_schema_reads_visualdl2_bytes():
+    """Field for field, the first record of a file written by VisualDL 2.5.3 (tests/data/vdl2)."""
+    path = os.path.join(
+        os.path.dirname(PROTO_DIR), "tests", "data", "vdl2", "logdir", "scalars", "vdlrecords.1700000000.log"
+    )
+    with open(path, "rb") as f:
+        data = f.read()
+    end = 8 + int.from_bytes(data[:8], "little")
+    (meta,) = vdl2.Record.FromString(data[8:end]).values
+    assert (meta.tag, meta.id, meta.WhichOneof("one_value")) == ("meta_data_tag", 0, "meta_data")
+    assert meta.meta_data.display_name == "baseline \u03b1"
+    (scalar,) = vdl2.Record.FromString(data[end + 8 : end + 8 + int.from_bytes(data[end : end + 8], "little")]).values
+    assert (scalar.tag, scalar.id, scalar.timestamp, scalar.value) == ("train/loss", 0, 1700000001000, 2.0)
