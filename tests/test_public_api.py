@@ -204,6 +204,7 @@ def test_internal_modules_say_so_by_their_names():
         "frontend_static/__init__.py",
         "proto/visualdl_log_pb2.py",
         "proto/tensorboard_event_pb2.py",
+        "proto/vdl2_record_pb2.py",
     }
     found = {
         f"{folder}/{name}"
