@@ -47,6 +47,8 @@ from visualdl._logformat import FORMAT_VERSION, blob_span, is_log_file
 from visualdl._restarts import Attempt, Resolved, resolve
 from visualdl._series import ScalarSeries, Series, merge
 from visualdl._tail import LogFile, Problem, check_record, open_regular
+from visualdl._tfevents import BlobRef, EventDecoder, header_for, is_tfevents_file, parse_event
+from visualdl._tfevents import blob_span as event_blob_span
 from visualdl.errors import LogFormatError
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
@@ -82,6 +84,9 @@ class WriterInfo:
     launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
     closed: bool  # a footer was read: the writer closed cleanly
     end_time: float | None = None  # the footer's wall time, when closed
+    #: "visualdl", or "tfevents" for a TensorBoard event file (whose writer is known only by
+    #: its file's name and first event: no rank, never "closed").
+    format: str = "visualdl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,10 +198,34 @@ def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
             return f.read(n)
 
         try:
-            at, size = blob_span(read, length, kind.field, kind.blob_field)
+            if isinstance(ref, BlobRef):  # an image of a TensorBoard event file
+                at, size = event_blob_span(read, length, ref)
+            else:
+                at, size = blob_span(read, length, kind.field, kind.blob_field)
         except LogFormatError as e:
             raise LogFormatError(e.message, ref.path, ref.offset) from e
     return ref.path, start + at, size
+
+
+def _open_log(path: str) -> LogFile:
+    """A file to follow, with the parser of its format (told by its name)."""
+    if is_tfevents_file(os.path.basename(path)):
+        return LogFile(path, parse_event, "tfevents", EventDecoder())
+    return LogFile(path)
+
+
+def _decode_events(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
+    """Events of a TensorBoard event file as ``(kind, tag, event)`` (:mod:`visualdl._tfevents`);
+    its first event stands for the header our files start with."""
+    if logfile.header is None and items:
+        logfile.header = header_for(logfile.path, items[0][1])
+    decoder = cast(EventDecoder, logfile.decoder)
+    out = decoder.decode(logfile.path, items)
+    for offset, message in decoder.problems:
+        logfile.problems.append(Problem(logfile.path, offset, message))
+        log.warning("%s at byte %d: %s", logfile.path, offset, message)
+    decoder.problems.clear()
+    return out
 
 
 class LogReader:
@@ -242,7 +271,7 @@ class LogReader:
                     if entry.is_dir():
                         if not entry.is_symlink():  # as os.walk: links to directories are not followed
                             subdirs.append(entry.path)
-                    elif is_log_file(entry.name):
+                    elif is_log_file(entry.name) or is_tfevents_file(entry.name):
                         why = "" if entry.is_file() else _unreadable(entry.path)
                         if why:
                             trouble[entry.path] = why
@@ -301,7 +330,7 @@ class LogReader:
                             self._forget(state, path)
                             logfile = None
                         if logfile is None:
-                            logfile = state.files[path] = LogFile(path)
+                            logfile = state.files[path] = _open_log(path)
                         if status != "same":
                             todo.append((state, logfile))
             return self._read_files(todo, progress)
@@ -411,6 +440,8 @@ class LogReader:
     def _decode(self, logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
         """Records of one file as ``(kind, tag, event)``; headers and footers update the file."""
         path = logfile.path
+        if logfile.format == "tfevents":
+            return _decode_events(logfile, items)
         out = []
         for offset, record in items:
             field_name = record.WhichOneof("kind")
@@ -664,6 +695,7 @@ class LogReader:
                     launcher=h.launcher,
                     closed=logfile.footer is not None,
                     end_time=logfile.footer.wall_time if logfile.footer is not None else None,
+                    format=logfile.format,
                 )
                 out.append(info)
             return out

@@ -18,8 +18,9 @@ import logging
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import google_crc32c
 
@@ -112,8 +113,10 @@ def check_record(f: BinaryIO, path: str, offset: int) -> int:
     return length
 
 
-def _cost(record: pb.Record, nbytes: int) -> int:
+def _cost(record: Any, nbytes: int) -> int:
     """Roughly what a record takes in memory once decoded (scalar columns inflate)."""
+    if not isinstance(record, pb.Record):
+        return nbytes + _POINT_BYTES  # a TensorBoard event: a few points at most per record
     if record.WhichOneof("kind") != "scalars":
         return nbytes
     counts = record.scalars.counts
@@ -122,15 +125,25 @@ def _cost(record: pb.Record, nbytes: int) -> int:
 
 
 class LogFile:
-    """One log file being followed."""
+    """One log file being followed.
+
+    ``parse`` turns a record's payload into a message (:class:`LogFormatError` when it
+    cannot): ours by default; ``format`` names the format (``"visualdl"``, or
+    ``"tfevents"`` for TensorBoard's event files, which share the framing).
+    """
 
     __slots__ = (
-        "path", "offset", "header", "footer", "problems", "skipped", "more", "busy",
+        "path", "format", "parse", "decoder", "offset", "header", "footer", "problems", "skipped", "more", "busy",
         "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled", "_reported",
     )  # fmt: skip
 
-    def __init__(self, path: str) -> None:
+    def __init__(
+        self, path: str, parse: Callable[[bytes], Any] = parse_record, format: str = "visualdl", decoder: Any = None
+    ) -> None:
         self.path = path
+        self.format = format
+        self.parse = parse
+        self.decoder = decoder  # per-file decoding state of a foreign format
         self.offset = 0
         self.header: pb.Header | None = None
         self.footer: pb.Footer | None = None
@@ -191,13 +204,13 @@ class LogFile:
                 pass
         return "grown"
 
-    def read(self, budget: int | None = None) -> list[tuple[int, pb.Record]]:
+    def read(self, budget: int | None = None) -> list[tuple[int, Any]]:
         """Whole records added since the last read, with the offsets of their frames.
 
         With a ``budget`` (bytes), the read stops after the record that brings what the
         records take decoded (scalar points inflate) to it, and sets :attr:`more`.
         """
-        out: list[tuple[int, pb.Record]] = []
+        out: list[tuple[int, Any]] = []
         self.more = False
         try:
             f, st = open_regular(self.path)
@@ -229,9 +242,7 @@ class LogFile:
                 self._problem(self.offset, problem)
         return out
 
-    def _scan(
-        self, buf: bytes, out: list[tuple[int, pb.Record]], file_end: int, stopped: bool, budget: int | None
-    ) -> int:
+    def _scan(self, buf: bytes, out: list[tuple[int, Any]], file_end: int, stopped: bool, budget: int | None) -> int:
         """Take the records of ``buf``, the file's bytes from :attr:`offset` (``file_end``
         bytes are in the file from there); returns what they cost."""
         base = self.offset
@@ -243,7 +254,7 @@ class LogFile:
             if isinstance(item, framing.Frame):
                 self._in_bad_stretch = False
                 try:
-                    record = parse_record(item.payload)
+                    record = self.parse(item.payload)
                 except LogFormatError as e:
                     self._problem(base + item.offset, e.message)
                     continue

@@ -1,0 +1,354 @@
+"""TensorBoard event files: their records turned into the events of our own kinds. Pure.
+
+An event file (``*tfevents*`` in its basename, written by TensorFlow, tensorboardX or
+``torch.utils.tensorboard``) has the framing of our own files (:mod:`visualdl._framing`),
+and every payload is one serialized ``Event`` (``proto/tensorboard_event.proto``). A
+:class:`EventDecoder` follows one file and turns its events into what the reader
+stores for our records: scalar points into a :class:`~visualdl._kinds.ScalarBlock`,
+images, histograms and text into the kinds' events. Values of other plugins are
+counted per tag (:attr:`EventDecoder.other`), never shown, so that nothing vanishes
+without a trace.
+
+How a value is read:
+
+* ``simple_value``: a scalar point (the float64 of the float32 written, exactly).
+* ``tensor`` with plugin ``scalars`` (TF2 ``tf.summary.scalar``, torch's
+  ``new_style``): a tensor of one element of a float or integer dtype.
+* ``image`` (legacy ``Summary.Image``): an image whose PNG bytes stay in the file.
+* ``tensor`` with plugin ``images``: a string tensor ``[width, height, png, ...]``;
+  each PNG is an image (several at one step are told apart as ``tag/1``, ``tag/2``...).
+* ``histo`` (``HistogramProto``): bucket ``i`` counts the values in
+  ``(bucket_limit[i-1], bucket_limit[i]]``; TensorFlow's first bucket is open to -inf
+  and its last limit is often DBL_MAX, so the outer edges are clamped to ``min`` and
+  ``max`` of the values.
+* ``tensor`` with plugin ``histograms``: a ``[k, 3]`` tensor of (left, right, count).
+* ``tensor`` with plugin ``text``: a string tensor of any rank, its elements joined
+  by newlines.
+
+Only the first value of a tag in a file usually carries the metadata naming its
+plugin; the decoder remembers it for the tag's later values.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from visualdl._kinds import HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent
+from visualdl._logformat import _fields
+from visualdl.errors import LogFormatError
+from visualdl.proto import pb, tb
+
+__all__ = ["FILE_MARKER", "BlobRef", "EventDecoder", "blob_span", "header_for", "is_tfevents_file", "parse_event"]
+
+#: TensorBoard's event files contain this in their basename.
+FILE_MARKER = "tfevents"
+
+_T = tb.DataType
+#: dtype -> (numpy dtype of tensor_content, the *_val field holding the elements).
+_NUMERIC: dict[int, tuple[str, str]] = {
+    _T.DT_FLOAT: ("<f4", "float_val"),
+    _T.DT_DOUBLE: ("<f8", "double_val"),
+    _T.DT_HALF: ("<f2", "half_val"),
+    _T.DT_INT8: ("i1", "int_val"),
+    _T.DT_UINT8: ("u1", "int_val"),
+    _T.DT_INT16: ("<i2", "int_val"),
+    _T.DT_UINT16: ("<u2", "int_val"),
+    _T.DT_INT32: ("<i4", "int_val"),
+    _T.DT_UINT32: ("<u4", "uint32_val"),
+    _T.DT_INT64: ("<i8", "int64_val"),
+    _T.DT_UINT64: ("<u8", "uint64_val"),
+    _T.DT_BOOL: ("?", "bool_val"),
+}
+#: Elements of a tensor decoded at most (a histogram of 2^20 buckets is far beyond any writer's).
+_MAX_ELEMENTS = 1 << 22
+_NAME = re.compile(r"tfevents\.(\d+(?:\.\d+)?)\.(.*?)(?:\.(\d+)\.(\d+))?(?:\.[^.]*)?$")
+
+
+def is_tfevents_file(basename: str) -> bool:
+    return FILE_MARKER in basename and not basename.startswith(".")
+
+
+def parse_event(payload: bytes) -> tb.Event:
+    """The Event in ``payload``; :class:`LogFormatError` when it is not one."""
+    try:
+        return tb.Event.FromString(payload)
+    except DecodeError as e:
+        raise LogFormatError(f"undecodable event payload ({e})") from e
+
+
+def header_for(path: str, first: tb.Event) -> pb.Header:
+    """What is known of the writer of the event file at ``path``, as our header says it:
+    its start time is the wall time of its first event; host and pid come from the name
+    (``events.out.tfevents.<time>.<host>[.<pid>.<uid>]``) when it has them."""
+    host, pid = "", -1
+    match = _NAME.search(path.rsplit("/", 1)[-1])
+    if match:
+        host = match.group(2)
+        pid = int(match.group(3)) if match.group(3) else -1
+    return pb.Header(
+        host=host,
+        pid=pid,
+        start_time=first.wall_time,
+        sdk_version=first.file_version,
+        rank=-1,
+        world_size=-1,
+        local_rank=-1,
+        attempt=-1,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BlobRef(RecordRef):
+    """Where an image's PNG bytes lie in an event file: the record, the index of the
+    ``Summary.Value``, and of the PNG among the tensor's strings (-1: a legacy ``Image``)."""
+
+    value: int = 0
+    element: int = -1
+
+
+_LEN = 2
+#: Field numbers on the way to an image's bytes: Event.summary, Summary.value, Value.image,
+#: Image.encoded_image_string; Value.tensor, TensorProto.string_val.
+_SUMMARY, _VALUE, _IMAGE, _ENCODED, _TENSOR, _STRING_VAL = 5, 1, 4, 4, 8, 8
+
+
+def blob_span(read: Callable[[int, int], bytes], length: int, ref: BlobRef) -> tuple[int, int]:
+    """Where the PNG bytes ``ref`` points at lie in the serialized ``Event`` of ``length``
+    bytes: ``(offset from the payload's start, size)``. ``read(offset, n)`` returns up to
+    ``n`` bytes of the payload; only keys and lengths are read, never the PNG bytes.
+    :class:`LogFormatError` when the event holds no such image."""
+    index = 0
+    for number, wire, begin, end in _fields(read, 0, length):
+        if number != _SUMMARY or wire != _LEN:
+            continue
+        for inner, inner_wire, v_begin, v_end in _fields(read, begin, end):
+            if inner != _VALUE or inner_wire != _LEN:
+                continue
+            if index == ref.value:
+                return _span_in_value(read, v_begin, v_end, ref.element)
+            index += 1
+    raise LogFormatError("the event holds no such image")
+
+
+def _span_in_value(read: Callable[[int, int], bytes], start: int, stop: int, element: int) -> tuple[int, int]:
+    span = None
+    for number, wire, begin, end in _fields(read, start, stop):
+        if wire != _LEN:
+            continue
+        if element < 0 and number == _IMAGE:
+            for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
+                if inner == _ENCODED and inner_wire == _LEN:
+                    span = (i_begin, i_end - i_begin)
+        elif element >= 0 and number == _TENSOR:
+            k = 0
+            for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
+                if inner == _STRING_VAL and inner_wire == _LEN:
+                    if k == element:
+                        span = (i_begin, i_end - i_begin)
+                    k += 1
+    if span is None:
+        raise LogFormatError("the event holds no such image")
+    return span
+
+
+def _shape(tensor: tb.TensorProto) -> list[int]:
+    return [int(d.size) for d in tensor.tensor_shape.dim]
+
+
+def _elements(tensor: tb.TensorProto) -> np.ndarray:
+    """The numeric elements of ``tensor``, flat; :class:`LogFormatError` when it holds none."""
+    spec = _NUMERIC.get(tensor.dtype)
+    if spec is None:
+        raise LogFormatError(
+            f"tensor of dtype {_T.Name(tensor.dtype) if tensor.dtype in _T.values() else tensor.dtype} is not numeric"
+        )
+    dtype, field = spec
+    shape = _shape(tensor)
+    n = math.prod(shape) if all(d >= 0 for d in shape) else -1
+    if not 0 <= n <= _MAX_ELEMENTS:
+        raise LogFormatError(f"tensor of shape {shape} cannot be read")
+    if tensor.tensor_content:
+        itemsize = np.dtype(dtype).itemsize
+        if len(tensor.tensor_content) != n * itemsize:
+            raise LogFormatError(f"tensor of shape {shape} with {len(tensor.tensor_content)} bytes of content")
+        return np.frombuffer(tensor.tensor_content, dtype)
+    vals = getattr(tensor, field)
+    if field == "half_val":
+        arr = np.array(vals, np.int32).astype(np.uint16).view(np.float16)
+    else:
+        arr = np.array(vals, dtype)
+    if arr.size == n:
+        return arr
+    if 0 < arr.size < n:  # TensorFlow's rule: the last value repeats
+        return np.concatenate([arr, np.full(n - arr.size, arr[-1], arr.dtype)])
+    raise LogFormatError(f"tensor of shape {shape} with {arr.size} values")
+
+
+def _strings(tensor: tb.TensorProto) -> list[bytes]:
+    if tensor.dtype != _T.DT_STRING:
+        raise LogFormatError("tensor is not a string tensor")
+    return list(tensor.string_val)
+
+
+def _count(x: float) -> int:
+    """A count written as a double; 0 when it is not a count at all (NaN, negative, huge)."""
+    return round(x) if 0 <= x < 2.0**63 else 0
+
+
+def _histogram_from_proto(h: tb.HistogramProto, step: int, wall: float) -> HistogramEvent:
+    limits = np.array(h.bucket_limit, np.float64)
+    counts = np.array(h.bucket, np.float64)
+    if limits.size != counts.size:
+        raise LogFormatError(f"histogram with {limits.size} bucket limits for {counts.size} buckets")
+    keep = counts != 0
+    if not keep.any():
+        return HistogramEvent(step, wall, np.empty(0), np.empty(0), 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
+    # Bucket i is (limits[i-1], limits[i]]: the left edge of a bucket is the right edge of the one before.
+    lefts = np.concatenate(([-np.inf], limits[:-1]))
+    first, last = int(np.argmax(keep)), int(keep.size - 1 - np.argmax(keep[::-1]))
+    edges = np.concatenate((lefts[first : last + 1], limits[last : last + 1]))
+    counts = counts[first : last + 1]
+    lo, hi = float(h.min), float(h.max)
+    if np.isfinite(lo) and lo <= hi:
+        edges[0] = max(edges[0], lo) if edges[1] >= lo else edges[0]
+        edges[-1] = min(edges[-1], hi) if edges[-2] <= hi else edges[-1]
+    edges[0] = edges[0] if np.isfinite(edges[0]) else edges[1]
+    edges[-1] = edges[-1] if np.isfinite(edges[-1]) and edges[-1] < np.finfo(np.float64).max else edges[-2]
+    total = _count(float(h.num)) if h.num else _count(float(counts.sum()))
+    return HistogramEvent(step, wall, edges, counts, lo, hi, float(h.sum), float(h.sum_squares), total, 0, 0, 0)
+
+
+def _histogram_from_tensor(tensor: tb.TensorProto, step: int, wall: float) -> HistogramEvent:
+    shape = _shape(tensor)
+    data = _elements(tensor).astype(np.float64)
+    if shape == [0] or data.size == 0:
+        return HistogramEvent(step, wall, np.empty(0), np.empty(0), 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
+    if len(shape) != 2 or shape[1] != 3:
+        raise LogFormatError(f"histogram tensor of shape {shape}, not [k, 3]")
+    rows = data.reshape(-1, 3)
+    left, right, counts = rows[:, 0], rows[:, 1], rows[:, 2]
+    edges = np.concatenate((left, right[-1:]))
+    total = float(counts.sum())
+    centers = (left + right) / 2
+    mean_sum = float((centers * counts).sum())
+    squares = float((centers * centers * counts).sum())
+    return HistogramEvent(
+        step, wall, edges, counts, float(left[0]), float(right[-1]), mean_sum, squares, _count(total), 0, 0, 0
+    )
+
+
+class EventDecoder:
+    """Follows the events of one file: the plugin of each tag, and what is not shown.
+
+    :meth:`decode` turns a list of ``(offset, Event)`` into ``(kind, tag, event)`` items
+    as :meth:`visualdl._kinds.Kind.decode` gives them for our records, with all the
+    scalar points of the list in one :class:`ScalarBlock` (tag after tag).
+    """
+
+    __slots__ = ("plugins", "other", "problems")
+
+    def __init__(self) -> None:
+        #: tag -> the plugin named by the first value of the tag that named one.
+        self.plugins: dict[str, str] = {}
+        #: tag -> (plugin, number of values) of the values not shown.
+        self.other: dict[str, tuple[str, int]] = {}
+        #: ``(offset, message)`` of the values that could not be read, since last taken.
+        self.problems: list[tuple[int, str]] = []
+
+    def decode(self, path: str, items: list[tuple[int, tb.Event]]) -> list[tuple[str, str, object]]:
+        with np.errstate(all="ignore"):  # whatever the numbers written, no warnings
+            return self._decode(path, items)
+
+    def _decode(self, path: str, items: list[tuple[int, tb.Event]]) -> list[tuple[str, str, object]]:
+        out: list[tuple[str, str, object]] = []
+        points: dict[str, tuple[list[int], list[float], list[float]]] = {}
+        for offset, event in items:
+            if event.WhichOneof("what") != "summary":
+                continue
+            step, wall = int(event.step), float(event.wall_time)
+            for index, value in enumerate(event.summary.value):
+                tag = value.tag
+                plugin = value.metadata.plugin_data.plugin_name
+                if plugin:
+                    self.plugins.setdefault(tag, plugin)
+                else:
+                    plugin = self.plugins.get(tag, "")
+                which = value.WhichOneof("value")
+                try:
+                    if which == "simple_value":
+                        self._point(points, tag, step, float(value.simple_value), wall)
+                    elif which == "tensor" and plugin == "scalars":
+                        arr = _elements(value.tensor)
+                        if arr.size != 1:
+                            raise LogFormatError(f"scalar tensor of shape {_shape(value.tensor)}")
+                        self._point(points, tag, step, float(arr.astype(np.float64)[0]), wall)
+                    elif which == "image":
+                        img = value.image
+                        ref = BlobRef(path, offset, index, -1)
+                        out.append(("images", tag, ImageEvent(step, wall, img.height, img.width, img.colorspace, ref)))
+                    elif which == "tensor" and plugin == "images":
+                        out.extend(self._images(path, offset, index, tag, value.tensor, step, wall))
+                    elif which == "histo":
+                        out.append(("histograms", tag, _histogram_from_proto(value.histo, step, wall)))
+                    elif which == "tensor" and plugin == "histograms":
+                        out.append(("histograms", tag, _histogram_from_tensor(value.tensor, step, wall)))
+                    elif which == "tensor" and plugin == "text":
+                        texts = [s.decode("utf-8", "replace") for s in _strings(value.tensor)]
+                        out.append(("text", tag, TextEvent(step, wall, "\n".join(texts))))
+                    else:
+                        name, count = self.other.get(tag, (plugin or which or "unknown", 0))
+                        self.other[tag] = (name, count + 1)
+                except LogFormatError as e:
+                    self.problems.append((offset, f"value {tag!r}: {e.message}"))
+        if points:
+            tags = list(points)
+            counts = np.array([len(points[t][0]) for t in tags], np.int64)
+            steps = np.fromiter((s for t in tags for s in points[t][0]), np.int64, int(counts.sum()))
+            values = np.fromiter((v for t in tags for v in points[t][1]), np.float64, int(counts.sum()))
+            walls = np.fromiter((w for t in tags for w in points[t][2]), np.float64, int(counts.sum()))
+            out.append(("scalars", "", ScalarBlock(tags, counts, steps, values, walls)))
+        return out
+
+    @staticmethod
+    def _point(
+        points: dict[str, tuple[list[int], list[float], list[float]]], tag: str, step: int, value: float, wall: float
+    ) -> None:
+        columns = points.get(tag)
+        if columns is None:
+            columns = points[tag] = ([], [], [])
+        columns[0].append(step)
+        columns[1].append(value)
+        columns[2].append(wall)
+
+    @staticmethod
+    def _images(
+        path: str, offset: int, index: int, tag: str, tensor: tb.TensorProto, step: int, wall: float
+    ) -> list[tuple[str, str, object]]:
+        strings = _strings(tensor)
+        if len(strings) < 3:
+            raise LogFormatError(f"image tensor of {len(strings)} strings, not [width, height, png, ...]")
+        try:
+            width, height = int(strings[0]), int(strings[1])
+        except ValueError as e:
+            raise LogFormatError(f"image tensor with width {strings[0]!r} and height {strings[1]!r}") from e
+        out: list[tuple[str, str, object]] = []
+        for k, png in enumerate(strings[2:]):
+            name = tag if len(strings) == 3 else f"{tag}/{k}"
+            channels = _png_channels(png)
+            out.append(
+                ("images", name, ImageEvent(step, wall, height, width, channels, BlobRef(path, offset, index, 2 + k)))
+            )
+        return out
+
+
+def _png_channels(png: bytes) -> int:
+    """Channels of a PNG by its colour type (0 when it is not a PNG)."""
+    if len(png) < 26 or png[:8] != b"\x89PNG\r\n\x1a\n":
+        return 0
+    return {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}.get(png[25], 0)
