@@ -20,7 +20,9 @@ Measured:
 
 When both ``tensorboard`` and ``tensorboardX`` are importable, a smaller logdir written
 with ``tensorboardX`` is read with TensorBoard's ``EventAccumulator`` for comparison
-(per million points); otherwise peers are skipped. Nothing is installed.
+(per million points), and so is the same logdir with ``LogReader`` (which reads
+TensorBoard's event files too: the cost of the foreign format); otherwise peers are
+skipped. Nothing is installed.
 
 Run::
 
@@ -378,6 +380,7 @@ def main() -> int:
         poll = measure_poll(logdir, shape, repeats)
 
         peer: dict[str, Any] | None = None
+        ours_on_peer: list[dict[str, Any]] = []
         peer_note = ""
         if have_tb and have_tbx:
             peer_dir, _ = ensure_logdir(root, peer_shape, "tbx", "tensorboardX")
@@ -386,6 +389,10 @@ def main() -> int:
             out = subprocess.run(cmd, check=False, capture_output=True, text=True)
             if out.returncode == 0:
                 peer = json.loads(out.stdout.strip().splitlines()[-1])
+                for _ in range(repeats):  # the same tfevents files, read by LogReader
+                    result = run_child(["--_cold-child", peer_dir])
+                    assert result["points"] == peer_shape.points and result["problems"] == 0, result
+                    ours_on_peer.append(result)
             else:
                 tail = out.stderr.strip().splitlines()
                 peer_note = "tensorboard read failed: " + (tail[-1] if tail else f"exit status {out.returncode}")
@@ -431,6 +438,9 @@ def main() -> int:
         print(f"  seconds per million points: visualdl {ours_per_m:.3f}, tensorboard {theirs_per_m:.3f}")
         print(f"  ratio ours/theirs {ours_per_m / theirs_per_m:.3f} (below 1 is better)")
         print(f"  peak RSS growth / point: tensorboard {peer['peak_growth_kb'] * 1024 / peer['points']:.1f} bytes")
+        on_peer = statistics.median(r["total_s"] for r in ours_on_peer) / peer["points"] * 1e6
+        print(f"visualdl LogReader on those tfevents files, s per million points {on_peer:.3f}")
+        print(f"  ratio tfevents via visualdl / tensorboard {on_peer / theirs_per_m:.3f} (below 1 is better)")
     else:
         print(peer_note)
     print(f"total time {perf_counter() - started:.1f} s")
