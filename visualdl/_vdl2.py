@@ -1,0 +1,403 @@
+"""VisualDL 2 log files (``vdlrecords.*``): their framing, and their records turned
+into the events of our own kinds. Pure: bytes in, no file I/O.
+
+Framing (VisualDL 2.x ``RecordWriter.write``): each record is an 8-byte unsigned
+length, little-endian, then that many bytes of a serialized ``Record``
+(``proto/vdl2_record.proto``). No header, no checksum, no footer. A writer appends
+length and record in one write, and only ever appends.
+
+:func:`scan` walks a buffer from an offset and tells three things apart, since
+nothing checks the bytes:
+
+* a whole record: its length is at most :data:`MAX_RECORD_BYTES`, at least 2, it
+  fits in the buffer, and its payload starts like VisualDL 2's records do: a
+  ``values`` element (byte ``0x0a``) whose length fits in the record;
+* a torn tail, a record not all written yet: the bytes up to the end of the buffer
+  are a possible start of a record (a length prefix cut short, or a plausible
+  length whose payload runs past the end). It is no problem: the scan stops before
+  it, and :attr:`Scan.wait_until` says how long the buffer must be to complete it;
+* garbage: anything else (VisualDL 2's own reader trusts the length and dies with a
+  ``MemoryError`` on a huge one). It is a problem at its byte offset; the scan skips
+  to the next offset where a record could start, or to the end of the buffer.
+
+:func:`decode` turns records into ``(kind, tag, event)`` items, the items
+:meth:`visualdl._kinds.Kind.decode` gives for our own records:
+
+* ``value`` (``add_scalar``): a point of the tag; the value is the float64 of the
+  float32 stored, exactly. ``tag_value`` (``add_scalars``): a point of the tag
+  ``main_tag/sub_tag``. All the points of a call are in one
+  :class:`~visualdl._kinds.ScalarBlock`, tag after tag (in order of first
+  appearance), each tag's points in file order.
+* ``image``: an :class:`~visualdl._kinds.ImageEvent` whose height, width and
+  channels come from the PNG's IHDR chunk (pixels are not decoded); the PNG stays
+  in the file, found again by :func:`png_of`.
+* ``histogram``: a :class:`~visualdl._kinds.HistogramEvent` of the stored
+  ``numpy.histogram`` counts and edges. VisualDL 2 stores nothing else, so ``min``
+  and ``max`` are the outer edges (numpy makes them the values' minimum and
+  maximum, except for constant values ``v``, where they are ``v - 0.5`` and
+  ``v + 0.5``), ``sum`` and ``sum_squares`` are approximated from the bucket
+  centres, and the NaN and infinity counts are 0 (numpy refuses such values, so
+  VisualDL 2 cannot write them).
+* ``text``: a :class:`~visualdl._kinds.TextEvent`.
+* ``meta_data``: a :class:`Meta` (the writer's display name), not an event.
+* the kinds without a view here (:data:`COUNTED_KINDS`, and values of no known
+  kind) are counted per tag and kind in :attr:`Decoded.counted`.
+
+Wall times are seconds: the ``timestamp`` field holds milliseconds since the epoch
+(seconds before VisualDL 2.0.3), told apart by magnitude as our SDK does with a
+``walltime``: above :data:`WALLTIME_MS_THRESHOLD` it is milliseconds.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent
+from visualdl.errors import LogFormatError
+from visualdl.proto import vdl2
+
+__all__ = [
+    "COUNTED_KINDS",
+    "FILE_MARKER",
+    "MAX_RECORD_BYTES",
+    "WALLTIME_MS_THRESHOLD",
+    "Decoded",
+    "Meta",
+    "Scan",
+    "ValueRef",
+    "decode",
+    "is_vdl2_file",
+    "parse_record",
+    "png_of",
+    "scan",
+]
+
+#: VisualDL 2 finds its files by this in their names (``vdlrecords.<unix seconds>.log``).
+FILE_MARKER = "vdlrecords"
+#: A longer record is garbage: protobuf messages stop at 2 GiB.
+MAX_RECORD_BYTES = (1 << 31) - 1
+#: A timestamp above this is milliseconds since the epoch, below it seconds (as
+#: ``visualdl.sdk``'s ``walltime``): 1e11 seconds is the year 5138, 1e11 ms March 1973.
+WALLTIME_MS_THRESHOLD = 1e11
+#: VisualDL 2's kinds that have no view here: their values are counted, not read.
+COUNTED_KINDS = ("audio", "embeddings", "hparam", "pr_curve", "roc_curve")
+
+_HEAD = 8
+_LENGTH = struct.Struct("<Q")
+_VALUES_KEY = 0x0A  # field 1 (values), length-delimited
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: PNG colour type -> channels (a palette is RGB; its alpha, if any, is not counted).
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
+_WHOLE, _TORN, _GARBAGE = 0, 1, 2
+
+Value = vdl2.Record.Value
+
+
+def is_vdl2_file(basename: str) -> bool:
+    return FILE_MARKER in basename and not basename.startswith(".")
+
+
+# -- framing ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """What :func:`scan` found. Offsets are indices into the buffer scanned."""
+
+    #: ``(offset of the length prefix, payload)`` of each whole record, in order.
+    frames: list[tuple[int, bytes]]
+    #: Where the next scan starts: after the last record or garbage taken, or at a torn tail.
+    resume: int
+    #: 0, or the length the buffer must reach before the torn record at :attr:`resume`
+    #: can be whole (``resume + 8`` while its length prefix is cut short).
+    wait_until: int
+    #: ``(offset, message)`` of each stretch of garbage skipped.
+    problems: list[tuple[int, str]]
+
+
+def _varint(buf: bytes, pos: int, stop: int) -> tuple[int, int]:
+    """``(value, end)`` of the varint at ``pos``; end -1 when it runs to ``stop``, -2 when longer than 10 bytes."""
+    value = shift = 0
+    for i in range(pos, min(stop, pos + 10)):
+        byte = buf[i]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i + 1
+        shift += 7
+    return 0, -1 if stop < pos + 10 else -2
+
+
+def _frame_at(buf: bytes, pos: int, end: int) -> tuple[int, int, str]:
+    """``(verdict, length, why)`` of a record starting at ``pos`` of ``buf[:end]``."""
+    avail = end - pos
+    if avail < _HEAD:
+        head = buf[pos:end]
+        # A length below 2 GiB has a zero high half and a byte 3 below 0x80.
+        if any(head[4:]) or (len(head) > 3 and head[3] >= 0x80):
+            return _GARBAGE, -1, f"a length prefix {head.hex()!r} of more than {MAX_RECORD_BYTES} bytes"
+        return _TORN, -1, ""
+    (length,) = _LENGTH.unpack_from(buf, pos)
+    if length > MAX_RECORD_BYTES:
+        return _GARBAGE, length, f"a record length of {length} bytes, above the bound of {MAX_RECORD_BYTES}"
+    if length < 2:
+        return _GARBAGE, length, f"a record length of {length} bytes (VisualDL 2's records hold a value)"
+    start = pos + _HEAD
+    stop = min(end, start + length)
+    if start == end:
+        return _TORN, length, ""
+    if buf[start] != _VALUES_KEY:
+        return _GARBAGE, length, f"a record starting with byte 0x{buf[start]:02x}, not a value (0x0a)"
+    size, after = _varint(buf, start + 1, stop)
+    if after == -1 and stop == end < start + length:
+        return _TORN, length, ""
+    if after < 0 or after + size > start + length:
+        return _GARBAGE, length, f"a record of {length} bytes whose first value does not fit in it"
+    if start + length > end:
+        return _TORN, length, ""
+    return _WHOLE, length, ""
+
+
+def _resync(buf: bytes, pos: int, end: int) -> int:
+    """The first offset from ``pos`` where a record (whole or torn) could start; ``end`` when none."""
+    hit = buf.find(b"\n", pos + _HEAD, end)
+    while hit != -1:
+        if _frame_at(buf, hit - _HEAD, end)[0] != _GARBAGE:
+            return hit - _HEAD
+        hit = buf.find(b"\n", hit + 1, end)
+    return end
+
+
+def scan(buf: bytes, start: int = 0) -> Scan:
+    """The records of ``buf`` from offset ``start`` (see the module's docstring).
+
+    Never raises because of what ``buf`` holds and never allocates from a length it
+    read: work and memory are linear in ``len(buf)``.
+    """
+    frames: list[tuple[int, bytes]] = []
+    problems: list[tuple[int, str]] = []
+    end = len(buf)
+    pos = start
+    unpack = _LENGTH.unpack_from
+    while pos < end:
+        if end - pos > _HEAD + 1:  # the common case, inline: a whole record with a one-byte value length
+            (length,) = unpack(buf, pos)
+            stop = pos + _HEAD + length
+            if 2 <= length <= MAX_RECORD_BYTES and stop <= end and buf[pos + 8] == _VALUES_KEY:
+                size = buf[pos + 9]
+                if size < 0x80 and size + 2 <= length:
+                    frames.append((pos, buf[pos + _HEAD : stop]))
+                    pos = stop
+                    continue
+        verdict, length, why = _frame_at(buf, pos, end)
+        if verdict == _WHOLE:
+            stop = pos + _HEAD + length
+            frames.append((pos, buf[pos + _HEAD : stop]))
+            pos = stop
+        elif verdict == _TORN:
+            return Scan(frames, pos, pos + _HEAD + max(length, 0), problems)
+        else:
+            nxt = _resync(buf, pos + 1, end)
+            where = "to the next record" if nxt < end else "to the end of the data"
+            problems.append((pos, f"garbage: {why}; skipped {nxt - pos} bytes {where}"))
+            pos = nxt
+    return Scan(frames, pos, 0, problems)
+
+
+# -- records ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ValueRef(RecordRef):
+    """Where an image's PNG lies: the record (``offset`` of its length prefix) and the
+    index of the ``Value`` in it (VisualDL 2 writes one per record)."""
+
+    value: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """A ``meta_data`` value: written first by every VisualDL 2 writer (its start
+    time), again by ``add_meta``. VisualDL 2 shows a run by its last non-empty
+    display name."""
+
+    offset: int
+    wall_time: float
+    display_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """What :func:`decode` made of some records."""
+
+    #: ``(kind, tag, event)``, kinds and events as :data:`visualdl._kinds.KINDS` makes
+    #: them; all scalar points in one ``("scalars", "", ScalarBlock)`` item, last.
+    events: list[tuple[str, str, object]]
+    meta: list[Meta]
+    #: ``(tag, VisualDL 2 kind) -> values`` of the kinds not shown (``"unknown"``: no known kind).
+    counted: dict[tuple[str, str], int]
+    #: ``(offset of the record, message)`` of what could not be read.
+    problems: list[tuple[int, str]]
+
+
+def parse_record(payload: bytes) -> vdl2.Record:
+    """The Record in ``payload``; :class:`LogFormatError` when it is not one."""
+    try:
+        return vdl2.Record.FromString(payload)
+    except DecodeError as e:
+        raise LogFormatError(f"undecodable VisualDL 2 record ({e})") from e
+
+
+def _values(frames: Sequence[tuple[int, bytes]], problems: list[tuple[int, str]]) -> list[tuple[int, int, Value]]:
+    """``(offset, index in its record, Value)`` of every value, in file order.
+
+    Records of one value each are parsed in one protobuf call: their concatenation is
+    one Record holding all their values (repeated fields append).
+    """
+    if frames and all(payload[:1] == b"\n" for _, payload in frames):
+        try:
+            merged = vdl2.Record.FromString(b"".join(payload for _, payload in frames)).values
+        except DecodeError:
+            merged = None
+        # Each record starts with a value: as many values as records means one each.
+        if merged is not None and len(merged) == len(frames):
+            return [(offset, 0, value) for (offset, _), value in zip(frames, merged, strict=True)]
+    out: list[tuple[int, int, Value]] = []
+    for offset, payload in frames:
+        try:
+            record = parse_record(payload)
+        except LogFormatError as e:
+            problems.append((offset, e.message))
+            continue
+        out.extend((offset, index, value) for index, value in enumerate(record.values))
+    return out
+
+
+def _seconds(timestamp: int) -> float:
+    seconds = float(timestamp)
+    return seconds / 1000.0 if seconds > WALLTIME_MS_THRESHOLD else seconds
+
+
+def _png_shape(png: bytes) -> tuple[int, int, int]:
+    """``(height, width, channels)`` from a PNG's IHDR chunk; :class:`LogFormatError` when it has none."""
+    if len(png) < 26 or png[:8] != _PNG_SIGNATURE or png[12:16] != b"IHDR":
+        raise LogFormatError(f"image of {len(png)} bytes is not a PNG (it starts with {png[:16].hex()!r})")
+    width, height = struct.unpack_from(">II", png, 16)
+    channels = _PNG_CHANNELS.get(png[25], 0)
+    if not (width and height and channels):
+        raise LogFormatError(f"PNG of {width}x{height} pixels and colour type {png[25]}")
+    return height, width, channels
+
+
+def _image(value: Value, step: int, wall: float, ref: ValueRef) -> ImageEvent:
+    height, width, channels = _png_shape(value.image.encoded_image_string)
+    return ImageEvent(step, wall, height, width, channels, ref)
+
+
+def _histogram(value: Value, step: int, wall: float, ref: ValueRef) -> HistogramEvent:
+    with np.errstate(all="ignore"):  # edges near the float64 limits overflow to inf, refused below
+        return _histogram_of(step, wall, value.histogram)
+
+
+def _histogram_of(step: int, wall: float, histogram: vdl2.Record.Histogram) -> HistogramEvent:
+    counts = np.array(histogram.hist, np.float64)
+    edges = np.array(histogram.bin_edges, np.float64)
+    if counts.size == 0 and edges.size == 0:
+        return HistogramEvent(step, wall, edges, counts, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
+    if edges.size != counts.size + 1:
+        raise LogFormatError(f"histogram with {edges.size} bin edges for {counts.size} buckets")
+    if not (np.isfinite(edges).all() and (np.diff(edges) >= 0).all()):
+        raise LogFormatError(f"histogram with bin edges that are not finite and increasing: {edges[:8].tolist()!r}")
+    total = float(counts.sum())
+    if not (np.isfinite(total) and (counts >= 0).all()):
+        raise LogFormatError(f"histogram with counts that are not finite and non-negative: {counts[:8].tolist()!r}")
+    centres = (edges[:-1] + edges[1:]) / 2
+    weighted = centres * counts
+    approx_sum, approx_squares = float(weighted.sum()), float((weighted * centres).sum())
+    return HistogramEvent(
+        step, wall, edges, counts, float(edges[0]), float(edges[-1]), approx_sum, approx_squares, round(total), 0, 0, 0
+    )
+
+
+def _text(value: Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
+    return TextEvent(step, wall, value.text.encoded_text_string)
+
+
+#: VisualDL 2's kind (the ``one_value`` field) -> (our kind, its event from a Value).
+_EVENTS: dict[str, tuple[str, Callable[[Value, int, float, ValueRef], object]]] = {
+    "image": (KINDS["images"].name, _image),
+    "histogram": (KINDS["histograms"].name, _histogram),
+    "text": (KINDS["text"].name, _text),
+}
+_SCALARS = KINDS["scalars"].name
+
+
+def decode(path: str, frames: Sequence[tuple[int, bytes]]) -> Decoded:
+    """The events of the records ``frames`` (as :attr:`Scan.frames` lists them) of the
+    file at ``path`` (which only goes into the images' :class:`ValueRef`)."""
+    problems: list[tuple[int, str]] = []
+    events: list[tuple[str, str, object]] = []
+    meta: list[Meta] = []
+    counted: dict[tuple[str, str], int] = {}
+    point_tags: list[str] = []
+    steps: list[int] = []
+    values: list[float] = []
+    stamps: list[int] = []
+    for offset, index, value in _values(frames, problems):
+        which = value.WhichOneof("one_value")
+        if which == "value" or which == "tag_value":
+            if which == "value":
+                point_tags.append(value.tag)
+                values.append(value.value)
+            else:
+                point_tags.append(f"{value.tag}/{value.tag_value.tag}")
+                values.append(value.tag_value.value)
+            steps.append(value.id)
+            stamps.append(value.timestamp)
+        elif which == "meta_data":
+            meta.append(Meta(offset, _seconds(value.timestamp), value.meta_data.display_name))
+        elif which in _EVENTS:
+            kind, make = _EVENTS[which]
+            try:
+                event = make(value, value.id, _seconds(value.timestamp), ValueRef(path, offset, index))
+            except LogFormatError as e:
+                problems.append((offset, f"{which} {value.tag!r}: {e.message}"))
+                continue
+            events.append((kind, value.tag, event))
+        else:
+            key = (value.tag, which or "unknown")
+            counted[key] = counted.get(key, 0) + 1
+    if point_tags:
+        events.append((_SCALARS, "", _block(point_tags, steps, values, stamps)))
+    problems.sort(key=lambda problem: problem[0])  # file order: records that did not parse came first
+    return Decoded(events, meta, counted, problems)
+
+
+def _block(point_tags: list[str], steps: list[int], values: list[float], stamps: list[int]) -> ScalarBlock:
+    """The points grouped tag after tag (stable: each tag's points keep their order)."""
+    ids: dict[str, int] = {}
+    tag_ids = np.fromiter((ids.setdefault(t, len(ids)) for t in point_tags), np.int64, len(point_tags))
+    order = np.argsort(tag_ids, kind="stable")
+    stamp = np.array(stamps, np.int64)[order].astype(np.float64)
+    walls = np.where(stamp > WALLTIME_MS_THRESHOLD, stamp / 1000.0, stamp)
+    return ScalarBlock(
+        list(ids),
+        np.bincount(tag_ids, minlength=len(ids)).astype(np.int64),
+        np.array(steps, np.int64)[order],
+        np.array(values, np.float64)[order],
+        walls,
+    )
+
+
+def png_of(payload: bytes, value: int = 0) -> bytes:
+    """The PNG bytes of the image ``value`` of the record ``payload`` (what an
+    :class:`ImageEvent`'s :class:`ValueRef` points at); :class:`LogFormatError` when
+    that value is not an image."""
+    values = parse_record(payload).values
+    if not 0 <= value < len(values) or values[value].WhichOneof("one_value") != "image":
+        raise LogFormatError(f"value {value} of the record is not an image")
+    return values[value].image.encoded_image_string
