@@ -195,3 +195,43 @@ def test_tfevents_next_to_our_files_in_one_run(logdir):
     assert reader.runs() == ["."]
     assert reader.tags(".")["scalars"] == ["ours", "theirs"]
     assert sorted(info.format for info in reader.writers(".")) == ["tfevents", "visualdl"]
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_tfevents_purge_step_replaces_orphaned_points(logdir, writer):
+    """A writer reopened with ``purge_step=5`` supersedes the points from step 5 on, as
+    TensorBoard drops them; they stay readable as replaced points."""
+    cls = WRITERS[writer]
+    first = cls(logdir, filename_suffix=".first")
+    for step in range(10):
+        first.add_scalar("x", float(step), step)
+    first.close()
+    second = cls(logdir, filename_suffix=".second", purge_step=5)
+    for step in range(7, 12):
+        second.add_scalar("x", 100.0 + step, step)
+    second.close()
+    reader = LogReader(logdir)
+    kept = reader.scalars(".", "x")
+    assert kept.steps.tolist() == [0, 1, 2, 3, 4, 7, 8, 9, 10, 11]
+    assert kept.values.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 107.0, 108.0, 109.0, 110.0, 111.0]
+    assert reader.scalars(".", "x", replaced=True).steps.tolist() == [5, 6, 7, 8, 9]
+
+
+def test_tfevents_session_start_within_a_file(logdir):
+    from tensorboard.compat.proto.event_pb2 import Event, SessionLog
+
+    w = TorchWriter(logdir)
+    for step in range(6):
+        w.add_scalar("x", float(step), step)
+        w.add_scalar("y", -float(step), step)
+    w.flush()
+    reader = LogReader(logdir)
+    assert reader.scalars(".", "y").steps.tolist() == list(range(6))
+    w._get_file_writer().add_event(Event(step=3, session_log=SessionLog(status=SessionLog.START)))
+    w.add_scalar("x", 30.0, 3)
+    w.close()
+    reader.poll()
+    assert reader.scalars(".", "x").steps.tolist() == [0, 1, 2, 3]
+    assert reader.scalars(".", "x").values.tolist() == [0.0, 1.0, 2.0, 30.0]
+    assert reader.scalars(".", "y").steps.tolist() == [0, 1, 2]  # every tag of the run
+    assert reader.scalars(".", "y", replaced=True).steps.tolist() == [3, 4, 5]

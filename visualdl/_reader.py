@@ -47,7 +47,7 @@ from visualdl._logformat import FORMAT_VERSION, blob_span, is_log_file
 from visualdl._restarts import Attempt, Resolved, resolve
 from visualdl._series import ScalarSeries, Series, merge
 from visualdl._tail import LogFile, Problem, check_record, open_regular
-from visualdl._tfevents import BlobRef, EventDecoder, header_for, is_tfevents_file, parse_event
+from visualdl._tfevents import SESSION_START, BlobRef, EventDecoder, header_for, is_tfevents_file, parse_event, purge
 from visualdl._tfevents import blob_span as event_blob_span
 from visualdl.errors import LogFormatError
 
@@ -107,6 +107,8 @@ class _Run:
     cache: dict[tuple[str, str], tuple[int, Any]] = field(default_factory=dict)
     #: path -> the file's progress: (wall time, highest step so far) once per scalar record
     progress: dict[str, _Progress] = field(default_factory=dict)
+    #: path -> the (wall time, step) of each session start in a TensorBoard event file
+    starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
 
 
 class _Progress:
@@ -433,6 +435,8 @@ class LogReader:
     def _forget(self, state: _Run, path: str) -> None:
         state.files.pop(path, None)
         state.progress.pop(path, None)
+        if state.starts.pop(path, None) is not None:
+            self._scalars_changed(state)
         for key, per_file in state.data.items():
             if per_file.pop(path, None) is not None:
                 state.versions[key] = state.versions.get(key, 0) + 1
@@ -480,6 +484,10 @@ class LogReader:
             if kind == "scalars":
                 blocks.append(event)
                 continue
+            if kind == SESSION_START:
+                state.starts.setdefault(path, []).append(event)
+                self._scalars_changed(state)
+                continue
             data.setdefault((kind, tag), {}).setdefault(path, []).append(event)
             versions[(kind, tag)] = versions.get((kind, tag), 0) + 1
         if blocks:
@@ -491,6 +499,12 @@ class LogReader:
                 series = per_file[path] = Series()
             series.extend(steps, values, walls)
             versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
+
+    @staticmethod
+    def _scalars_changed(state: _Run) -> None:
+        """Every scalar tag of the run may have changed (a session start purges them all)."""
+        for key in [k for k in state.data if k[0] == "scalars"]:
+            state.versions[key] = state.versions.get(key, 0) + 1
 
     def _on_header(self, logfile: LogFile, offset: int, header: Any) -> None:
         """A header starts a writer's stretch of the file (later ones: appended by another writer)."""
@@ -554,6 +568,12 @@ class LogReader:
             attempt = header.attempt if header is not None else -1
             grouped.setdefault(key, []).append(Attempt(per_file[path].view(), start, attempt))
         result = {key: resolve(attempts) for key, attempts in sorted(grouped.items())}
+        starts = [start for path in sorted(state.starts) for start in state.starts[path]]
+        if starts:  # TensorBoard's session restarts: what they orphaned is replaced
+            for key, r in result.items():
+                kept, orphaned = purge(r.kept, starts)
+                if len(orphaned):
+                    result[key] = Resolved(kept, merge([r.replaced, orphaned]), r.restarts + 1)
         state.cache[("scalars", tag)] = (state.versions.get(("scalars", tag), 0), result)
         return result
 

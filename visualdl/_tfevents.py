@@ -24,6 +24,10 @@ How a value is read:
 * ``tensor`` with plugin ``histograms``: a ``[k, 3]`` tensor of (left, right, count).
 * ``tensor`` with plugin ``text``: a string tensor of any rank, its elements joined
   by newlines.
+* ``session_log`` ``START`` at step ``s`` (a restarted TensorFlow session, the
+  ``purge_step`` of tensorboardX and torch): an item of kind :data:`SESSION_START`
+  with ``(wall time, s)``; :func:`purge` moves the run's points written before it
+  with a step ``>= s`` apart, as TensorBoard drops them.
 
 Only the first value of a tag in a file usually carries the metadata naming its
 plugin; the decoder remembers it for the tag's later values.
@@ -41,13 +45,26 @@ from google.protobuf.message import DecodeError
 
 from visualdl._kinds import HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent
 from visualdl._logformat import _fields
+from visualdl._series import ScalarSeries, merge
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb, tb
 
-__all__ = ["FILE_MARKER", "BlobRef", "EventDecoder", "blob_span", "header_for", "is_tfevents_file", "parse_event"]
+__all__ = [
+    "FILE_MARKER",
+    "SESSION_START",
+    "BlobRef",
+    "EventDecoder",
+    "blob_span",
+    "header_for",
+    "is_tfevents_file",
+    "parse_event",
+    "purge",
+]
 
 #: TensorBoard's event files contain this in their basename.
 FILE_MARKER = "tfevents"
+#: The kind of the items :meth:`EventDecoder.decode` gives for a ``SessionLog.START``.
+SESSION_START = "session_start"
 
 _T = tb.DataType
 #: dtype -> (numpy dtype of tensor_content, the *_val field holding the elements).
@@ -269,7 +286,10 @@ class EventDecoder:
         out: list[tuple[str, str, object]] = []
         points: dict[str, tuple[list[int], list[float], list[float]]] = {}
         for offset, event in items:
-            if event.WhichOneof("what") != "summary":
+            what = event.WhichOneof("what")
+            if what == "session_log" and event.session_log.status == tb.SessionLog.START:
+                out.append((SESSION_START, "", (float(event.wall_time), int(event.step))))
+            if what != "summary":
                 continue
             step, wall = int(event.step), float(event.wall_time)
             for index, value in enumerate(event.summary.value):
@@ -345,6 +365,28 @@ class EventDecoder:
                 ("images", name, ImageEvent(step, wall, height, width, channels, BlobRef(path, offset, index, 2 + k)))
             )
         return out
+
+
+def purge(series: ScalarSeries, starts: list[tuple[float, int]]) -> tuple[ScalarSeries, ScalarSeries]:
+    """``series`` without the points that a session start orphaned, and those points.
+
+    A start ``(wall, s)`` orphans every point with a step ``>= s`` written before it
+    (a wall time below ``wall``): the session was restarted at ``s``, and what the
+    earlier session logged from ``s`` on was superseded. Order is kept.
+    """
+    if not starts or not len(series):
+        return series, merge([])
+    orphan = np.zeros(len(series), bool)
+    for wall, step in starts:
+        orphan |= (series.steps >= step) & (series.wall_times < wall)
+    if not orphan.any():
+        return series, merge([])
+    keep = ~orphan
+
+    def pick(mask: np.ndarray) -> ScalarSeries:
+        return ScalarSeries(series.steps[mask], series.values[mask], series.wall_times[mask])
+
+    return pick(keep), pick(orphan)
 
 
 def _png_channels(png: bytes) -> int:
