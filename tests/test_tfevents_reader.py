@@ -179,8 +179,8 @@ def test_tfevents_other_plugins_are_counted_not_shown(logdir):
     w.close()
     reader = LogReader(logdir)
     assert reader.tags(".")["scalars"] == ["x"]
-    logfile = next(iter(reader._runs["."].files.values()))
-    assert logfile.decoder.other == {"pr": ("pr_curves", 1)}
+    (info,) = reader.writers(".")
+    assert info.unshown == (("pr", "pr_curves", 1),)
 
 
 def test_tfevents_next_to_our_files_in_one_run(logdir):

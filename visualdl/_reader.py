@@ -87,6 +87,9 @@ class WriterInfo:
     #: "visualdl", or "tfevents" for a TensorBoard event file (whose writer is known only by
     #: its file's name and first event: no rank, never "closed").
     format: str = "visualdl"
+    #: ``(tag, plugin, values)`` of what the file holds and is not shown (TensorBoard plugins
+    #: without a view here: PR curves, audio, hparams, ...), so that nothing vanishes unsaid.
+    unshown: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +217,11 @@ def _open_log(path: str) -> LogFile:
     if is_tfevents_file(os.path.basename(path)):
         return LogFile(path, parse_event, "tfevents", EventDecoder())
     return LogFile(path)
+
+
+def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
+    other = logfile.decoder.other if isinstance(logfile.decoder, EventDecoder) else {}
+    return tuple((tag, plugin, count) for tag, (plugin, count) in sorted(other.items()))
 
 
 def _decode_events(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
@@ -716,6 +724,7 @@ class LogReader:
                     closed=logfile.footer is not None,
                     end_time=logfile.footer.wall_time if logfile.footer is not None else None,
                     format=logfile.format,
+                    unshown=_unshown(logfile),
                 )
                 out.append(info)
             return out
