@@ -10,8 +10,10 @@ length and record in one write, and only ever appends.
 nothing checks the bytes:
 
 * a whole record: its length is at most :data:`MAX_RECORD_BYTES`, at least 2, it
-  fits in the buffer, and its payload starts like VisualDL 2's records do: a
-  ``values`` element (byte ``0x0a``) whose length fits in the record;
+  fits in the buffer, and its payload is what VisualDL 2 writes: ``values``
+  elements (byte ``0x0a``, a varint length, that many bytes), one after the other,
+  ending exactly at the record's end (one element in VisualDL 2's files; the first
+  16 are checked, the rest is protobuf's to refuse);
 * a torn tail, a record not all written yet: the bytes up to the end of the buffer
   are a possible start of a record (a length prefix cut short, or a plausible
   length whose payload runs past the end). It is no problem: the scan stops before
@@ -94,6 +96,8 @@ _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: PNG colour type -> channels (a palette is RGB; its alpha, if any, is not counted).
 _PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
 _WHOLE, _TORN, _GARBAGE = 0, 1, 2
+#: Values of a record checked by the framing at most (a resync stays linear).
+_MAX_CHECKED = 16
 
 Value = vdl2.Record.Value
 
@@ -147,17 +151,25 @@ def _frame_at(buf: bytes, pos: int, end: int) -> tuple[int, int, str]:
     if length < 2:
         return _GARBAGE, length, f"a record length of {length} bytes (VisualDL 2's records hold a value)"
     start = pos + _HEAD
-    stop = min(end, start + length)
+    record_end = start + length
+    stop = min(end, record_end)
     if start == end:
         return _TORN, length, ""
-    if buf[start] != _VALUES_KEY:
-        return _GARBAGE, length, f"a record starting with byte 0x{buf[start]:02x}, not a value (0x0a)"
-    size, after = _varint(buf, start + 1, stop)
-    if after == -1 and stop == end < start + length:
-        return _TORN, length, ""
-    if after < 0 or after + size > start + length:
-        return _GARBAGE, length, f"a record of {length} bytes whose first value does not fit in it"
-    if start + length > end:
+    # The payload is values, one after the other (VisualDL 2 writes one): check the
+    # first _MAX_CHECKED of them, as far as they are in the buffer.
+    at = start
+    for _ in range(_MAX_CHECKED):
+        if at >= stop:
+            break
+        if buf[at] != _VALUES_KEY:
+            return _GARBAGE, length, f"a record with byte 0x{buf[at]:02x} at byte {at - start}, not a value (0x0a)"
+        size, after = _varint(buf, at + 1, stop)
+        if after == -1 and stop == end < record_end:
+            return _TORN, length, ""
+        if after < 0 or after + size > record_end:
+            return _GARBAGE, length, f"a record of {length} bytes with a value running past its end"
+        at = after + size
+    if record_end > end:
         return _TORN, length, ""
     return _WHOLE, length, ""
 
@@ -189,7 +201,7 @@ def scan(buf: bytes, start: int = 0) -> Scan:
             stop = pos + _HEAD + length
             if 2 <= length <= MAX_RECORD_BYTES and stop <= end and buf[pos + 8] == _VALUES_KEY:
                 size = buf[pos + 9]
-                if size < 0x80 and size + 2 <= length:
+                if size < 0x80 and size + 2 == length:  # one value, of a one-byte length
                     frames.append((pos, buf[pos + _HEAD : stop]))
                     pos = stop
                     continue
@@ -252,8 +264,11 @@ def parse_record(payload: bytes) -> vdl2.Record:
         raise LogFormatError(f"undecodable VisualDL 2 record ({e})") from e
 
 
-def _values(frames: Sequence[tuple[int, bytes]], problems: list[tuple[int, str]]) -> list[tuple[int, int, Value]]:
-    """``(offset, index in its record, Value)`` of every value, in file order.
+def _values(
+    frames: Sequence[tuple[int, bytes]], problems: list[tuple[int, str]]
+) -> tuple[list[int], list[int] | None, Sequence[Value]]:
+    """Every value, in file order, with the offset of its record and its index in the
+    record (None: every index is 0).
 
     Records of one value each are parsed in one protobuf call: their concatenation is
     one Record holding all their values (repeated fields append).
@@ -265,16 +280,21 @@ def _values(frames: Sequence[tuple[int, bytes]], problems: list[tuple[int, str]]
             merged = None
         # Each record starts with a value: as many values as records means one each.
         if merged is not None and len(merged) == len(frames):
-            return [(offset, 0, value) for (offset, _), value in zip(frames, merged, strict=True)]
-    out: list[tuple[int, int, Value]] = []
+            return [offset for offset, _ in frames], None, merged
+    offsets: list[int] = []
+    indices: list[int] = []
+    values: list[Value] = []
     for offset, payload in frames:
         try:
             record = parse_record(payload)
         except LogFormatError as e:
             problems.append((offset, e.message))
             continue
-        out.extend((offset, index, value) for index, value in enumerate(record.values))
-    return out
+        for index, value in enumerate(record.values):
+            offsets.append(offset)
+            indices.append(index)
+            values.append(value)
+    return offsets, indices, values
 
 
 def _seconds(timestamp: int) -> float:
@@ -347,30 +367,33 @@ def decode(path: str, frames: Sequence[tuple[int, bytes]]) -> Decoded:
     steps: list[int] = []
     values: list[float] = []
     stamps: list[int] = []
-    for offset, index, value in _values(frames, problems):
+    offsets, indices, all_values = _values(frames, problems)
+    add_tag, add_step, add_value, add_stamp = point_tags.append, steps.append, values.append, stamps.append
+    for i, value in enumerate(all_values):
         which = value.WhichOneof("one_value")
-        if which == "value" or which == "tag_value":
-            if which == "value":
-                point_tags.append(value.tag)
-                values.append(value.value)
-            else:
-                point_tags.append(f"{value.tag}/{value.tag_value.tag}")
-                values.append(value.tag_value.value)
-            steps.append(value.id)
-            stamps.append(value.timestamp)
-        elif which == "meta_data":
-            meta.append(Meta(offset, _seconds(value.timestamp), value.meta_data.display_name))
-        elif which in _EVENTS:
-            kind, make = _EVENTS[which]
-            try:
-                event = make(value, value.id, _seconds(value.timestamp), ValueRef(path, offset, index))
-            except LogFormatError as e:
-                problems.append((offset, f"{which} {value.tag!r}: {e.message}"))
-                continue
-            events.append((kind, value.tag, event))
+        if which == "value":
+            add_tag(value.tag)
+            add_value(value.value)
+        elif which == "tag_value":
+            add_tag(f"{value.tag}/{value.tag_value.tag}")
+            add_value(value.tag_value.value)
         else:
-            key = (value.tag, which or "unknown")
-            counted[key] = counted.get(key, 0) + 1
+            offset = offsets[i]
+            if which == "meta_data":
+                meta.append(Meta(offset, _seconds(value.timestamp), value.meta_data.display_name))
+            elif which in _EVENTS:
+                kind, make = _EVENTS[which]
+                ref = ValueRef(path, offset, 0 if indices is None else indices[i])
+                try:
+                    events.append((kind, value.tag, make(value, value.id, _seconds(value.timestamp), ref)))
+                except LogFormatError as e:
+                    problems.append((offset, f"{which} {value.tag!r}: {e.message}"))
+            else:
+                key = (value.tag, which or "unknown")
+                counted[key] = counted.get(key, 0) + 1
+            continue
+        add_step(value.id)
+        add_stamp(value.timestamp)
     if point_tags:
         events.append((_SCALARS, "", _block(point_tags, steps, values, stamps)))
     problems.sort(key=lambda problem: problem[0])  # file order: records that did not parse came first
