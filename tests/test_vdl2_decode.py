@@ -19,6 +19,7 @@ from PIL import Image
 
 from visualdl import _vdl2
 from visualdl._kinds import HistogramEvent, ImageEvent, ScalarBlock, TextEvent
+from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
@@ -284,7 +285,7 @@ def test_vdl2_decode_reports_values_it_cannot_read():
     assert [o for o, _ in decoded.problems] == [0, *np.cumsum([len(f) for f in frames[:4]]).tolist()]
     assert "undecodable" in decoded.problems[0][1] and "not a PNG" in decoded.problems[1][1]
     assert [t for t, _, _, _ in _points(decoded)] == ["ok"] and decoded.events[:-1] == []
-    with pytest.raises(_vdl2.LogFormatError):
+    with pytest.raises(LogFormatError):
         _vdl2.png_of(frames[5][8:])
 
 

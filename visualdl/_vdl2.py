@@ -99,7 +99,7 @@ _WHOLE, _TORN, _GARBAGE = 0, 1, 2
 #: Values of a record checked by the framing at most (a resync stays linear).
 _MAX_CHECKED = 16
 
-Value = vdl2.Record.Value
+_Value = vdl2.Record.Value
 
 
 def is_vdl2_file(basename: str) -> bool:
@@ -266,7 +266,7 @@ def parse_record(payload: bytes) -> vdl2.Record:
 
 def _values(
     frames: Sequence[tuple[int, bytes]], problems: list[tuple[int, str]]
-) -> tuple[list[int], list[int] | None, Sequence[Value]]:
+) -> tuple[list[int], list[int] | None, Sequence[_Value]]:
     """Every value, in file order, with the offset of its record and its index in the
     record (None: every index is 0).
 
@@ -283,7 +283,7 @@ def _values(
             return [offset for offset, _ in frames], None, merged
     offsets: list[int] = []
     indices: list[int] = []
-    values: list[Value] = []
+    values: list[_Value] = []
     for offset, payload in frames:
         try:
             record = parse_record(payload)
@@ -313,12 +313,12 @@ def _png_shape(png: bytes) -> tuple[int, int, int]:
     return height, width, channels
 
 
-def _image(value: Value, step: int, wall: float, ref: ValueRef) -> ImageEvent:
+def _image(value: _Value, step: int, wall: float, ref: ValueRef) -> ImageEvent:
     height, width, channels = _png_shape(value.image.encoded_image_string)
     return ImageEvent(step, wall, height, width, channels, ref)
 
 
-def _histogram(value: Value, step: int, wall: float, ref: ValueRef) -> HistogramEvent:
+def _histogram(value: _Value, step: int, wall: float, ref: ValueRef) -> HistogramEvent:
     with np.errstate(all="ignore"):  # edges near the float64 limits overflow to inf, refused below
         return _histogram_of(step, wall, value.histogram)
 
@@ -343,12 +343,12 @@ def _histogram_of(step: int, wall: float, histogram: vdl2.Record.Histogram) -> H
     )
 
 
-def _text(value: Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
+def _text(value: _Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
     return TextEvent(step, wall, value.text.encoded_text_string)
 
 
 #: VisualDL 2's kind (the ``one_value`` field) -> (our kind, its event from a Value).
-_EVENTS: dict[str, tuple[str, Callable[[Value, int, float, ValueRef], object]]] = {
+_EVENTS: dict[str, tuple[str, Callable[[_Value, int, float, ValueRef], object]]] = {
     "image": (KINDS["images"].name, _image),
     "histogram": (KINDS["histograms"].name, _histogram),
     "text": (KINDS["text"].name, _text),
