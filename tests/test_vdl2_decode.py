@@ -269,6 +269,18 @@ def test_vdl2_decode_reads_every_value_of_a_record_and_counts_unknown_kinds():
     assert decoded.counted == {("future", "unknown"): 1}
 
 
+def test_vdl2_decode_never_reads_a_value_across_two_records():
+    """Records are parsed together only when each is exactly one value: a value cut short
+    at the end of one payload must not be completed by the next payload's bytes."""
+    short = b"\n\x04\x08\x01"  # a value of 4 bytes, 2 of them here
+    # An empty value, then one point: two values, as many as the two records.
+    rest = b"\n\x00" + vdl2.Record(values=[vdl2.Record.Value(id=5, tag="t", value=1.0)]).SerializeToString()
+    assert len(vdl2.Record.FromString(short + rest).values) == 2  # what parsing them together gives
+    decoded = _vdl2.decode("f", [(0, short), (100, rest)])
+    assert [o for o, _ in decoded.problems] == [0]
+    assert [(t, s) for t, s, _, _ in _points(decoded)] == [("t", 5)] and decoded.counted == {("", "unknown"): 1}
+
+
 def test_vdl2_decode_reports_values_it_cannot_read():
     V, R = vdl2.Record.Value, vdl2.Record
     frames = [

@@ -264,6 +264,17 @@ def parse_record(payload: bytes) -> vdl2.Record:
         raise LogFormatError(f"undecodable VisualDL 2 record ({e})") from e
 
 
+def _one_value(payload: bytes) -> bool:
+    """Whether ``payload`` is exactly one ``values`` element (then it parses alone as it
+    does among others: no element runs on into the next payload)."""
+    if len(payload) > 1 and payload[0] == _VALUES_KEY and payload[1] == len(payload) - 2 < 0x80:
+        return True  # the common case: a one-byte length
+    if payload[:1] != b"\n":
+        return False
+    size, after = _varint(payload, 1, len(payload))
+    return after >= 0 and after + size == len(payload)
+
+
 def _values(
     frames: Sequence[tuple[int, bytes]], problems: list[tuple[int, str]]
 ) -> tuple[list[int], list[int] | None, Sequence[_Value]]:
@@ -273,12 +284,11 @@ def _values(
     Records of one value each are parsed in one protobuf call: their concatenation is
     one Record holding all their values (repeated fields append).
     """
-    if frames and all(payload[:1] == b"\n" for _, payload in frames):
+    if all(_one_value(payload) for _, payload in frames):
         try:
             merged = vdl2.Record.FromString(b"".join(payload for _, payload in frames)).values
         except DecodeError:
             merged = None
-        # Each record starts with a value: as many values as records means one each.
         if merged is not None and len(merged) == len(frames):
             return [offset for offset, _ in frames], None, merged
     offsets: list[int] = []
