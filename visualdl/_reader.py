@@ -50,6 +50,7 @@ from visualdl._tail import LogFile, Problem, check_record, open_regular
 from visualdl._tfevents import SESSION_START, BlobRef, EventDecoder, header_for, is_tfevents_file, parse_event, purge
 from visualdl._tfevents import blob_span as event_blob_span
 from visualdl.errors import LogFormatError
+from visualdl.proto import tb
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
 
@@ -215,7 +216,7 @@ def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
 def _open_log(path: str) -> LogFile:
     """A file to follow, with the parser of its format (told by its name)."""
     if is_tfevents_file(os.path.basename(path)):
-        return LogFile(path, parse_event, "tfevents", EventDecoder())
+        return LogFile(path, bytes, "tfevents", EventDecoder())  # the decoder parses
     return LogFile(path)
 
 
@@ -228,7 +229,11 @@ def _decode_events(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple
     """Events of a TensorBoard event file as ``(kind, tag, event)`` (:mod:`visualdl._tfevents`);
     its first event stands for the header our files start with."""
     if logfile.header is None and items:
-        logfile.header = header_for(logfile.path, items[0][1])
+        first = items[0][1]
+        try:
+            logfile.header = header_for(logfile.path, parse_event(first) if isinstance(first, bytes) else first)
+        except LogFormatError:
+            logfile.header = header_for(logfile.path, tb.Event())
     decoder = cast(EventDecoder, logfile.decoder)
     out = decoder.decode(logfile.path, items)
     for offset, message in decoder.problems:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -278,14 +279,33 @@ class EventDecoder:
         #: ``(offset, message)`` of the values that could not be read, since last taken.
         self.problems: list[tuple[int, str]] = []
 
-    def decode(self, path: str, items: list[tuple[int, tb.Event]]) -> list[tuple[str, str, object]]:
+    def decode(self, path: str, items: list[tuple[int, bytes | tb.Event]]) -> list[tuple[str, str, object]]:
+        """Items hold events, or payloads: those of the common shape (one ``simple_value``,
+        no metadata) are read from their bytes directly, the others parsed."""
         with np.errstate(all="ignore"):  # whatever the numbers written, no warnings
             return self._decode(path, items)
 
-    def _decode(self, path: str, items: list[tuple[int, tb.Event]]) -> list[tuple[str, str, object]]:
+    def _decode(self, path: str, items: list[tuple[int, bytes | tb.Event]]) -> list[tuple[str, str, object]]:
         out: list[tuple[str, str, object]] = []
         points: dict[str, tuple[list[int], list[float], list[float]]] = {}
-        for offset, event in items:
+        for offset, item in items:
+            if isinstance(item, bytes):
+                simple = simple_scalar(item)
+                if simple is not None:
+                    columns = points.get(simple[2])
+                    if columns is None:
+                        columns = points[simple[2]] = ([], [], [])
+                    columns[0].append(simple[1])
+                    columns[1].append(simple[3])
+                    columns[2].append(simple[0])
+                    continue
+                try:
+                    event = parse_event(item)
+                except LogFormatError as e:
+                    self.problems.append((offset, e.message))
+                    continue
+            else:
+                event = item
             what = event.WhichOneof("what")
             if what == "session_log" and event.session_log.status == tb.SessionLog.START:
                 out.append((SESSION_START, "", (float(event.wall_time), int(event.step))))
@@ -365,6 +385,51 @@ class EventDecoder:
                 ("images", name, ImageEvent(step, wall, height, width, channels, BlobRef(path, offset, index, 2 + k)))
             )
         return out
+
+
+_F64 = struct.Struct("<d")
+_F32 = struct.Struct("<f")
+_SUMMARY_KEY, _VALUE_KEY, _TAG_KEY, _SIMPLE_KEY, _WALL_KEY, _STEP_KEY = 0x2A, 0x0A, 0x0A, 0x15, 0x09, 0x10
+
+
+def simple_scalar(p: bytes) -> tuple[float, int, str, float] | None:
+    """``(wall time, step, tag, value)`` of a serialized ``Event`` that holds exactly one
+    ``simple_value`` and nothing else, in the canonical encoding every writer produces
+    (``wall_time``, ``step`` if not 0, ``summary`` {``value`` {``tag``, ``simple_value``}},
+    lengths below 128); None for anything else, which is then parsed in full. Reading the
+    common shape from its bytes costs a fraction of a protobuf parse and its traversal."""
+    n = len(p)
+    if n < 16 or p[0] != _WALL_KEY:
+        return None
+    pos = 9
+    step = 0
+    if p[pos] == _STEP_KEY:
+        pos += 1
+        shift = 0
+        while True:
+            if pos >= n or shift > 63:
+                return None
+            byte = p[pos]
+            pos += 1
+            step |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        if step >= 1 << 63:
+            step -= 1 << 64
+    if pos + 6 > n or p[pos] != _SUMMARY_KEY or p[pos + 1] != n - pos - 2 or p[pos + 2] != _VALUE_KEY:
+        return None
+    if p[pos + 3] != n - pos - 4 or p[pos + 4] != _TAG_KEY:
+        return None
+    tag_len = p[pos + 5]
+    tag_end = pos + 6 + tag_len
+    if tag_len >= 0x80 or tag_end + 5 != n or p[tag_end] != _SIMPLE_KEY:
+        return None
+    try:
+        tag = p[pos + 6 : tag_end].decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # protobuf's parse reports it
+    return _F64.unpack_from(p, 1)[0], step, tag, _F32.unpack_from(p, tag_end + 1)[0]
 
 
 def purge(series: ScalarSeries, starts: list[tuple[float, int]]) -> tuple[ScalarSeries, ScalarSeries]:
