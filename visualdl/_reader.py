@@ -4,7 +4,9 @@
 holding log files, named by its path relative to ``logdir``, ``.`` for ``logdir``
 itself), reads them all, and :meth:`LogReader.poll` reads only what was added since.
 Every file of a run is read, not just the newest. Scalars come back as numpy arrays
-ordered by step.
+ordered by step. TensorBoard's event files (``*tfevents*``) are found and followed the
+same way; :mod:`visualdl._tfevents` turns their events into the same kinds of data, so
+nothing after decoding knows which format a point came from (``WriterInfo.format`` says).
 
 Files are followed by :class:`~visualdl._tail.LogFile`; what is wrong in them (and
 directories that cannot be listed, and paths that are not regular files) is collected
