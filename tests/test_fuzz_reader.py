@@ -45,7 +45,11 @@ from visualdl.proto import pb
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "format_v1", "logdir")
 SECONDS = float(os.environ.get("VISUALDL_FUZZ_SECONDS", "14"))  # per test: two tests
 CASES = int(os.environ.get("VISUALDL_FUZZ_CASES", "0"))  # 0: as many as fit in SECONDS
-SEED = int(os.environ.get("VISUALDL_FUZZ_SEED", "0")) or random.SystemRandom().randrange(1, 2**31)
+# Under CI a fixed seed, so that the gate is the same on every run (the cases a slower machine
+# runs are a prefix of those a faster one runs); elsewhere a new seed each run explores more.
+SEED = int(os.environ.get("VISUALDL_FUZZ_SEED", "0")) or (
+    20261123 if os.environ.get("CI") else random.SystemRandom().randrange(1, 2**31)
+)
 CASE_DEADLINE = 60.0  # one case: a hang fails it
 NAME = "vdl.1700000000.fuzz.1.00000000.vdlog"
 
