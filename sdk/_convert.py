@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from visualdl._kinds import HistogramStats
-from visualdl._logformat import MAX_TAG_LENGTH
+from visualdl._logformat import MAX_TAG_LENGTH, WALLTIME_MS_THRESHOLD
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_IMAGE_PIXELS",
     "MAX_PAYLOAD_BYTES",
-    "WALLTIME_MS_THRESHOLD",
     "bin_histogram",
     "check_graph",
     "check_histogram",
@@ -43,10 +42,6 @@ __all__ = [
     "to_float",
 ]
 
-#: A walltime above this is taken as milliseconds since the epoch (VisualDL 2's unit),
-#: below it as seconds (TensorBoard's): 1e11 seconds is the year 5138, 1e11
-#: milliseconds is March 1973.
-WALLTIME_MS_THRESHOLD = 1e11
 #: The most bytes one text, PNG or ONNX model may hold: a record is a protobuf message,
 #: and those stop at 2 GiB; 1 MiB of that is left for the tag and the other fields.
 MAX_PAYLOAD_BYTES = (1 << 31) - (1 << 20)

@@ -18,6 +18,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_POINTS_PER_RECORD",
     "MAX_TAG_LENGTH",
+    "WALLTIME_MS_THRESHOLD",
     "blob_span",
     "is_log_file",
     "parse_record",
@@ -35,6 +36,10 @@ MAX_POINTS_PER_RECORD = 1 << 20
 #: The longest tag (and graph name), in characters: writers refuse longer ones, and the
 #: server's API refuses longer query parameters.
 MAX_TAG_LENGTH = 1024
+#: A wall time above this is milliseconds since the epoch (VisualDL 2's unit), below it
+#: seconds (TensorBoard's and ours): 1e11 seconds is the year 5138, 1e11 milliseconds
+#: March 1973. The SDK's ``walltime`` and VisualDL 2's timestamps are read by it.
+WALLTIME_MS_THRESHOLD = 1e11
 
 
 def is_log_file(basename: str) -> bool:

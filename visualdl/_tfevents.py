@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from visualdl._kinds import HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent
+from visualdl._kinds import HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
 from visualdl._logformat import _fields
 from visualdl._series import ScalarSeries, merge
 from visualdl.errors import LogFormatError
@@ -380,7 +380,8 @@ class EventDecoder:
         out: list[tuple[str, str, object]] = []
         for k, png in enumerate(strings[2:]):
             name = tag if len(strings) == 3 else f"{tag}/{k}"
-            channels = _png_channels(png)
+            shape = png_shape(png)
+            channels = 0 if shape is None else shape[2]
             out.append(
                 ("images", name, ImageEvent(step, wall, height, width, channels, BlobRef(path, offset, index, 2 + k)))
             )
@@ -452,10 +453,3 @@ def purge(series: ScalarSeries, starts: list[tuple[float, int]]) -> tuple[Scalar
         return ScalarSeries(series.steps[mask], series.values[mask], series.wall_times[mask])
 
     return pick(keep), pick(orphan)
-
-
-def _png_channels(png: bytes) -> int:
-    """Channels of a PNG by its colour type (0 when it is not a PNG)."""
-    if len(png) < 26 or png[:8] != b"\x89PNG\r\n\x1a\n":
-        return 0
-    return {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}.get(png[25], 0)

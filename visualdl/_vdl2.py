@@ -59,7 +59,8 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent
+from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
+from visualdl._logformat import WALLTIME_MS_THRESHOLD
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
 
@@ -67,7 +68,6 @@ __all__ = [
     "COUNTED_KINDS",
     "FILE_MARKER",
     "MAX_RECORD_BYTES",
-    "WALLTIME_MS_THRESHOLD",
     "Decoded",
     "Meta",
     "Scan",
@@ -85,16 +85,12 @@ FILE_MARKER = "vdlrecords"
 MAX_RECORD_BYTES = (1 << 31) - 1
 #: A timestamp above this is milliseconds since the epoch, below it seconds (as
 #: ``visualdl.sdk``'s ``walltime``): 1e11 seconds is the year 5138, 1e11 ms March 1973.
-WALLTIME_MS_THRESHOLD = 1e11
 #: VisualDL 2's kinds that have no view here: their values are counted, not read.
 COUNTED_KINDS = ("audio", "embeddings", "hparam", "pr_curve", "roc_curve")
 
 _HEAD = 8
 _LENGTH = struct.Struct("<Q")
 _VALUES_KEY = 0x0A  # field 1 (values), length-delimited
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: PNG colour type -> channels (a palette is RGB; its alpha, if any, is not counted).
-_PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
 _WHOLE, _TORN, _GARBAGE = 0, 1, 2
 #: Values of a record checked by the framing at most (a resync stays linear).
 _MAX_CHECKED = 16
@@ -314,10 +310,10 @@ def _seconds(timestamp: int) -> float:
 
 def _png_shape(png: bytes) -> tuple[int, int, int]:
     """``(height, width, channels)`` from a PNG's IHDR chunk; :class:`LogFormatError` when it has none."""
-    if len(png) < 26 or png[:8] != _PNG_SIGNATURE or png[12:16] != b"IHDR":
+    shape = png_shape(png)
+    if shape is None:
         raise LogFormatError(f"image of {len(png)} bytes is not a PNG (it starts with {png[:16].hex()!r})")
-    width, height = struct.unpack_from(">II", png, 16)
-    channels = _PNG_CHANNELS.get(png[25], 0)
+    height, width, channels = shape
     if not (width and height and channels):
         raise LogFormatError(f"PNG of {width}x{height} pixels and colour type {png[25]}")
     return height, width, channels
