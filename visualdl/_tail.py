@@ -18,9 +18,9 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import google_crc32c
 
@@ -30,7 +30,7 @@ from visualdl._logformat import MAX_POINTS_PER_RECORD, parse_record
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["STOPPED_SECONDS", "LogFile", "Problem", "check_record", "open_regular"]
+__all__ = ["STOPPED_SECONDS", "Framing", "LogFile", "Problem", "check_record", "open_regular"]
 
 log = logging.getLogger("visualdl.reader")
 
@@ -46,6 +46,17 @@ _now = time.monotonic
 _POINT_BYTES = 24
 #: Bytes of a record checked at a time by :func:`check_record`.
 _CHECK_CHUNK = 1 << 20
+
+
+class Framing(Protocol):
+    """How records sit in a file: :func:`visualdl._framing.scan` and
+    :func:`visualdl._framing.claimed_end` say what they must do."""
+
+    def scan(
+        self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
+    ) -> Iterator[framing.Frame | framing.Corruption | int]: ...
+
+    def claimed_end(self, buf: bytes, pos: int) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,20 +141,29 @@ class LogFile:
     ``parse`` turns a record's payload into a message (:class:`LogFormatError` when it
     cannot): ours by default; ``format`` names the format (``"visualdl"``, or
     ``"tfevents"`` for TensorBoard's event files, which share the framing).
+    ``framing`` finds the records in the bytes: an object with the ``scan`` and
+    ``claimed_end`` functions of :mod:`visualdl._framing` (the default), which a format
+    with another framing provides alike.
     """
 
     __slots__ = (
-        "path", "format", "parse", "decoder", "offset", "header", "footer", "problems", "skipped", "more", "busy",
-        "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled", "_reported",
+        "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "problems", "skipped", "more",
+        "busy", "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled", "_reported",
     )  # fmt: skip
 
     def __init__(
-        self, path: str, parse: Callable[[bytes], Any] = parse_record, format: str = "visualdl", decoder: Any = None
+        self,
+        path: str,
+        parse: Callable[[bytes], Any] = parse_record,
+        format: str = "visualdl",
+        decoder: Any = None,
+        framing: Framing = framing,
     ) -> None:
         self.path = path
         self.format = format
         self.parse = parse
         self.decoder = decoder  # per-file decoding state of a foreign format
+        self.framing = framing
         self.offset = 0
         self.header: pb.Header | None = None
         self.footer: pb.Footer | None = None
@@ -250,7 +270,7 @@ class LogFile:
             self._head = buf[:_HEAD_BYTES]
         resume = 0
         spent = 0
-        for item in framing.scan(buf, file_end=file_end, stopped=stopped):
+        for item in self.framing.scan(buf, file_end=file_end, stopped=stopped):
             if isinstance(item, framing.Frame):
                 self._in_bad_stretch = False
                 try:
@@ -279,5 +299,5 @@ class LogFile:
             else:
                 resume = item
         self.offset = base + resume
-        self._wait_until = base + framing.claimed_end(buf, resume) if resume < len(buf) else 0
+        self._wait_until = base + self.framing.claimed_end(buf, resume) if resume < len(buf) else 0
         return spent
