@@ -35,6 +35,7 @@ from typing import Any, cast
 import numpy as np
 
 from visualdl._aggregate import JobSeries, aggregate
+from visualdl._framebatch import Batch, Batched
 from visualdl._framing import HEADER_SIZE
 from visualdl._kinds import (
     KIND_BY_FIELD,
@@ -218,7 +219,8 @@ def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
 def _open_log(path: str) -> LogFile:
     """A file to follow, with the parser of its format (told by its name)."""
     if is_tfevents_file(os.path.basename(path)):
-        return LogFile(path, bytes, "tfevents", EventDecoder())  # the decoder parses
+        # The decoder parses; most events come in batches (every Event starts with its wall_time key).
+        return LogFile(path, bytes, "tfevents", EventDecoder(), Batched(0x09))
     return LogFile(path)
 
 
@@ -232,6 +234,8 @@ def _decode_events(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple
     its first event stands for the header our files start with."""
     if logfile.header is None and items:
         first = items[0][1]
+        if isinstance(first, Batch):
+            first = first.payload(0)
         try:
             logfile.header = header_for(logfile.path, parse_event(first) if isinstance(first, bytes) else first)
         except LogFormatError:

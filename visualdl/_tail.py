@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
 import google_crc32c
+import numpy as np
 
 from visualdl import _framing as framing
+from visualdl._framebatch import Batch
 from visualdl._framing import FOOTER_SIZE, HEADER_SIZE
 from visualdl._logformat import MAX_POINTS_PER_RECORD, parse_record
 from visualdl.errors import LogFormatError
@@ -54,7 +56,7 @@ class Framing(Protocol):
 
     def scan(
         self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
-    ) -> Iterator[framing.Frame | framing.Corruption | int]: ...
+    ) -> Iterator[framing.Frame | framing.Corruption | Batch | int]: ...
 
     def claimed_end(self, buf: bytes, pos: int) -> int: ...
 
@@ -283,6 +285,18 @@ class LogFile:
                 if budget is not None and spent >= budget:
                     resume = item.offset + HEADER_SIZE + len(item.payload) + FOOTER_SIZE
                     break
+            elif isinstance(item, Batch):
+                self._in_bad_stretch = False  # its records are parsed by the decoder
+                cost = np.cumsum(item.lengths + _POINT_BYTES)
+                if budget is not None and spent + int(cost[-1]) >= budget:
+                    take = int(np.searchsorted(cost, budget - spent)) + 1  # the record that reaches it
+                    item = item.head(take)
+                    out.append((base + item.offset, item))
+                    spent += int(cost[take - 1])
+                    resume = item.end
+                    break
+                out.append((base + item.offset, item))
+                spent += int(cost[-1])
             elif isinstance(item, framing.Corruption):
                 # A bad stretch that ran into the end of the buffer was reported already
                 # when the next read resumes inside it.

@@ -44,6 +44,9 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from visualdl import _tfscalars as tfscalars
+from visualdl._framebatch import Batch
+from visualdl._framing import HEADER_SIZE
 from visualdl._kinds import HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
 from visualdl._logformat import _fields
 from visualdl._series import ScalarSeries, merge
@@ -261,6 +264,57 @@ def _histogram_from_tensor(tensor: tb.TensorProto, step: int, wall: float) -> Hi
     )
 
 
+class _Points:
+    """Scalar points gathered in file order, one by one or in columns; :meth:`block` gives
+    them tag after tag, each tag's in file order."""
+
+    __slots__ = ("ids", "columns", "tag_ids", "steps", "values", "walls")
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.columns: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.tag_ids: list[int] = []  # the points added one by one since the last columns
+        self.steps: list[int] = []
+        self.values: list[float] = []
+        self.walls: list[float] = []
+
+    def id(self, tag: str) -> int:
+        return self.ids.setdefault(tag, len(self.ids))
+
+    def add(self, tag: str, step: int, value: float, wall: float) -> None:
+        self.tag_ids.append(self.ids.setdefault(tag, len(self.ids)))
+        self.steps.append(step)
+        self.values.append(value)
+        self.walls.append(wall)
+
+    def add_columns(self, tag_ids: np.ndarray, steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> None:
+        self._close()
+        self.columns.append((tag_ids, steps, values, walls))
+
+    def _close(self) -> None:
+        if self.tag_ids:
+            self.columns.append(
+                (
+                    np.array(self.tag_ids, np.int64),
+                    np.array(self.steps, np.int64),
+                    np.array(self.values, np.float64),
+                    np.array(self.walls, np.float64),
+                )
+            )
+            self.tag_ids, self.steps, self.values, self.walls = [], [], [], []
+
+    def block(self) -> ScalarBlock | None:
+        self._close()
+        if not self.columns:
+            return None
+        tag_ids, steps, values, walls = (np.concatenate(c) for c in zip(*self.columns, strict=True))
+        # A stable sort of small integers is a radix sort.
+        keys = tag_ids.astype(np.uint16) if len(self.ids) <= 1 << 16 else tag_ids
+        order = np.argsort(keys, kind="stable")
+        counts = np.bincount(tag_ids, minlength=len(self.ids)).astype(np.int64)
+        return ScalarBlock(list(self.ids), counts, steps[order], values[order], walls[order])
+
+
 class EventDecoder:
     """Follows the events of one file: the plugin of each tag, and what is not shown.
 
@@ -279,92 +333,96 @@ class EventDecoder:
         #: ``(offset, message)`` of the values that could not be read, since last taken.
         self.problems: list[tuple[int, str]] = []
 
-    def decode(self, path: str, items: list[tuple[int, bytes | tb.Event]]) -> list[tuple[str, str, object]]:
-        """Items hold events, or payloads: those of the common shape (one ``simple_value``,
-        no metadata) are read from their bytes directly, the others parsed."""
+    def decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
+        """Items hold events, payloads, or batches of payloads (:class:`Batch`): those of
+        the common shape (one ``simple_value``, no metadata) are read from their bytes
+        directly (:mod:`visualdl._tfscalars`), the others parsed."""
         with np.errstate(all="ignore"):  # whatever the numbers written, no warnings
             return self._decode(path, items)
 
-    def _decode(self, path: str, items: list[tuple[int, bytes | tb.Event]]) -> list[tuple[str, str, object]]:
+    def _decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
         out: list[tuple[str, str, object]] = []
-        points: dict[str, tuple[list[int], list[float], list[float]]] = {}
+        points = _Points()
         for offset, item in items:
-            if isinstance(item, bytes):
-                simple = simple_scalar(item)
-                if simple is not None:
-                    columns = points.get(simple[2])
-                    if columns is None:
-                        columns = points[simple[2]] = ([], [], [])
-                    columns[0].append(simple[1])
-                    columns[1].append(simple[3])
-                    columns[2].append(simple[0])
-                    continue
-                try:
-                    event = parse_event(item)
-                except LogFormatError as e:
-                    self.problems.append((offset, e.message))
-                    continue
-            else:
-                event = item
-            what = event.WhichOneof("what")
-            if what == "session_log" and event.session_log.status == tb.SessionLog.START:
-                out.append((SESSION_START, "", (float(event.wall_time), int(event.step))))
-            if what != "summary":
+            if not isinstance(item, Batch):
+                self._one(path, offset, item, out, points)
                 continue
-            step, wall = int(event.step), float(event.wall_time)
-            for index, value in enumerate(event.summary.value):
-                tag = value.tag
-                plugin = value.metadata.plugin_data.plugin_name
-                if plugin:
-                    self.plugins.setdefault(tag, plugin)
-                else:
-                    plugin = self.plugins.get(tag, "")
-                which = value.WhichOneof("value")
-                try:
-                    if which == "simple_value":
-                        self._point(points, tag, step, float(value.simple_value), wall)
-                    elif which == "tensor" and plugin == "scalars":
-                        arr = _elements(value.tensor)
-                        if arr.size != 1:
-                            raise LogFormatError(f"scalar tensor of shape {_shape(value.tensor)}")
-                        self._point(points, tag, step, float(arr.astype(np.float64)[0]), wall)
-                    elif which == "image":
-                        img = value.image
-                        ref = BlobRef(path, offset, index, -1)
-                        out.append(("images", tag, ImageEvent(step, wall, img.height, img.width, img.colorspace, ref)))
-                    elif which == "tensor" and plugin == "images":
-                        out.extend(self._images(path, offset, index, tag, value.tensor, step, wall))
-                    elif which == "histo":
-                        out.append(("histograms", tag, _histogram_from_proto(value.histo, step, wall)))
-                    elif which == "tensor" and plugin == "histograms":
-                        out.append(("histograms", tag, _histogram_from_tensor(value.tensor, step, wall)))
-                    elif which == "tensor" and plugin == "text":
-                        texts = [s.decode("utf-8", "replace") for s in _strings(value.tensor)]
-                        out.append(("text", tag, TextEvent(step, wall, "\n".join(texts))))
-                    else:
-                        name, count = self.other.get(tag, (plugin or which or "unknown", 0))
-                        self.other[tag] = (name, count + 1)
-                except LogFormatError as e:
-                    self.problems.append((offset, f"value {tag!r}: {e.message}"))
-        if points:
-            tags = list(points)
-            counts = np.array([len(points[t][0]) for t in tags], np.int64)
-            steps = np.fromiter((s for t in tags for s in points[t][0]), np.int64, int(counts.sum()))
-            values = np.fromiter((v for t in tags for v in points[t][1]), np.float64, int(counts.sum()))
-            walls = np.fromiter((w for t in tags for w in points[t][2]), np.float64, int(counts.sum()))
-            out.append(("scalars", "", ScalarBlock(tags, counts, steps, values, walls)))
+            found = tfscalars.read(item.buf, item.starts, item.lengths)
+            ids = np.array([points.id(tag) for tag in found.tags], np.int64)[found.tag_ids]
+            columns = (ids, found.steps, found.values, found.walls)
+            others = np.flatnonzero(~found.common)
+            # The points of the common payloads before each other payload, then that one: file order.
+            cuts = np.searchsorted(np.flatnonzero(found.common), others).tolist()
+            done = 0
+            for cut, i in zip(cuts, others.tolist(), strict=True):
+                if cut > done:
+                    points.add_columns(*(c[done:cut] for c in columns))
+                    done = cut
+                frame = offset + int(item.starts[i]) - HEADER_SIZE - item.offset
+                self._one(path, frame, item.payload(i), out, points)
+            if done < len(ids):
+                points.add_columns(*(c[done:] for c in columns))
+        block = points.block()
+        if block is not None:
+            out.append(("scalars", "", block))
         return out
 
-    @staticmethod
-    def _point(
-        points: dict[str, tuple[list[int], list[float], list[float]]], tag: str, step: int, value: float, wall: float
+    def _one(
+        self, path: str, offset: int, item: bytes | tb.Event, out: list[tuple[str, str, object]], points: _Points
     ) -> None:
-        columns = points.get(tag)
-        if columns is None:
-            columns = points[tag] = ([], [], [])
-        columns[0].append(step)
-        columns[1].append(value)
-        columns[2].append(wall)
+        """The items of one event (its scalar points into ``points``)."""
+        if isinstance(item, bytes):
+            simple = simple_scalar(item)
+            if simple is not None:
+                points.add(simple[2], simple[1], simple[3], simple[0])
+                return
+            try:
+                event = parse_event(item)
+            except LogFormatError as e:
+                self.problems.append((offset, e.message))
+                return
+        else:
+            event = item
+        what = event.WhichOneof("what")
+        if what == "session_log" and event.session_log.status == tb.SessionLog.START:
+            out.append((SESSION_START, "", (float(event.wall_time), int(event.step))))
+        if what != "summary":
+            return
+        step, wall = int(event.step), float(event.wall_time)
+        for index, value in enumerate(event.summary.value):
+            tag = value.tag
+            plugin = value.metadata.plugin_data.plugin_name
+            if plugin:
+                self.plugins.setdefault(tag, plugin)
+            else:
+                plugin = self.plugins.get(tag, "")
+            which = value.WhichOneof("value")
+            try:
+                if which == "simple_value":
+                    points.add(tag, step, float(value.simple_value), wall)
+                elif which == "tensor" and plugin == "scalars":
+                    arr = _elements(value.tensor)
+                    if arr.size != 1:
+                        raise LogFormatError(f"scalar tensor of shape {_shape(value.tensor)}")
+                    points.add(tag, step, float(arr.astype(np.float64)[0]), wall)
+                elif which == "image":
+                    img = value.image
+                    ref = BlobRef(path, offset, index, -1)
+                    out.append(("images", tag, ImageEvent(step, wall, img.height, img.width, img.colorspace, ref)))
+                elif which == "tensor" and plugin == "images":
+                    out.extend(self._images(path, offset, index, tag, value.tensor, step, wall))
+                elif which == "histo":
+                    out.append(("histograms", tag, _histogram_from_proto(value.histo, step, wall)))
+                elif which == "tensor" and plugin == "histograms":
+                    out.append(("histograms", tag, _histogram_from_tensor(value.tensor, step, wall)))
+                elif which == "tensor" and plugin == "text":
+                    texts = [s.decode("utf-8", "replace") for s in _strings(value.tensor)]
+                    out.append(("text", tag, TextEvent(step, wall, "\n".join(texts))))
+                else:
+                    name, count = self.other.get(tag, (plugin or which or "unknown", 0))
+                    self.other[tag] = (name, count + 1)
+            except LogFormatError as e:
+                self.problems.append((offset, f"value {tag!r}: {e.message}"))
 
     @staticmethod
     def _images(

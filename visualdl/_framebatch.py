@@ -1,0 +1,237 @@
+"""Many small framed records at once: where they lie in a buffer, both checksums checked,
+with a fixed number of numpy passes instead of Python work per record. Pure; no I/O.
+
+The framing is :mod:`visualdl._framing`'s. :func:`find` is a fast path for the common
+case, a stretch of intact records, and promises nothing more: it returns the longest
+run of whole records it can prove valid from a position (possibly none), and the
+caller's scalar scan takes over where it stops (damage, a record not all written, a
+record it did not find). Whatever it returns is exactly what the scalar scan would
+have yielded for those bytes.
+
+How, for a buffer ``buf`` and a start ``pos``:
+
+1. **Candidates.** A record starts with its length, whose four high bytes are zero
+   (lengths stay below 2**31), and its payload starts with a known byte ``lead``
+   (a TensorBoard ``Event`` starts with its ``wall_time`` key, ``0x09``). Positions
+   with both are found with one comparison over the bytes and a gather over the few
+   that match.
+2. **The chain.** Each candidate names where the next record would start
+   (``position + 16 + length``). Following these links from ``pos`` gives the records;
+   a false candidate (the same bytes inside a payload) is never linked to, and the
+   links are followed with numpy except across such a candidate.
+3. **Checksums, all at once.** A CRC without initial and final XOR (``R``) is linear,
+   and ``R(m + R(m)) == 0`` for any message ``m`` (the CRC register is cleared by its
+   own value). Each record's stored checksums give what ``R`` of its length and of its
+   payload must be (the stored value unmasked, corrected for the initial and final
+   XOR, which depend only on the length). Written in place of the stored checksums,
+   in a copy of the stretch, they make ``R`` of every valid record zero, and so ``R``
+   of the whole stretch: one native CRC pass over it checks every record. A stretch
+   that fails is halved until the valid prefix before the first bad record is known.
+   (For the check to pass with a bad record, the errors of several records would have
+   to cancel, shifted by their distances: as unlikely as a CRC collision.)
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import google_crc32c
+import numpy as np
+
+from visualdl import _framing as framing
+from visualdl._framing import FOOTER_SIZE, HEADER_SIZE, _shift
+
+__all__ = ["RETRY", "Batch", "Batched", "find", "u8_at", "u32_at"]
+
+_FRAMING = HEADER_SIZE + FOOTER_SIZE
+_MASK_DELTA = 0xA282EAD8
+_ONES = 0xFFFFFFFF
+#: Bytes checked by one CRC pass: a failed check is bisected within this.
+_STRETCH = 4 << 20
+#: Fewer records than this are left to the scalar scan (numpy's set-up costs more).
+MIN_RECORDS = 16
+#: Records in a row that the chain takes although their payload does not start with the lead byte.
+_ASIDE = 64
+#: Records taken one by one before :class:`Batched` tries :func:`find` again.
+RETRY = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Whole valid records of ``buf`` found together: ``starts[i]`` is where record
+    ``i``'s payload starts and ``lengths[i]`` its length; ``offset`` is where the first
+    record's frame starts, ``end`` where the last one's ends."""
+
+    buf: bytes
+    offset: int
+    end: int
+    starts: np.ndarray
+    lengths: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def head(self, n: int) -> Batch:
+        """The first ``n`` records."""
+        starts, lengths = self.starts[:n], self.lengths[:n]
+        end = int(starts[-1] + lengths[-1]) + FOOTER_SIZE if n else self.offset
+        return Batch(self.buf, self.offset, end, starts, lengths)
+
+    def payload(self, i: int) -> bytes:
+        start = int(self.starts[i])
+        return self.buf[start : start + int(self.lengths[i])]
+
+
+class Batched:
+    """A framing (:class:`visualdl._tail.Framing`) that yields a :class:`Batch` for each
+    stretch :func:`find` finds, and :func:`visualdl._framing.scan`'s items for the rest,
+    trying :func:`find` again after every :data:`RETRY` records scanned one by one."""
+
+    __slots__ = ("lead",)
+
+    def __init__(self, lead: int) -> None:
+        self.lead = lead
+
+    @staticmethod
+    def claimed_end(buf: bytes, pos: int) -> int:
+        return framing.claimed_end(buf, pos)
+
+    def scan(
+        self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
+    ) -> Iterator[Batch | framing.Frame | framing.Corruption | int]:
+        while True:
+            batch = find(buf, pos, self.lead)
+            if batch is not None:
+                yield batch
+                pos = batch.end
+            taken = 0
+            for item in framing.scan(buf, pos, file_end=file_end, stopped=stopped):
+                if isinstance(item, int):
+                    yield item
+                    return
+                yield item
+                if isinstance(item, framing.Frame):
+                    pos = item.offset + _FRAMING + len(item.payload)
+                    taken += 1
+                    if taken >= RETRY:
+                        break
+                else:
+                    pos = item.end
+
+
+def u8_at(buf: bytes) -> np.ndarray:
+    """``out[i]``: the little-endian uint64 at byte ``i`` of ``buf`` (any alignment)."""
+    return np.ndarray((max(len(buf) - 7, 0),), "<u8", buffer=buf, strides=(1,))
+
+
+def u32_at(buf: bytes) -> np.ndarray:
+    """``out[i]``: the little-endian uint32 at byte ``i`` of ``buf`` (any alignment)."""
+    return np.ndarray((max(len(buf) - 3, 0),), "<u4", buffer=buf, strides=(1,))
+
+
+def find(buf: bytes, pos: int, lead: int, limit: int = 1 << 62) -> Batch | None:
+    """The valid records from ``pos`` on, as far as they can be found together and lie in
+    ``buf`` and in ``pos + limit`` bytes; None when fewer than :data:`MIN_RECORDS`."""
+    stop = min(len(buf), pos + limit)
+    if stop - pos < MIN_RECORDS * (_FRAMING + 1):
+        return None
+    starts = _chain(buf, pos, stop, lead)
+    if len(starts) < MIN_RECORDS:
+        return None
+    lengths = u8_at(buf)[starts].astype(np.int64)
+    good = _valid_prefix(buf, starts, lengths)
+    if good < MIN_RECORDS:
+        return None
+    starts, lengths = starts[:good], lengths[:good]
+    end = int(starts[-1] + lengths[-1]) + _FRAMING
+    return Batch(buf, pos, end, starts + HEADER_SIZE, lengths)
+
+
+def _chain(buf: bytes, pos: int, stop: int, lead: int) -> np.ndarray:
+    """Frame offsets of the records linked from ``pos`` whose frames end by ``stop``."""
+    arr = np.frombuffer(buf, np.uint8, stop - pos, pos)
+    words = u32_at(buf)
+    # A candidate q has buf[q + 12] == lead and four zero bytes at q + 4.
+    cand = np.flatnonzero(arr[HEADER_SIZE : stop - pos - FOOTER_SIZE] == lead) + pos
+    cand = cand[words[cand + 4] == 0]
+    nxt = cand + (_FRAMING + words[cand].astype(np.int64))
+    # Where a candidate is not followed by the next one: the chain leaves the candidates.
+    breaks = np.flatnonzero(nxt[:-1] != cand[1:])
+    pieces: list[np.ndarray] = []
+    q = pos  # where the next record starts
+    aside = 0  # records in a row whose payload does not start with lead
+    while q + _FRAMING <= stop:  # once per stretch of linked candidates, and per record outside them
+        i = int(np.searchsorted(cand, q))
+        if i < len(cand) and cand[i] == q:
+            b = int(np.searchsorted(breaks, i))
+            k = int(breaks[b]) if b < len(breaks) else len(cand) - 1
+            pieces.append(cand[i : k + 1])
+            q = int(nxt[k])
+            aside = 0
+        elif words[q + 4] == 0 and aside < _ASIDE:
+            pieces.append(np.array([q], np.int64))
+            q += _FRAMING + int(words[q])
+            aside += 1
+        else:
+            break
+    if not pieces:
+        return np.zeros(0, np.int64)
+    out: np.ndarray = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+    if q > stop:  # the last record runs past the buffer
+        out = out[:-1]
+    return out
+
+
+def _valid_prefix(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> int:
+    """How many of the records (frame offsets ``starts``, payload ``lengths``), taken in
+    order, have both checksums valid before the first that has not."""
+    good = 0
+    n = len(starts)
+    while good < n:
+        first = int(starts[good])
+        # Records of the next stretch: up to _STRETCH bytes, at least one record.
+        last = max(good + 1, int(np.searchsorted(starts, first + _STRETCH, "right")))
+        last = min(last, n)
+        if _all_valid(buf, starts[good:last], lengths[good:last]):
+            good = last
+            continue
+        lo, hi = good, last - 1  # records lo..hi: the first bad one is among them
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _all_valid(buf, starts[lo : mid + 1], lengths[lo : mid + 1]):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+    return good
+
+
+def _all_valid(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> bool:
+    """Whether every record of a contiguous stretch has both checksums valid."""
+    first = int(starts[0])
+    stop = int(starts[-1] + lengths[-1]) + _FRAMING
+    copy = np.frombuffer(buf, np.uint8, stop - first, first).copy()
+    words = u32_at(buf)
+    rel = starts - first
+    out = np.ndarray((len(copy) - 3,), "<u4", buffer=copy, strides=(1,))
+    out[rel + 8] = _unmask(words[starts + 8]) ^ np.uint32(_affine(8))
+    trailers = starts + HEADER_SIZE + lengths
+    uniq, inverse = np.unique(lengths, return_inverse=True)
+    fix = np.array([_affine(int(u)) for u in uniq], np.uint32)[inverse]
+    out[rel + HEADER_SIZE + lengths] = _unmask(words[trailers]) ^ fix
+    return bool(google_crc32c.value(copy) == _affine(len(copy)))
+
+
+def _unmask(masked: np.ndarray) -> np.ndarray:
+    """The CRCs whose masked values (as the framing stores them) are ``masked``."""
+    x = masked.astype(np.uint32) - np.uint32(_MASK_DELTA)
+    out: np.ndarray = (x << np.uint32(15)) | (x >> np.uint32(17))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _affine(n: int) -> int:
+    """What the initial and final XOR add to the CRC-32C of any ``n`` bytes."""
+    return _shift(_ONES, n) ^ _ONES
