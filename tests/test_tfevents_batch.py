@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import struct
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -64,7 +65,7 @@ def _log(rng: random.Random, n: int, other: float = 0.05) -> bytes:
     return b"".join(_framing.frame(_other_event(rng) if rng.random() < other else _scalar_event(rng)) for _ in range(n))
 
 
-def _expanded(items: list[object]) -> list[object]:
+def _expanded(items: Sequence[object]) -> list[object]:
     """Batches as the frames they hold; other items as they are."""
     out: list[object] = []
     for item in items:
