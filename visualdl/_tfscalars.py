@@ -30,6 +30,17 @@ _WALL_KEY, _STEP_KEY, _SUMMARY_KEY, _VALUE_KEY, _TAG_KEY, _SIMPLE_KEY = 0x09, 0x
 #: Step varints longer than this are left to the full parser (steps below 2**63 take 9 bytes).
 _MAX_VARINT = 10
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_HEAD_KEYS = np.uint64(_SUMMARY_KEY | _VALUE_KEY << 16 | _TAG_KEY << 32)
+
+
+def _varint_bits(v: np.ndarray) -> np.ndarray:
+    """The values of varints of at most 7 bytes, their bytes given little-endian in ``v``
+    (bytes after the last cleared): the 7 low bits of each byte, packed."""
+    x = v & np.uint64(0x7F7F7F7F7F7F7F7F)
+    x = (x & np.uint64(0x007F007F007F007F)) | ((x & np.uint64(0x7F007F007F007F00)) >> np.uint64(1))
+    x = (x & np.uint64(0x00003FFF00003FFF)) | ((x & np.uint64(0x3FFF00003FFF0000)) >> np.uint64(2))
+    out: np.ndarray = (x & np.uint64(0x000000000FFFFFFF)) | ((x & np.uint64(0x0FFFFFFF00000000)) >> np.uint64(4))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,25 +68,23 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
     # Bytes 9 to 16: the step's key and varint (absent when the step is 0), or the summary.
     head = words[s + 9]
     has_step = (head & np.uint64(0xFF)) == _STEP_KEY
-    more = np.ones(len(s), bool)  # the varint goes on at byte k of head
-    size = np.zeros(len(s), np.int64)  # bytes of the varint
-    step = np.zeros(len(s), np.uint64)
-    for k in range(1, 8):
-        byte = (head >> np.uint64(8 * k)) & np.uint64(0xFF)
-        step |= np.where(more, (byte & np.uint64(0x7F)) << np.uint64(7 * (k - 1)), np.uint64(0))
-        size += more
-        more &= byte >= 0x80
-    fine &= ~(has_step & more)  # a step of more than 7 varint bytes (2**49 and up): left to the parser
+    # The varint's last byte is the first of bytes 1 to 7 with its top bit clear.
+    ends = ~head & np.uint64(0x8080808080808000)
+    fine &= ~has_step | (ends != 0)  # a step of more than 7 varint bytes (2**49 and up): left to the parser
+    last = ends & (~ends + np.uint64(1))  # its top bit alone
+    size = ((np.log2(np.maximum(last, np.uint64(1)).astype(np.float64)).astype(np.int64) - 7) >> 3).clip(0)
+    step = _varint_bits((head & ((last << np.uint64(1)) - np.uint64(1))) >> np.uint64(8))
     pos = np.where(has_step, 10 + size, 9)  # the summary's key
     step = np.where(has_step, step, np.uint64(0))
     fine &= pos + 6 <= n
     p = s + np.minimum(pos, n - 6)  # in bounds for every payload; the unfit are dropped
     rest = n - (p - s)
     summary = words[p]  # key, length, value key, length, tag key, tag length, 2 bytes of the tag
-    b = [(summary >> np.uint64(8 * k)) & np.uint64(0xFF) for k in range(6)]
-    fine &= (b[0] == _SUMMARY_KEY) & (b[1] == rest - 2) & (b[2] == _VALUE_KEY) & (b[3] == rest - 4)
-    fine &= (b[4] == _TAG_KEY) & (rest - 2 < 0x80)
-    tag_len = b[5].astype(np.int64)
+    # Key, length, key, length, key of the summary, its value and the tag: known but for the lengths.
+    lengths_of = (rest - 2) | ((rest - 4) << 16)
+    expect = _HEAD_KEYS | lengths_of.astype(np.uint64) << np.uint64(8)
+    fine &= ((summary & np.uint64(0xFFFFFFFFFF)) == expect) & (rest - 2 < 0x80) & (rest >= 4)
+    tag_len = ((summary >> np.uint64(40)) & np.uint64(0xFF)).astype(np.int64)
     tag_start = p + 6
     tag_end = tag_start + tag_len
     fine &= (tag_len < 0x80) & (tag_end + 5 == s + n)
