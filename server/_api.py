@@ -69,27 +69,36 @@ class _GraphSource(TypedDict):
 _CHUNK = 1 << 20
 
 
-def _file_span(path: str, offset: int, length: int) -> Iterator[bytes]:
-    """``length`` bytes of ``path`` from ``offset``, a chunk at a time; opened before the
-    response starts, so a file gone since its record was checked is still a 404."""
+#: What an image's first bytes say it is (TensorBoard's event files may hold JPEG and GIF too).
+_IMAGE_TYPES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
+
+
+def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes]]:
+    """The image type and ``length`` bytes of ``path`` from ``offset``, a chunk at a time;
+    opened and its first chunk read before the response starts, so a file gone since
+    its record was checked is still a 404."""
     try:
         f, _ = open_regular(path)
+        f.seek(offset)
+        first = f.read(min(_CHUNK, length))
     except OSError as e:
         raise NotFound(f"the log file holding this image cannot be read: {e}") from e
+    kind = next((mime for magic, mime in _IMAGE_TYPES if first.startswith(magic)), "application/octet-stream")
 
     def chunks() -> Iterator[bytes]:
         with f:
-            f.seek(offset)
+            data = first
             left = length
             while left > 0:
-                data = f.read(min(_CHUNK, left))
                 if not data:  # the file shrank since: end short rather than hang
                     log.error("%s ended %d bytes before the end of a checked record", path, left)
                     return
                 left -= len(data)
                 yield data
+                if left > 0:
+                    data = f.read(min(_CHUNK, left))
 
-    return chunks()
+    return kind, chunks()
 
 
 def _provider() -> DataProvider:
@@ -295,7 +304,8 @@ def build_blueprint(settings: Settings) -> Blueprint:
             )
         # Streamed from the log file a chunk at a time: a huge image costs no more memory
         # per request than a chunk, however many clients ask for it at once.
-        response = Response(_file_span(path, offset, length), mimetype="image/png", direct_passthrough=True)
+        mimetype, body = _file_span(path, offset, length)
+        response = Response(body, mimetype=mimetype, direct_passthrough=True)
         response.headers["Content-Length"] = str(length)
         response.headers["Cache-Control"] = "private, max-age=3600"
         return response

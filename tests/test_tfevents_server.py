@@ -108,3 +108,33 @@ def test_tfevents_damaged_file_no_exception_no_500(tb_logs, damage):
         "/api/text?run=train&tag=notes/text_summary",
     ):
         assert client.get(url).status_code < 500, url
+
+
+def test_tfevents_jpeg_and_gif_images_are_served_as_what_they_are(logdir):
+    import io
+
+    from PIL import Image
+
+    from visualdl import _framing
+    from visualdl.proto import tb
+
+    encoded = {}
+    for fmt in ("JPEG", "GIF", "PNG"):
+        out = io.BytesIO()
+        Image.new("RGB", (5, 4), (200, 10, 10)).save(out, format=fmt)
+        encoded[fmt] = out.getvalue()
+    path = os.path.join(logdir, "run", "events.out.tfevents.1700000000.host")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "wb") as f:
+        f.write(_framing.frame(tb.Event(wall_time=1.7e9, file_version="brain.Event:2").SerializeToString()))
+        for step, fmt in enumerate(encoded):
+            event = tb.Event(wall_time=1.7e9 + step, step=step)
+            event.summary.value.add(tag="pic", image=tb.Summary.Image(height=4, width=5, colorspace=3,
+                                                                     encoded_image_string=encoded[fmt]))  # fmt: skip
+            f.write(_framing.frame(event.SerializeToString()))
+    client = _client(logdir)
+    for step, (fmt, mime) in enumerate((("JPEG", "image/jpeg"), ("GIF", "image/gif"), ("PNG", "image/png"))):
+        response = client.get("/api/image", query_string={"run": "run", "tag": "pic", "step": step})
+        assert response.status_code == 200
+        assert response.content_type == mime
+        assert response.data == encoded[fmt]
