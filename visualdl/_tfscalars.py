@@ -91,15 +91,18 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
     tag_end = np.minimum(tag_end, s + n - 5)
     tail = words[tag_end]  # the simple_value key and the float
     fine &= (tail & np.uint64(0xFF)) == _SIMPLE_KEY
-    keep = np.flatnonzero(fine)
-    idx, s, tag_start, tag_len, tail, step = idx[keep], s[keep], tag_start[keep], tag_len[keep], tail[keep], step[keep]
+    if not fine.all():
+        keep = np.flatnonzero(fine)
+        idx, s, tag_start, tag_len, tail, step = idx[keep], s[keep], tag_start[keep], tag_len[keep], tail[keep], step[keep]
     tags, tag_ids, same = _group_tags(buf, tag_start, tag_len)
     common = np.zeros(len(starts), bool)
     common[idx[same]] = True
-    sel = np.flatnonzero(same)
-    walls = words[s[sel] + 1].view(np.float64)
-    values = ((tail[sel] >> np.uint64(8)) & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)
-    return Scalars(common, tags, tag_ids[sel], step[sel].view(np.int64), values.astype(np.float64), walls)
+    if not same.all():
+        sel = np.flatnonzero(same)
+        s, tail, tag_ids, step = s[sel], tail[sel], tag_ids[sel], step[sel]
+    walls = words[s + 1].view(np.float64)
+    values = ((tail >> np.uint64(8)) & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)
+    return Scalars(common, tags, tag_ids, step.view(np.int64), values.astype(np.float64), walls)
 
 
 #: Tags hashed from the first payloads; the others are looked up among them.
