@@ -93,7 +93,8 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
     fine &= (tail & np.uint64(0xFF)) == _SIMPLE_KEY
     if not fine.all():
         keep = np.flatnonzero(fine)
-        idx, s, tag_start, tag_len, tail, step = idx[keep], s[keep], tag_start[keep], tag_len[keep], tail[keep], step[keep]
+        idx, s, tag_start, tag_len = idx[keep], s[keep], tag_start[keep], tag_len[keep]
+        tail, step = tail[keep], step[keep]
     tags, tag_ids, same = _group_tags(buf, tag_start, tag_len)
     common = np.zeros(len(starts), bool)
     common[idx[same]] = True
