@@ -40,6 +40,7 @@ import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -55,6 +56,8 @@ from visualdl.proto import pb, tb
 
 __all__ = [
     "FILE_MARKER",
+    "NOT_READ",
+    "READERS",
     "SESSION_START",
     "BlobRef",
     "EventDecoder",
@@ -63,6 +66,7 @@ __all__ = [
     "is_tfevents_file",
     "parse_event",
     "purge",
+    "Value",
 ]
 
 #: TensorBoard's event files contain this in their basename.
@@ -396,54 +400,101 @@ class EventDecoder:
                 self.plugins.setdefault(tag, plugin)
             else:
                 plugin = self.plugins.get(tag, "")
-            which = value.WhichOneof("value")
+            which = value.WhichOneof("value") or ""
+            entry = READERS.get((which, plugin)) or READERS.get((which, ""))
+            if entry is None:
+                name, count = self.other.get(tag, (plugin or which or "unknown", 0))
+                self.other[tag] = (name, count + 1)
+                continue
+            kind, read = entry
             try:
-                if which == "simple_value":
-                    points.add(tag, step, float(value.simple_value), wall)
-                elif which == "tensor" and plugin == "scalars":
-                    arr = _elements(value.tensor)
-                    if arr.size != 1:
-                        raise LogFormatError(f"scalar tensor of shape {_shape(value.tensor)}")
-                    points.add(tag, step, float(arr.astype(np.float64)[0]), wall)
-                elif which == "image":
-                    img = value.image
-                    ref = BlobRef(path, offset, index, -1)
-                    out.append(("images", tag, ImageEvent(step, wall, img.height, img.width, img.colorspace, ref)))
-                elif which == "tensor" and plugin == "images":
-                    out.extend(self._images(path, offset, index, tag, value.tensor, step, wall))
-                elif which == "histo":
-                    out.append(("histograms", tag, _histogram_from_proto(value.histo, step, wall)))
-                elif which == "tensor" and plugin == "histograms":
-                    out.append(("histograms", tag, _histogram_from_tensor(value.tensor, step, wall)))
-                elif which == "tensor" and plugin == "text":
-                    texts = [s.decode("utf-8", "replace") for s in _strings(value.tensor)]
-                    out.append(("text", tag, TextEvent(step, wall, "\n".join(texts))))
-                else:
-                    name, count = self.other.get(tag, (plugin or which or "unknown", 0))
-                    self.other[tag] = (name, count + 1)
+                items = read(Value(path, offset, index, tag, step, wall, value))
             except LogFormatError as e:
                 self.problems.append((offset, f"value {tag!r}: {e.message}"))
+                continue
+            if kind == "scalars":
+                for _, name, number in items:
+                    points.add(name, step, cast(float, number), wall)
+            else:
+                out.extend(items)
 
-    @staticmethod
-    def _images(
-        path: str, offset: int, index: int, tag: str, tensor: tb.TensorProto, step: int, wall: float
-    ) -> list[tuple[str, str, object]]:
-        strings = _strings(tensor)
-        if len(strings) < 3:
-            raise LogFormatError(f"image tensor of {len(strings)} strings, not [width, height, png, ...]")
-        try:
-            width, height = int(strings[0]), int(strings[1])
-        except ValueError as e:
-            raise LogFormatError(f"image tensor with width {strings[0]!r} and height {strings[1]!r}") from e
-        out: list[tuple[str, str, object]] = []
-        for k, png in enumerate(strings[2:]):
-            name = tag if len(strings) == 3 else f"{tag}/{k}"
-            shape = png_shape(png)
-            channels = 0 if shape is None else shape[2]
-            out.append(
-                ("images", name, ImageEvent(step, wall, height, width, channels, BlobRef(path, offset, index, 2 + k)))
-            )
-        return out
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One ``Summary.Value`` of an event, with where it is and its event's step and wall time."""
+
+    path: str
+    offset: int  # of the event's record
+    index: int  # of the value in the event's summary
+    tag: str
+    step: int
+    wall: float
+    value: tb.Summary.Value
+
+
+def _scalar_simple(v: Value) -> list[tuple[str, str, object]]:
+    return [("scalars", v.tag, float(v.value.simple_value))]
+
+
+def _scalar_tensor(v: Value) -> list[tuple[str, str, object]]:
+    arr = _elements(v.value.tensor)
+    if arr.size != 1:
+        raise LogFormatError(f"scalar tensor of shape {_shape(v.value.tensor)}")
+    return [("scalars", v.tag, float(arr.astype(np.float64)[0]))]
+
+
+def _image_legacy(v: Value) -> list[tuple[str, str, object]]:
+    img = v.value.image
+    ref = BlobRef(v.path, v.offset, v.index, -1)
+    return [("images", v.tag, ImageEvent(v.step, v.wall, img.height, img.width, img.colorspace, ref))]
+
+
+def _image_tensor(v: Value) -> list[tuple[str, str, object]]:
+    strings = _strings(v.value.tensor)
+    if len(strings) < 3:
+        raise LogFormatError(f"image tensor of {len(strings)} strings, not [width, height, png, ...]")
+    try:
+        width, height = int(strings[0]), int(strings[1])
+    except ValueError as e:
+        raise LogFormatError(f"image tensor with width {strings[0]!r} and height {strings[1]!r}") from e
+    out: list[tuple[str, str, object]] = []
+    for k, png in enumerate(strings[2:]):
+        name = v.tag if len(strings) == 3 else f"{v.tag}/{k}"
+        shape = png_shape(png)
+        channels = 0 if shape is None else shape[2]
+        ref = BlobRef(v.path, v.offset, v.index, 2 + k)
+        out.append(("images", name, ImageEvent(v.step, v.wall, height, width, channels, ref)))
+    return out
+
+
+def _histogram_legacy(v: Value) -> list[tuple[str, str, object]]:
+    return [("histograms", v.tag, _histogram_from_proto(v.value.histo, v.step, v.wall))]
+
+
+def _histogram_tensor(v: Value) -> list[tuple[str, str, object]]:
+    return [("histograms", v.tag, _histogram_from_tensor(v.value.tensor, v.step, v.wall))]
+
+
+def _text_tensor(v: Value) -> list[tuple[str, str, object]]:
+    texts = [s.decode("utf-8", "replace") for s in _strings(v.value.tensor)]
+    return [("text", v.tag, TextEvent(v.step, v.wall, "\n".join(texts)))]
+
+
+#: How each ``Summary.Value`` is read, by ``(its value field, its tag's plugin)``; a plugin
+#: of ``""`` matches any. Each entry names the kind (:data:`visualdl._kinds.KINDS`) it
+#: gives, and its reader returns ``(kind, tag, event)`` items (for scalars, the value in
+#: place of the event). Values of no entry are counted per tag (:attr:`EventDecoder.other`).
+READERS: dict[tuple[str, str], tuple[str, Callable[[Value], list[tuple[str, str, object]]]]] = {
+    ("simple_value", ""): ("scalars", _scalar_simple),
+    ("tensor", "scalars"): ("scalars", _scalar_tensor),
+    ("image", ""): ("images", _image_legacy),
+    ("tensor", "images"): ("images", _image_tensor),
+    ("histo", ""): ("histograms", _histogram_legacy),
+    ("tensor", "histograms"): ("histograms", _histogram_tensor),
+    ("tensor", "text"): ("text", _text_tensor),
+}
+#: Kinds that no event file holds in a form read here, and why.
+NOT_READ = {"graphs": "TensorBoard's graphs are TensorFlow GraphDefs, not ONNX models: counted, not shown"}
 
 
 _F64 = struct.Struct("<d")
