@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import multiprocessing
 import os
 import resource
 import shutil
@@ -45,6 +46,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -155,8 +158,19 @@ def build(logdir: str, shape: Shape, flush_every: int = 0) -> float:
     return perf_counter() - started
 
 
-def ensure_logdir(root: str, shape: Shape, prefix: str, writer: str, flush_every: int = 0) -> tuple[str, float | None]:
-    """The cached logdir of ``shape`` under ``root``; built when missing. Build seconds, or None if reused."""
+def ensure_logdir(
+    root: str,
+    shape: Shape,
+    prefix: str,
+    writer: str,
+    flush_every: int = 0,
+    builder: Callable[[str, Shape], float] | None = None,
+) -> tuple[str, float | None]:
+    """The cached logdir of ``shape`` under ``root``; built when missing. Build seconds, or None if reused.
+
+    ``writer`` names the writer in the manifest; ``builder(logdir, shape)``, when given,
+    builds the logdir (otherwise LogWriter, or tensorboardX in a child process).
+    """
     flushes = f"-flush{flush_every}" if flush_every else ""
     logdir = os.path.join(root, f"{prefix}-{shape.name}{flushes}")
     manifest = logdir + ".json"
@@ -167,7 +181,9 @@ def ensure_logdir(root: str, shape: Shape, prefix: str, writer: str, flush_every
                 return logdir, None
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(root, exist_ok=True)
-    if writer == "visualdl":
+    if builder is not None:
+        seconds = builder(logdir, shape)
+    elif writer == "visualdl":
         seconds = build(logdir, shape, flush_every)
     else:
         seconds = run_child(["--_build-peer", logdir, "--shape", shape.name])["seconds"]
@@ -176,20 +192,38 @@ def ensure_logdir(root: str, shape: Shape, prefix: str, writer: str, flush_every
     return logdir, seconds
 
 
-def build_peer(logdir: str, shape: Shape) -> float:
+def run_table(shape: Shape, run: int) -> np.ndarray:
+    """Run ``run``'s values, steps x tags: the table ``build`` writes for that run."""
+    rng = np.random.default_rng(2024)
+    for _ in range(run * shape.tags):  # the curves of the runs before: drawn, not kept
+        loss_curve(rng, shape.steps)
+    return np.stack([loss_curve(rng, shape.steps) for _ in range(shape.tags)], axis=1)
+
+
+def in_parallel(write_run: Callable[[str, Shape, int], None], logdir: str, shape: Shape) -> float:
+    """``write_run(logdir, shape, r)`` for every run, in one process per core; returns the seconds."""
+    started = perf_counter()
+    workers = max(1, min(os.cpu_count() or 1, shape.runs))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        list(pool.map(write_run, *zip(*((logdir, shape, r) for r in range(shape.runs)), strict=True)))
+    return perf_counter() - started
+
+
+def write_peer_run(logdir: str, shape: Shape, run: int) -> None:
     from tensorboardX import SummaryWriter
 
     tags = tag_names(shape.tags)
-    rng = np.random.default_rng(2024)
-    started = perf_counter()
-    for r in range(shape.runs):
-        table = np.stack([loss_curve(rng, shape.steps) for _ in tags], axis=1)
-        writer = SummaryWriter(os.path.join(logdir, f"run{r:02d}"))
-        for step, row in enumerate(table.tolist()):
-            for tag, value in zip(tags, row, strict=True):
-                writer.add_scalar(tag, value, step)
-        writer.close()
-    return perf_counter() - started
+    # Queued in memory and written by the writer's thread in large batches, not every 10 events.
+    writer = SummaryWriter(os.path.join(logdir, f"run{run:02d}"), max_queue=100_000, flush_secs=3600)
+    for step, row in enumerate(run_table(shape, run).tolist()):
+        for tag, value in zip(tags, row, strict=True):
+            writer.add_scalar(tag, value, step)
+    writer.close()
+
+
+def build_peer(logdir: str, shape: Shape) -> float:
+    """Write ``shape`` into ``logdir`` with tensorboardX (the values of ``build``), runs in parallel."""
+    return in_parallel(write_peer_run, logdir, shape)
 
 
 # -- children: one cold read each -----------------------------------------------------
