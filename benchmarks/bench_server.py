@@ -240,8 +240,14 @@ def wait_loaded(server: Server, timeout: float = START_TIMEOUT) -> http.client.H
 # -- 1. cold start ------------------------------------------------------------------------
 
 
-def cold_start(logdir: str, shape: br.Shape) -> dict[str, float]:
-    """Seconds from the process start to the first answer, to ``loaded``, to the full chart."""
+def cold_start(
+    logdir: str, shape: br.Shape, inspect: Callable[[Server], dict[str, float]] | None = None
+) -> dict[str, float]:
+    """Seconds from the process start to the first answer, to ``loaded``, to the full chart.
+
+    ``inspect(server)``, when given, is called after the full chart, the server still up
+    (untimed); the figures it returns are added to the result.
+    """
     server = visualdl_server(logdir)
     path = scalars_path(br.tag_names(shape.tags)[0], run_names(shape))
     with server:
@@ -277,7 +283,9 @@ def cold_start(logdir: str, shape: br.Shape) -> dict[str, float]:
         assert first is not None and loaded is not None
         if conn is not None:
             conn.close()
+        extra = inspect(server) if inspect is not None else {}
         return {
+            **extra,
             "first_answer_s": first,
             "loaded_s": loaded,
             "chart_s": done - t0,
@@ -468,12 +476,25 @@ def load_test(server: Server, shape: br.Shape, clients: int, duration: float, bo
 # -- 5. TensorBoard ---------------------------------------------------------------------------------
 
 
-def tensorboard_cold_start(logdir: str, shape: br.Shape) -> dict[str, float]:
-    """Process start until ``/data/plugin/scalars/scalars`` of one tag reaches the last step in every run."""
+def tensorboard_server(logdir: str, flags: tuple[str, ...] = ()) -> Server:
     port = free_port()
     cmd = [sys.executable, "-m", "tensorboard.main", "--logdir", logdir, "--host", HOST, "--port", str(port)]
-    cmd += ["--reload_interval", "2"]
-    server = Server(cmd, port, "tensorboard")
+    cmd += ["--reload_interval", "2", *flags]
+    return Server(cmd, port, "tensorboard")
+
+
+def tensorboard_cold_start(
+    logdir: str,
+    shape: br.Shape,
+    flags: tuple[str, ...] = (),
+    inspect: Callable[[Server], dict[str, float]] | None = None,
+) -> dict[str, float]:
+    """Process start until ``/data/plugin/scalars/scalars`` of one tag reaches the last step in every run.
+
+    ``flags``: more command-line flags of ``tensorboard``; ``inspect`` as for ``cold_start``.
+    """
+    server = tensorboard_server(logdir, flags)
+    port = server.port
     tag = br.tag_names(shape.tags)[0]
     paths = [f"/data/plugin/scalars/scalars?{urlencode({'run': r, 'tag': tag})}" for r in run_names(shape)]
     with server:
@@ -506,7 +527,8 @@ def tensorboard_cold_start(logdir: str, shape: br.Shape) -> dict[str, float]:
         if conn is not None:
             conn.close()
         assert first is not None
-        return {"first_answer_s": first, "chart_s": done}
+        extra = inspect(server) if inspect is not None else {}
+        return {**extra, "first_answer_s": first, "chart_s": done}
 
 
 # -- in-process profile ------------------------------------------------------------------------------
