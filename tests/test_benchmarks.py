@@ -23,7 +23,7 @@ from typing import Any
 
 from conftest import ROOT, require
 
-TIMEOUT = 300.0  # seconds per benchmark; each takes 5 to 20 s on 2 cores
+TIMEOUT = 300.0  # seconds per benchmark; each takes 5 to 30 s on 2 cores
 BENCH_INSTALL = 'python3 -m pip install -e ".[bench]"'
 NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?|-?\.\d+|nan|inf")
 
@@ -258,3 +258,54 @@ def test_bench_graph_quick_renders_in_the_browser():
     positive(figures, "browser_first_render_s")
     assert len(figures["runs"]) == 2, "one untimed and one timed page load"
     assert figure(out, "server: first view .*?browser first render") > 0
+
+
+# -- interop ----------------------------------------------------------------------------
+
+
+INTEROP_PEER = "tensorboard and tensorboard-data-server, the interop benchmark's peer (its Rust data server)"
+
+
+def test_bench_interop_quick_prints_every_figure():
+    require(importable("tensorboardX"), "tensorboardX, the writer of the interop benchmark's logdir", BENCH_INSTALL)
+    out = output("bench_interop")
+    assert re.search(r"^tensorboard \S+, tensorboard-data-server \S+, tensorboardX \S+$", out, re.M), out
+    assert re.search(r"^python \S+, \d+ CPUs", out, re.M), out
+    header = re.search(r"^measure +(?P<columns>.*)$", out, re.M)
+    assert header, out
+    columns = re.split(r" {2,}", header["columns"].strip())
+    assert columns[:2] == ["us, tfevents", "us, own format"], columns
+    vdl2 = "us, VisualDL 2" in columns
+    assert vdl2 or "column skipped" in out, out
+    ours = 3 if vdl2 else 2
+    for label in (
+        r"cold start to full chart, s \(50,000 points, median\)",
+        re.escape("to the first HTTP answer, s"),
+        re.escape("to /api/health loaded, s"),
+        re.escape("its last request, the chart itself, ms"),
+        re.escape("peak RSS of the server's processes, MB"),
+        re.escape("idle on an empty logdir, MB"),
+        re.escape("logdir on disk, bytes/point"),
+    ):
+        found = numbers(out, label)
+        assert len(found) >= ours and all(x > 0 for x in found[:ours]), (label, found)
+    assert len(numbers(out, re.escape("peak RSS - idle, bytes/point"))) == len(columns)
+    assert figure(out, re.escape("ratio cold start tfevents / own format")) > 0
+    numbers(out, re.escape("ratio RSS per point tfevents / own format"))
+    if vdl2:
+        assert figure(out, "VisualDL 2's own server took 29 to 46 s .*?; ours:") > 0
+
+
+def test_bench_interop_quick_measures_tensorboard_rust():
+    out = output("bench_interop")
+    have = importable("tensorboard", "tensorboard_data_server", "tensorboardX")
+    if not have:
+        assert "column is skipped" in out or "nothing to measure" in out
+    require(have, INTEROP_PEER, BENCH_INSTALL)
+    assert re.search(r"^measure .* TensorBoard Rust$", out, re.M), out
+    assert re.search(r"^tensorboard --load_fast=true ran \S+ as its child in every start$", out, re.M), out
+    cold = numbers(out, r"cold start to full chart, s \(50,000 points, median\)")
+    assert cold[-1] > 0, cold
+    assert figure(out, re.escape("a series request, 10 runs at once (median), ms")) > 0
+    assert numbers(out, re.escape("peak RSS of the server's processes, MB"))[-1] > 0
+    assert figure(out, re.escape("ratio cold start tfevents / TensorBoard Rust")) > 0
