@@ -81,7 +81,7 @@ BIG = bs.BIG
 QUICK = bs.QUICK_BIG
 TARGETS = {"vs_tensorboard": 1.0, "vs_own": 2.0}
 VDL2_T0_MS = 1_700_000_000_000
-VDL2_PAST = "VisualDL 2's own server took 29 to 46 s on a logdir of this shape"
+VDL2_PAST = "VisualDL 2's own server took 29 to 46 s on a 10 x 20 x 20,000 logdir"
 COLUMNS = ("tfevents", "own", "vdl2", "tensorboard")
 TITLES = {
     "tfevents": "us, tfevents",
