@@ -43,7 +43,7 @@ import numpy as np
 from visualdl import _framing as framing
 from visualdl._framing import FOOTER_SIZE, HEADER_SIZE, _shift
 
-__all__ = ["RETRY", "Batch", "Batched", "find", "u8_at", "u32_at"]
+__all__ = ["BATCH_BYTES", "RETRY", "Batch", "Batched", "find", "u8_at", "u32_at"]
 
 _FRAMING = HEADER_SIZE + FOOTER_SIZE
 _MASK_DELTA = 0xA282EAD8
@@ -54,6 +54,8 @@ _STRETCH = 4 << 20
 MIN_RECORDS = 16
 #: Records in a row that the chain takes although their payload does not start with the lead byte.
 _ASIDE = 64
+#: Bytes of a batch at most: what decoding it holds at once grows with its records.
+BATCH_BYTES = 1 << 20
 #: Records taken one by one before :class:`Batched` tries :func:`find` again.
 RETRY = 64
 
@@ -86,8 +88,9 @@ class Batch:
 
 class Batched:
     """A framing (:class:`visualdl._tail.Framing`) that yields a :class:`Batch` for each
-    stretch :func:`find` finds, and :func:`visualdl._framing.scan`'s items for the rest,
-    trying :func:`find` again after every :data:`RETRY` records scanned one by one."""
+    stretch :func:`find` finds (of :data:`BATCH_BYTES` at most), and
+    :func:`visualdl._framing.scan`'s items for the rest, trying :func:`find` again after
+    every :data:`RETRY` records scanned one by one."""
 
     __slots__ = ("lead",)
 
@@ -102,10 +105,11 @@ class Batched:
         self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
     ) -> Iterator[Batch | framing.Frame | framing.Corruption | int]:
         while True:
-            batch = find(buf, pos, self.lead)
-            if batch is not None:
+            batch = find(buf, pos, self.lead, BATCH_BYTES)
+            while batch is not None:
                 yield batch
                 pos = batch.end
+                batch = find(buf, pos, self.lead, BATCH_BYTES)
             taken = 0
             for item in framing.scan(buf, pos, file_end=file_end, stopped=stopped):
                 if isinstance(item, int):
