@@ -41,11 +41,12 @@ import google_crc32c
 import numpy as np
 
 from visualdl import _framing as framing
-from visualdl._framing import FOOTER_SIZE, HEADER_SIZE, _shift
+from visualdl._framing import _TABLE, FOOTER_SIZE, HEADER_SIZE, _shift
 
 __all__ = ["BATCH_BYTES", "RETRY", "Batch", "Batched", "find", "u8_at", "u32_at"]
 
 _FRAMING = HEADER_SIZE + FOOTER_SIZE
+_TABLE_LIST: list[int] = _TABLE.tolist()
 _MASK_DELTA = 0xA282EAD8
 _ONES = 0xFFFFFFFF
 #: Bytes checked by one CRC pass: a failed check is bisected within this.
@@ -222,8 +223,12 @@ def _all_valid(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> bool:
     out = np.ndarray((len(copy) - 3,), "<u4", buffer=copy, strides=(1,))
     out[rel + 8] = _unmask(words[starts + 8]) ^ np.uint32(_affine(8))
     trailers = starts + HEADER_SIZE + lengths
-    uniq, inverse = np.unique(lengths, return_inverse=True)
-    fix = np.array([_affine(int(u)) for u in uniq], np.uint32)[inverse]
+    table = _affine_table()
+    if int(lengths.max()) < len(table):
+        fix = table[lengths]
+    else:
+        uniq, inverse = np.unique(lengths, return_inverse=True)
+        fix = np.array([_affine(int(u)) for u in uniq], np.uint32)[inverse]
     out[rel + HEADER_SIZE + lengths] = _unmask(words[trailers]) ^ fix
     return bool(google_crc32c.value(copy) == _affine(len(copy)))
 
@@ -232,6 +237,18 @@ def _unmask(masked: np.ndarray) -> np.ndarray:
     """The CRCs whose masked values (as the framing stores them) are ``masked``."""
     x = masked.astype(np.uint32) - np.uint32(_MASK_DELTA)
     out: np.ndarray = (x << np.uint32(15)) | (x >> np.uint32(17))
+    return out
+
+
+@functools.cache
+def _affine_table() -> np.ndarray:
+    """:func:`_affine` of 0 to 4095 bytes."""
+    out = np.empty(4096, np.uint32)
+    out[0] = 0
+    for n in range(1, len(out)):  # one more zero byte each: a step of the register
+        crc = int(out[n - 1]) ^ _ONES
+        crc = _TABLE_LIST[crc & 0xFF] ^ (crc >> 8)
+        out[n] = crc ^ _ONES
     return out
 
 

@@ -30,6 +30,8 @@ _WALL_KEY, _STEP_KEY, _SUMMARY_KEY, _VALUE_KEY, _TAG_KEY, _SIMPLE_KEY = 0x09, 0x
 #: Step varints longer than this are left to the full parser (steps below 2**63 take 9 bytes).
 _MAX_VARINT = 10
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+#: ``[i]``: the low ``i`` bytes of a word.
+_LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(9)], np.uint64)
 _HEAD_KEYS = np.uint64(_SUMMARY_KEY | _VALUE_KEY << 16 | _TAG_KEY << 32)
 
 
@@ -119,15 +121,11 @@ def _group_tags(buf: bytes, start: np.ndarray, length: np.ndarray) -> tuple[list
     most = int(n_words.max()) if len(n_words) else 0
     gathered = []
     key = length.astype(np.uint64) * _MIX
+    last = len(words) - 1
     for k in range(most):
-        w = np.zeros(len(start), np.uint64)
-        has = np.flatnonzero(n_words > k) if k else np.flatnonzero(n_words)
-        left = np.minimum(length[has] - 8 * k, 8).astype(np.uint64)
         # Keep the bytes of the tag only: the word may run into the bytes after it.
-        keep = np.where(
-            left >= 8, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << (left * np.uint64(8))) - np.uint64(1)
-        )
-        w[has] = words[start[has] + 8 * k] & keep
+        inside = np.clip(length - 8 * k, 0, 8)
+        w = words[np.minimum(start + 8 * k, last)] & _LOW_BYTES[inside]
         gathered.append(w)
         key = (key ^ w) * _MIX
         key ^= key >> np.uint64(29)
