@@ -4,9 +4,12 @@
 holding log files, named by its path relative to ``logdir``, ``.`` for ``logdir``
 itself), reads them all, and :meth:`LogReader.poll` reads only what was added since.
 Every file of a run is read, not just the newest. Scalars come back as numpy arrays
-ordered by step. TensorBoard's event files (``*tfevents*``) are found and followed the
-same way; :mod:`visualdl._tfevents` turns their events into the same kinds of data, so
-nothing after decoding knows which format a point came from (``WriterInfo.format`` says).
+ordered by step. TensorBoard's event files (``*tfevents*``) and VisualDL 2's log files
+(``vdlrecords.*``; every one of a directory, where VisualDL 2 shows only the newest) are
+found and followed the same way, and may sit in one run next to ours;
+:mod:`visualdl._tfevents` and :mod:`visualdl._vdl2` turn their records into the same
+kinds of data, so nothing after decoding knows which format a point came from
+(``WriterInfo.format`` says).
 
 Files are followed by :class:`~visualdl._tail.LogFile`; what is wrong in them (and
 directories that cannot be listed, and paths that are not regular files) is collected
@@ -30,12 +33,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
+from visualdl import _vdl2
 from visualdl._aggregate import JobSeries, aggregate
-from visualdl._framebatch import Batch, Batched
+from visualdl._framebatch import Batched
 from visualdl._framing import HEADER_SIZE
 from visualdl._kinds import (
     KIND_BY_FIELD,
@@ -45,15 +49,17 @@ from visualdl._kinds import (
     ImageEvent,
     ScalarBlock,
     TextEvent,
+    png_shape,
 )
 from visualdl._logformat import FORMAT_VERSION, blob_span, is_log_file
 from visualdl._restarts import Attempt, Resolved, resolve
 from visualdl._series import ScalarSeries, Series, merge
-from visualdl._tail import LogFile, Problem, check_record, open_regular
-from visualdl._tfevents import SESSION_START, BlobRef, EventDecoder, header_for, is_tfevents_file, parse_event, purge
+from visualdl._tail import LogFile, Problem, check_record, check_vdl2_record, open_regular
+from visualdl._tfevents import SESSION_START, BlobRef, EventDecoder, is_tfevents_file, purge
 from visualdl._tfevents import blob_span as event_blob_span
+from visualdl._vdl2 import ValueRef, is_vdl2_file
 from visualdl.errors import LogFormatError
-from visualdl.proto import tb
+from visualdl.proto import pb
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
 
@@ -88,11 +94,15 @@ class WriterInfo:
     launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
     closed: bool  # a footer was read: the writer closed cleanly
     end_time: float | None = None  # the footer's wall time, when closed
-    #: "visualdl", or "tfevents" for a TensorBoard event file (whose writer is known only by
-    #: its file's name and first event: no rank, never "closed").
+    #: "visualdl"; "tfevents" for a TensorBoard event file (whose writer is known only by
+    #: its file's name and first event: no rank, never "closed"); "vdl2" for a VisualDL 2
+    #: log file (known by its ``meta_data`` records: start time, display name; no rank,
+    #: never "closed").
     format: str = "visualdl"
     #: ``(tag, plugin, values)`` of what the file holds and is not shown (TensorBoard plugins
-    #: without a view here: PR curves, audio, hparams, ...), so that nothing vanishes unsaid.
+    #: without a view here: PR curves, audio, hparams, ...; VisualDL 2's kinds of
+    #: :data:`visualdl._vdl2.COUNTED_KINDS`, by VisualDL 2's name), so that nothing
+    #: vanishes unsaid.
     unshown: tuple[tuple[str, str, int], ...] = ()
 
 
@@ -192,22 +202,31 @@ def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
     what :meth:`LogReader.read_blob` reads, without holding it all in memory.
 
     The record's checksums are checked first by streaming it, a chunk at a time:
-    nothing the size of the blob is held in memory. :class:`LogFormatError` when the
-    record is gone or changed on disk.
+    nothing the size of the blob is held in memory. A VisualDL 2 record has none: its
+    length is checked, and that the bytes still start like a PNG. :class:`LogFormatError`
+    when the record is gone or changed on disk.
     """
     ref = event.ref
     kind = KINDS["images" if isinstance(event, ImageEvent) else "graphs"]
     f, _ = open_regular(ref.path)
     with f:
-        length = check_record(f, ref.path, ref.offset)
-        start = ref.offset + HEADER_SIZE
+        if isinstance(ref, ValueRef):  # an image of a VisualDL 2 log file
+            length = check_vdl2_record(f, ref.path, ref.offset)
+            start = ref.offset + _vdl2.HEAD_SIZE
+        else:
+            length = check_record(f, ref.path, ref.offset)
+            start = ref.offset + HEADER_SIZE
 
         def read(offset: int, n: int) -> bytes:
             f.seek(start + offset)
             return f.read(n)
 
         try:
-            if isinstance(ref, BlobRef):  # an image of a TensorBoard event file
+            if isinstance(ref, ValueRef):
+                at, size = _vdl2.blob_span(read, length, ref)
+                if png_shape(read(at, min(size, 26))) is None:
+                    raise LogFormatError("the image is not a PNG any more (changed on disk)")
+            elif isinstance(ref, BlobRef):  # an image of a TensorBoard event file
                 at, size = event_blob_span(read, length, ref)
             else:
                 at, size = blob_span(read, length, kind.field, kind.blob_field)
@@ -216,32 +235,43 @@ def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
     return ref.path, start + at, size
 
 
+class _Decoder(Protocol):
+    """What follows a foreign format's file (:class:`visualdl._tfevents.EventDecoder`,
+    :class:`visualdl._vdl2.FileDecoder`): records in, ``(kind, tag, event)`` items out."""
+
+    @property
+    def header(self) -> pb.Header | None: ...
+
+    @property
+    def problems(self) -> list[tuple[int, str]]: ...
+
+    def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]: ...
+
+    def unshown(self) -> tuple[tuple[str, str, int], ...]: ...
+
+
 def _open_log(path: str) -> LogFile:
     """A file to follow, with the parser of its format (told by its name)."""
-    if is_tfevents_file(os.path.basename(path)):
+    name = os.path.basename(path)
+    if is_tfevents_file(name):
         # The decoder parses; most events come in batches (every Event starts with its wall_time key).
         return LogFile(path, bytes, "tfevents", EventDecoder(), Batched(0x09))
+    if is_vdl2_file(name) and not is_log_file(name):
+        return LogFile(path, bytes, "vdl2", _vdl2.FileDecoder(), _vdl2.FRAMING)
     return LogFile(path)
 
 
 def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
-    other = logfile.decoder.other if isinstance(logfile.decoder, EventDecoder) else {}
-    return tuple((tag, plugin, count) for tag, (plugin, count) in sorted(other.items()))
+    return cast(_Decoder, logfile.decoder).unshown() if logfile.decoder is not None else ()
 
 
 def _decode_events(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
-    """Events of a TensorBoard event file as ``(kind, tag, event)`` (:mod:`visualdl._tfevents`);
-    its first event stands for the header our files start with."""
-    if logfile.header is None and items:
-        first = items[0][1]
-        if isinstance(first, Batch):
-            first = first.payload(0)
-        try:
-            logfile.header = header_for(logfile.path, parse_event(first) if isinstance(first, bytes) else first)
-        except LogFormatError:
-            logfile.header = header_for(logfile.path, tb.Event())
-    decoder = cast(EventDecoder, logfile.decoder)
+    """Records of a foreign format's file as ``(kind, tag, event)``, by its decoder; what
+    the decoder knows of the writer stands for the header our files start with."""
+    decoder = cast(_Decoder, logfile.decoder)
     out = decoder.decode(logfile.path, items)
+    if logfile.header is None:
+        logfile.header = decoder.header
     for offset, message in decoder.problems:
         logfile.problems.append(Problem(logfile.path, offset, message))
         log.warning("%s at byte %d: %s", logfile.path, offset, message)
@@ -292,7 +322,7 @@ class LogReader:
                     if entry.is_dir():
                         if not entry.is_symlink():  # as os.walk: links to directories are not followed
                             subdirs.append(entry.path)
-                    elif is_log_file(entry.name) or is_tfevents_file(entry.name):
+                    elif is_log_file(entry.name) or is_tfevents_file(entry.name) or is_vdl2_file(entry.name):
                         why = "" if entry.is_file() else _unreadable(entry.path)
                         if why:
                             trouble[entry.path] = why
@@ -463,7 +493,7 @@ class LogReader:
     def _decode(self, logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
         """Records of one file as ``(kind, tag, event)``; headers and footers update the file."""
         path = logfile.path
-        if logfile.format == "tfevents":
+        if logfile.decoder is not None:
             return _decode_events(logfile, items)
         out = []
         for offset, record in items:

@@ -26,13 +26,14 @@ import google_crc32c
 import numpy as np
 
 from visualdl import _framing as framing
+from visualdl import _vdl2 as vdl2_framing
 from visualdl._framebatch import Batch
 from visualdl._framing import FOOTER_SIZE, HEADER_SIZE
 from visualdl._logformat import MAX_POINTS_PER_RECORD, parse_record
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["STOPPED_SECONDS", "Framing", "LogFile", "Problem", "check_record", "open_regular"]
+__all__ = ["STOPPED_SECONDS", "Framing", "LogFile", "Problem", "check_record", "check_vdl2_record", "open_regular"]
 
 log = logging.getLogger("visualdl.reader")
 
@@ -126,6 +127,22 @@ def check_record(f: BinaryIO, path: str, offset: int) -> int:
     return length
 
 
+def check_vdl2_record(f: BinaryIO, path: str, offset: int) -> int:
+    """The payload length of the VisualDL 2 record at ``offset`` of ``f``, once its length
+    prefix is still a record's and the record is all in the file (VisualDL 2 writes no
+    checksums: nothing more can be checked); :class:`LogFormatError` otherwise."""
+    f.seek(offset)
+    head = f.read(vdl2_framing.HEAD_SIZE)
+    if len(head) < vdl2_framing.HEAD_SIZE:
+        raise LogFormatError("record is gone (file truncated)", path, offset)
+    length = vdl2_framing.FRAMING.claimed_end(head, 0) - vdl2_framing.HEAD_SIZE
+    if length <= 0:
+        raise LogFormatError("record length changed on disk", path, offset)
+    if offset + vdl2_framing.HEAD_SIZE + length > os.fstat(f.fileno()).st_size:
+        raise LogFormatError("record is gone (file truncated)", path, offset)
+    return length
+
+
 def _cost(record: Any, nbytes: int) -> int:
     """Roughly what a record takes in memory once decoded (scalar columns inflate)."""
     if not isinstance(record, pb.Record):
@@ -141,11 +158,11 @@ class LogFile:
     """One log file being followed.
 
     ``parse`` turns a record's payload into a message (:class:`LogFormatError` when it
-    cannot): ours by default; ``format`` names the format (``"visualdl"``, or
-    ``"tfevents"`` for TensorBoard's event files, which share the framing).
-    ``framing`` finds the records in the bytes: an object with the ``scan`` and
-    ``claimed_end`` functions of :mod:`visualdl._framing` (the default), which a format
-    with another framing provides alike.
+    cannot): ours by default; ``format`` names the format (``"visualdl"``,
+    ``"tfevents"`` for TensorBoard's event files, which share the framing, or ``"vdl2"``
+    for VisualDL 2's). ``framing`` finds the records in the bytes: an object with the
+    ``scan`` and ``claimed_end`` functions of :mod:`visualdl._framing` (the default),
+    which a format with another framing provides alike (:data:`visualdl._vdl2.FRAMING`).
     """
 
     __slots__ = (
@@ -283,7 +300,7 @@ class LogFile:
                 out.append((base + item.offset, record))
                 spent += _cost(record, len(item.payload))
                 if budget is not None and spent >= budget:
-                    resume = item.offset + HEADER_SIZE + len(item.payload) + FOOTER_SIZE
+                    resume = self.framing.claimed_end(buf, item.offset)  # the end of the record taken
                     break
             elif isinstance(item, Batch):
                 self._in_bad_stretch = False  # its records are parsed by the decoder

@@ -324,12 +324,16 @@ class EventDecoder:
 
     :meth:`decode` turns a list of ``(offset, Event)`` into ``(kind, tag, event)`` items
     as :meth:`visualdl._kinds.Kind.decode` gives them for our records, with all the
-    scalar points of the list in one :class:`ScalarBlock` (tag after tag).
+    scalar points of the list in one :class:`ScalarBlock` (tag after tag). The file's
+    first event stands for the header our files start with (:attr:`header`,
+    :func:`header_for`).
     """
 
-    __slots__ = ("plugins", "other", "problems")
+    __slots__ = ("header", "plugins", "other", "problems")
 
     def __init__(self) -> None:
+        #: What is known of the file's writer, once an event was read.
+        self.header: pb.Header | None = None
         #: tag -> the plugin named by the first value of the tag that named one.
         self.plugins: dict[str, str] = {}
         #: tag -> (plugin, number of values) of the values not shown.
@@ -341,6 +345,14 @@ class EventDecoder:
         """Items hold events, payloads, or batches of payloads (:class:`Batch`): those of
         the common shape (one ``simple_value``, no metadata) are read from their bytes
         directly (:mod:`visualdl._tfscalars`), the others parsed."""
+        if self.header is None and items:
+            first = items[0][1]
+            if isinstance(first, Batch):
+                first = first.payload(0)
+            try:
+                self.header = header_for(path, parse_event(first) if isinstance(first, bytes) else first)
+            except LogFormatError:
+                self.header = header_for(path, tb.Event())
         with np.errstate(all="ignore"):  # whatever the numbers written, no warnings
             return self._decode(path, items)
 
@@ -370,6 +382,10 @@ class EventDecoder:
         if block is not None:
             out.append(("scalars", "", block))
         return out
+
+    def unshown(self) -> tuple[tuple[str, str, int], ...]:
+        """``(tag, plugin, values)`` of what the file holds and is not shown."""
+        return tuple((tag, plugin, count) for tag, (plugin, count) in sorted(self.other.items()))
 
     def _one(
         self, path: str, offset: int, item: bytes | tb.Event, out: list[tuple[str, str, object]], points: _Points

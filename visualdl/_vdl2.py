@@ -48,30 +48,42 @@ nothing checks the bytes:
 Wall times are seconds: the ``timestamp`` field holds milliseconds since the epoch
 (seconds before VisualDL 2.0.3), told apart by magnitude as our SDK does with a
 ``walltime``: above :data:`WALLTIME_MS_THRESHOLD` it is milliseconds.
+
+For the reader: :data:`FRAMING` is this framing as :class:`visualdl._tail.LogFile`
+takes one (the ``scan`` and ``claimed_end`` of :mod:`visualdl._framing`, whose rules
+on "not yet written", torn writes of a stopped file and corruption it follows);
+:class:`FileDecoder` follows one file's records read after read (its writer's
+header, the kinds not shown, problems); :func:`blob_span` finds an image's PNG in a
+record without reading it.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from visualdl._framing import Corruption, Frame
 from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
-from visualdl._logformat import WALLTIME_MS_THRESHOLD
+from visualdl._logformat import WALLTIME_MS_THRESHOLD, _fields
 from visualdl.errors import LogFormatError
-from visualdl.proto import vdl2
+from visualdl.proto import pb, vdl2
 
 __all__ = [
     "COUNTED_KINDS",
     "FILE_MARKER",
+    "FRAMING",
+    "HEAD_SIZE",
     "MAX_RECORD_BYTES",
     "Decoded",
+    "FileDecoder",
     "Meta",
     "Scan",
     "ValueRef",
+    "blob_span",
     "decode",
     "is_vdl2_file",
     "parse_record",
@@ -83,12 +95,12 @@ __all__ = [
 FILE_MARKER = "vdlrecords"
 #: A longer record is garbage: protobuf messages stop at 2 GiB.
 MAX_RECORD_BYTES = (1 << 31) - 1
-#: A timestamp above this is milliseconds since the epoch, below it seconds (as
-#: ``visualdl.sdk``'s ``walltime``): 1e11 seconds is the year 5138, 1e11 ms March 1973.
 #: VisualDL 2's kinds that have no view here: their values are counted, not read.
 COUNTED_KINDS = ("audio", "embeddings", "hparam", "pr_curve", "roc_curve")
 
-_HEAD = 8
+#: The length prefix of a record: its payload starts this many bytes after the record.
+HEAD_SIZE = 8
+_HEAD = HEAD_SIZE
 _LENGTH = struct.Struct("<Q")
 _VALUES_KEY = 0x0A  # field 1 (values), length-delimited
 _WHOLE, _TORN, _GARBAGE = 0, 1, 2
@@ -186,8 +198,19 @@ def scan(buf: bytes, start: int = 0) -> Scan:
     Never raises because of what ``buf`` holds and never allocates from a length it
     read: work and memory are linear in ``len(buf)``.
     """
+    frames, resume, wait_until, garbage = _walk(buf, start)
+    end = len(buf)
+    problems = []
+    for pos, nxt, why in garbage:
+        where = "to the next record" if nxt < end else "to the end of the data"
+        problems.append((pos, f"garbage: {why}; skipped {nxt - pos} bytes {where}"))
+    return Scan(frames, resume, wait_until, problems)
+
+
+def _walk(buf: bytes, start: int) -> tuple[list[tuple[int, bytes]], int, int, list[tuple[int, int, str]]]:
+    """What :func:`scan` finds, garbage as ``(offset, end of the stretch, why)``."""
     frames: list[tuple[int, bytes]] = []
-    problems: list[tuple[int, str]] = []
+    garbage: list[tuple[int, int, str]] = []
     end = len(buf)
     pos = start
     unpack = _LENGTH.unpack_from
@@ -207,13 +230,75 @@ def scan(buf: bytes, start: int = 0) -> Scan:
             frames.append((pos, buf[pos + _HEAD : stop]))
             pos = stop
         elif verdict == _TORN:
-            return Scan(frames, pos, pos + _HEAD + max(length, 0), problems)
+            return frames, pos, pos + _HEAD + max(length, 0), garbage
         else:
             nxt = _resync(buf, pos + 1, end)
-            where = "to the next record" if nxt < end else "to the end of the data"
-            problems.append((pos, f"garbage: {why}; skipped {nxt - pos} bytes {where}"))
+            garbage.append((pos, nxt, why))
             pos = nxt
-    return Scan(frames, pos, 0, problems)
+    return frames, pos, 0, garbage
+
+
+class _Framing:
+    """VisualDL 2's framing as :class:`visualdl._tail.LogFile` takes one: the ``scan`` and
+    ``claimed_end`` of :mod:`visualdl._framing`, over :func:`scan`'s verdicts.
+
+    A torn tail is "not yet written" (the scan stops at it) while the file may grow;
+    when ``stopped`` says it will not and the buffer holds the file to its end, it is
+    a torn write: a :class:`~visualdl._framing.Corruption`, and the scan goes on at the
+    next record after it, if any. Garbage is a ``Corruption`` from its offset to the next
+    place a record could start; garbage running to the end of a buffer is ``at_end``,
+    and leaves the last bytes where a record's start may be cut short for the next scan.
+    """
+
+    __slots__ = ()
+
+    def scan(
+        self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
+    ) -> Iterator[Frame | Corruption | int]:
+        end = len(buf)
+        final = stopped and (file_end is None or file_end <= end)
+        while True:
+            frames, resume, _, garbage = _walk(buf, pos)
+            bad = iter(garbage)
+            stretch = next(bad, None)
+            for offset, payload in frames:
+                while stretch is not None and stretch[0] < offset:
+                    yield Corruption(stretch[0], stretch[1], stretch[2])
+                    stretch = next(bad, None)
+                yield Frame(offset, payload)
+            for offset, stop, why in ([stretch] if stretch else []) + list(bad):
+                if stop < end:
+                    yield Corruption(offset, stop, why)
+                    continue
+                if not final:  # a record may start in the last bytes, its length prefix cut short
+                    stop = resume = next(
+                        (p for p in range(max(offset + 1, end - _HEAD), end) if _frame_at(buf, p, end)[0] == _TORN),
+                        end,
+                    )
+                yield Corruption(offset, stop, why, at_end=True)
+            if resume >= end or not final:
+                yield resume
+                return
+            # A torn record in a file that stopped growing: a torn write.
+            nxt = _resync(buf, resume + 1, end)
+            if nxt >= end:
+                yield Corruption(resume, end, f"a truncated record of {end - resume} bytes ends the file", at_end=True)
+                yield end
+                return
+            length = self.claimed_end(buf, resume) - resume - _HEAD
+            reason = f"a record of {length} bytes runs past the end of the file, and a record follows it"
+            yield Corruption(resume, nxt, reason)
+            pos = nxt
+
+    @staticmethod
+    def claimed_end(buf: bytes, pos: int) -> int:
+        """The end of the record at ``pos`` as its length prefix claims it, else ``pos`` plus a prefix."""
+        verdict, length, _ = _frame_at(buf, pos, len(buf))
+        return pos + _HEAD + (length if verdict != _GARBAGE and length > 0 else 0)
+
+
+#: The framing of VisualDL 2's files, for :class:`visualdl._tail.LogFile`.
+FRAMING = _Framing()
 
 
 # -- records ---------------------------------------------------------------------
@@ -430,3 +515,84 @@ def png_of(payload: bytes, value: int = 0) -> bytes:
     if not 0 <= value < len(values) or values[value].WhichOneof("one_value") != "image":
         raise LogFormatError(f"value {value} of the record is not an image")
     return values[value].image.encoded_image_string
+
+
+# -- following a file ------------------------------------------------------------
+
+
+class FileDecoder:
+    """Follows the records of one file, read after read, as
+    :class:`visualdl._tfevents.EventDecoder` follows an event file.
+
+    :meth:`decode` turns ``(offset, payload)`` items into ``(kind, tag, event)`` items
+    (:func:`decode`), and keeps what is not an event: :attr:`header`, what is known of
+    the writer as our header says it (its start time is the wall time of the file's
+    first ``meta_data``, else of its first value; its display name is the last
+    non-empty one, as VisualDL 2 shows it; no host, pid or rank); the counts of the
+    kinds not shown (:meth:`unshown`); and the problems, until taken.
+    """
+
+    __slots__ = ("header", "counted", "problems")
+
+    def __init__(self) -> None:
+        self.header: pb.Header | None = None
+        #: ``(tag, VisualDL 2 kind) -> values`` not shown, over every read.
+        self.counted: dict[tuple[str, str], int] = {}
+        #: ``(offset, message)`` of the records that could not be read, since last taken.
+        self.problems: list[tuple[int, str]] = []
+
+    def decode(self, path: str, items: Sequence[tuple[int, bytes]]) -> list[tuple[str, str, object]]:
+        decoded = decode(path, items)
+        self.problems.extend(decoded.problems)
+        for key, n in decoded.counted.items():
+            self.counted[key] = self.counted.get(key, 0) + n
+        if self.header is None:
+            start = _first_wall_time(decoded)
+            if start is not None:
+                self.header = pb.Header(start_time=start, pid=-1, rank=-1, world_size=-1, local_rank=-1, attempt=-1)
+        names = [m.display_name for m in decoded.meta if m.display_name]
+        if names and self.header is not None:
+            self.header.display_name = names[-1]
+        return decoded.events
+
+    def unshown(self) -> tuple[tuple[str, str, int], ...]:
+        """``(tag, VisualDL 2 kind, values)`` of what the file holds and is not shown."""
+        return tuple((tag, kind, n) for (tag, kind), n in sorted(self.counted.items()))
+
+
+def _first_wall_time(decoded: Decoded) -> float | None:
+    if decoded.meta:
+        return decoded.meta[0].wall_time
+    walls = [
+        float(e.wall_times.min()) if isinstance(e, ScalarBlock) else float(getattr(e, "wall_time", 0.0))
+        for _, _, e in decoded.events
+    ]
+    return min(walls, default=None)
+
+
+#: Field numbers on the way to an image's bytes: Record.values, Value.image, Image.encoded_image_string.
+_VALUES, _IMAGE, _ENCODED = 1, 5, 4
+_LEN = 2
+
+
+def blob_span(read: Callable[[int, int], bytes], length: int, ref: ValueRef) -> tuple[int, int]:
+    """Where the PNG bytes ``ref`` points at lie in the serialized ``Record`` of ``length``
+    bytes: ``(offset from the payload's start, size)``. ``read(offset, n)`` returns up to
+    ``n`` bytes of the payload; only keys and lengths are read, never the PNG bytes.
+    :class:`LogFormatError` when the record holds no such image."""
+    index = 0
+    for number, wire, begin, end in _fields(read, 0, length):
+        if number != _VALUES or wire != _LEN:
+            continue
+        if index == ref.value:
+            span = None
+            for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
+                if inner == _IMAGE and inner_wire == _LEN:
+                    for field, field_wire, f_begin, f_end in _fields(read, i_begin, i_end):
+                        if field == _ENCODED and field_wire == _LEN:
+                            span = (f_begin, f_end - f_begin)
+            if span is None:
+                break
+            return span
+        index += 1
+    raise LogFormatError(f"value {ref.value} of the record is not an image")
