@@ -343,3 +343,25 @@ def test_vdl2_notebook_figures(tmp_path):
     assert [f.name for f in images.frames] == ["0", "1", "2"]
     hist = notebook.histograms(logs, "weights/w1", mode="overlay")
     assert len(hist.data) >= 1
+
+
+@pytest.mark.parametrize("run", ["kinds", "scalars"])
+def test_vdl2_a_file_cut_anywhere_is_read_whole_once_complete(tmp_path, run):
+    """A file cut anywhere (a write seen half done): the first read takes the records
+    before it and reports nothing, the next takes the rest."""
+    (name,) = EXPECTED["runs"][run]["files"]
+    with open(os.path.join(LOGDIR, run, name), "rb") as f:
+        data = f.read()
+    whole = _vdl2.scan(data).frames
+    path = str(tmp_path / name)
+    near = {o + d for o, _ in whole for d in range(-2, 11)}  # around every record's start and its length prefix
+    for cut in sorted({*range(0, len(data) + 1, 5), *near, len(data)} & set(range(len(data) + 1))):
+        with open(path, "wb") as f:
+            f.write(data[:cut])
+        logfile = _reader._open_log(path)
+        first = logfile.read()
+        assert [o for o, _ in first] == [o for o, p in whole if o + 8 + len(p) <= cut], cut
+        with open(path, "ab") as f:
+            f.write(data[cut:])
+        rest = logfile.read()
+        assert first + rest == whole and logfile.problems == [], cut
