@@ -19,6 +19,7 @@ from PIL import Image
 
 from visualdl import _reader, _tail, _vdl2
 from visualdl._cli import summarise
+from visualdl._kinds import ScalarBlock
 from visualdl._reader import LogReader, open_blob
 
 try:
@@ -365,3 +366,30 @@ def test_vdl2_a_file_cut_anywhere_is_read_whole_once_complete(tmp_path, run):
             f.write(data[cut:])
         rest = logfile.read()
         assert first + rest == whole and logfile.problems == [], cut
+
+
+def test_vdl2_garbage_then_a_record_cut_in_its_length_prefix(logdir, clock):
+    """Garbage reported once; a record appended after it, first seen with its length prefix
+    cut short, is read whole once written (the garbage's skip leaves those bytes)."""
+    with open(os.path.join(LOGDIR, "multi", "vdlrecords.1700000300.log"), "rb") as f:
+        data = f.read()
+    frames = _vdl2.scan(data).frames
+    garbage = bytes(range(0x90, 0xFF))
+    record = data[frames[1][0] : frames[2][0]]
+    path = os.path.join(logdir, "vdlrecords.1.log")
+    with open(path, "wb") as f:
+        f.write(data[: frames[1][0]] + garbage + record[:5])
+    reader = LogReader(logdir)
+    assert [p.offset for p in reader.problems] == [frames[1][0]]
+    with open(path, "ab") as f:
+        f.write(record[5:])
+    clock.now += 1
+    reader.poll()
+    assert [p.offset for p in reader.problems] == [frames[1][0]]
+    want = _vdl2.decode("f", frames[1:2]).events[0][2]
+    assert isinstance(want, ScalarBlock)
+    (tag,) = want.tags
+    assert reader.scalars(".", tag).steps.tolist() == want.steps.tolist()
+    clock.now += _tail.STOPPED_SECONDS + 1
+    reader.poll()
+    assert [p.offset for p in reader.problems] == [frames[1][0]]

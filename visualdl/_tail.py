@@ -135,8 +135,8 @@ def check_vdl2_record(f: BinaryIO, path: str, offset: int) -> int:
     head = f.read(vdl2_framing.HEAD_SIZE)
     if len(head) < vdl2_framing.HEAD_SIZE:
         raise LogFormatError("record is gone (file truncated)", path, offset)
-    length = vdl2_framing.FRAMING.claimed_end(head, 0) - vdl2_framing.HEAD_SIZE
-    if length <= 0:
+    length = vdl2_framing.length_of(head)
+    if length < 0:
         raise LogFormatError("record length changed on disk", path, offset)
     if offset + vdl2_framing.HEAD_SIZE + length > os.fstat(f.fileno()).st_size:
         raise LogFormatError("record is gone (file truncated)", path, offset)

@@ -86,6 +86,7 @@ __all__ = [
     "blob_span",
     "decode",
     "is_vdl2_file",
+    "length_of",
     "parse_record",
     "png_of",
     "scan",
@@ -104,6 +105,8 @@ _HEAD = HEAD_SIZE
 _LENGTH = struct.Struct("<Q")
 _VALUES_KEY = 0x0A  # field 1 (values), length-delimited
 _WHOLE, _TORN, _GARBAGE = 0, 1, 2
+#: Bytes of a payload that show whether it starts as a value: its key and a first length byte.
+_SEEN = 2
 #: Values of a record checked by the framing at most (a resync stays linear).
 _MAX_CHECKED = 16
 
@@ -130,6 +133,12 @@ class Scan:
     wait_until: int
     #: ``(offset, message)`` of each stretch of garbage skipped.
     problems: list[tuple[int, str]]
+
+
+def length_of(head: bytes) -> int:
+    """The payload length a record's length prefix (8 bytes) claims; -1 when no record has it."""
+    (length,) = _LENGTH.unpack_from(head)
+    return length if 2 <= length <= MAX_RECORD_BYTES else -1
 
 
 def _varint(buf: bytes, pos: int, stop: int) -> tuple[int, int]:
@@ -292,9 +301,15 @@ class _Framing:
 
     @staticmethod
     def claimed_end(buf: bytes, pos: int) -> int:
-        """The end of the record at ``pos`` as its length prefix claims it, else ``pos`` plus a prefix."""
+        """The end of the record at ``pos`` as its length prefix claims it, else ``pos`` plus
+        a prefix. Nothing checks a length alone (after garbage, the last bytes may start
+        with any): until the record's first value starts as a value, the end claimed is
+        where that can be seen, so that a bogus length never keeps a growing file unread."""
         verdict, length, _ = _frame_at(buf, pos, len(buf))
-        return pos + _HEAD + (length if verdict != _GARBAGE and length > 0 else 0)
+        if verdict == _GARBAGE or length < 0:
+            return pos + _HEAD
+        end = pos + _HEAD + length
+        return end if len(buf) >= pos + _HEAD + _SEEN else min(end, pos + _HEAD + _SEEN)
 
 
 #: The framing of VisualDL 2's files, for :class:`visualdl._tail.LogFile`.
