@@ -3,7 +3,7 @@ kind, how it reads it or why it does not, so a new kind fails here until each on
 
 from __future__ import annotations
 
-from visualdl import _tfevents
+from visualdl import _tfevents, _vdl2
 from visualdl._kinds import KINDS
 
 
@@ -12,3 +12,9 @@ def test_tfevents_reads_every_kind_or_says_why_not():
     assert read.isdisjoint(_tfevents.NOT_READ)
     assert read | set(_tfevents.NOT_READ) == set(KINDS)
     assert all(reason for reason in _tfevents.NOT_READ.values())
+
+
+def test_vdl2_reads_every_kind_or_says_why_not():
+    read = {kind for kind, _ in _vdl2.READERS.values()} | {"scalars"}  # scalars: value and tag_value
+    assert read.isdisjoint(_vdl2.NOT_READ)
+    assert read | set(_vdl2.NOT_READ) == set(KINDS)

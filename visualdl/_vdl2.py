@@ -74,6 +74,8 @@ from visualdl.proto import pb, vdl2
 
 __all__ = [
     "COUNTED_KINDS",
+    "NOT_READ",
+    "READERS",
     "FILE_MARKER",
     "FRAMING",
     "HEAD_SIZE",
@@ -454,12 +456,17 @@ def _text(value: _Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
 
 
 #: VisualDL 2's kind (the ``one_value`` field) -> (our kind, its event from a Value).
-_EVENTS: dict[str, tuple[str, Callable[[_Value, int, float, ValueRef], object]]] = {
+#: How each value field other than the scalars' (``value``, ``tag_value``) is read: the
+#: kind (:data:`visualdl._kinds.KINDS`) it gives, and how its event is made. Fields of no
+#: entry are counted per tag (:data:`COUNTED_KINDS` and any unknown).
+READERS: dict[str, tuple[str, Callable[[_Value, int, float, ValueRef], object]]] = {
     "image": (KINDS["images"].name, _image),
     "histogram": (KINDS["histograms"].name, _histogram),
     "text": (KINDS["text"].name, _text),
 }
 _SCALARS = KINDS["scalars"].name
+#: Kinds that VisualDL 2's log records do not hold, and why.
+NOT_READ = {"graphs": "VisualDL 2 keeps models in files of their own, not in its log records"}
 
 
 def decode(path: str, frames: Sequence[tuple[int, bytes]]) -> Decoded:
@@ -487,8 +494,8 @@ def decode(path: str, frames: Sequence[tuple[int, bytes]]) -> Decoded:
             offset = offsets[i]
             if which == "meta_data":
                 meta.append(Meta(offset, _seconds(value.timestamp), value.meta_data.display_name))
-            elif which in _EVENTS:
-                kind, make = _EVENTS[which]
+            elif which in READERS:
+                kind, make = READERS[which]
                 ref = ValueRef(path, offset, 0 if indices is None else indices[i])
                 try:
                     events.append((kind, value.tag, make(value, value.id, _seconds(value.timestamp), ref)))
