@@ -70,6 +70,9 @@ READ_THREADS = min(4, os.cpu_count() or 1)
 #: A file is read in rounds of about this many bytes of decoded data (scalar points
 #: count 24 bytes each), each stored before the next is read.
 ROUND_BYTES = 256 << 20
+#: The rounds of TensorBoard's and VisualDL 2's files, whose records are a point each: their
+#: bytes outweigh what they decode to, and decoding them in batches holds a few arrays per point.
+FOREIGN_ROUND_BYTES = 8 << 20
 #: A poll stops waiting for a file whose read has not got anywhere for this long.
 STALL_SECONDS = 60.0
 
@@ -470,7 +473,8 @@ class LogReader:
         records = nbytes = 0
         while True:
             start = logfile.offset
-            decoded = self._decode(logfile, logfile.read(ROUND_BYTES))
+            budget = ROUND_BYTES if logfile.format == "visualdl" else FOREIGN_ROUND_BYTES
+            decoded = self._decode(logfile, logfile.read(budget))
             nbytes += logfile.offset - start
             records += len(decoded)
             if decoded:

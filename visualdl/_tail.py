@@ -262,7 +262,8 @@ class LogFile:
                 while self.offset < size and (final or self._wait_until <= size):
                     start = self.offset
                     f.seek(start)
-                    want = min(size - start, max(_WINDOW, self._wait_until - start))
+                    window = _WINDOW if budget is None else min(_WINDOW, budget)  # raw bytes cost at least as much
+                    want = min(size - start, max(window, self._wait_until - start))
                     buf = f.read(want)
                     left = None if budget is None else budget - spent
                     spent += self._scan(buf, out, size - start, final, left)
