@@ -7,6 +7,14 @@ for the writer. Writer, reader and API dispatch through :data:`KINDS`.
 
 Large payloads (PNG bytes, ONNX models) are not kept in events: an event carries a
 :class:`RecordRef` (file and offset) and the reader reads the bytes when asked.
+
+Adding a kind: its message and a field of ``Record``'s oneof in ``proto/visualdl.proto``;
+here, its event class, its decoder, its ``encode_*`` and its :data:`KINDS` entry (the
+reader then stores, lists and orders its events with no more code); in each foreign
+format, an entry of :data:`visualdl._tfevents.READERS` and :data:`visualdl._vdl2.READERS`,
+or of their ``NOT_READ`` saying why not (``tests/test_kinds_table.py`` fails until each
+format says); then what only this kind has: its ``LogWriter.add_*`` method, its
+provider call and route, and its view.
 """
 
 from __future__ import annotations
@@ -134,6 +142,8 @@ class Kind:
     decode: Callable[[Any, str, int], list[tuple[str, Any]]]
     #: For kinds with large payloads: the message field holding them.
     blob_field: str = ""
+    #: The events' attribute that orders them (a graph has no step: the newest is shown).
+    order: str = "step"
 
 
 def _decode_scalars(msg: pb.ScalarBatch, path: str, offset: int) -> list[tuple[str, ScalarBlock]]:
@@ -194,7 +204,7 @@ KINDS: dict[str, Kind] = {
         Kind("images", "image", _decode_image, blob_field="png"),
         Kind("histograms", "histogram", _decode_histogram),
         Kind("text", "text", _decode_text),
-        Kind("graphs", "graph", _decode_graph, blob_field="data"),
+        Kind("graphs", "graph", _decode_graph, blob_field="data", order="wall_time"),
     )
 }
 KIND_BY_FIELD: dict[str, Kind] = {kind.field: kind for kind in KINDS.values()}

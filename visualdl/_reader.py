@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import operator
 import os
 import queue
 import threading
@@ -698,7 +699,7 @@ class LogReader:
             if per_file is None:
                 return list(hit)
             events = [event for path in sorted(per_file) for event in per_file[path]]
-            events.sort(key=(lambda e: e.wall_time) if kind == "graphs" else (lambda e: e.step))
+            events.sort(key=operator.attrgetter(KINDS[kind].order))
             state.cache[(kind, tag)] = (state.versions.get((kind, tag), 0), events)
             return list(events)
 
