@@ -56,3 +56,38 @@ def test_simple_scalar_declines_other_events():
     ):
         assert simple_scalar(event.SerializeToString()) is None
     assert simple_scalar(b"\x09" + bytes(8) + b"\x2a\x0a\x0a\x08\x0a\x01\xff\x15" + bytes(4)) is None  # bad UTF-8
+
+
+def _event_bytes(step_varint: bytes, summary: bytes) -> bytes:
+    step = b"\x10" + step_varint if step_varint else b""
+    return b"\x09" + struct.pack("<d", 1.0) + step + summary
+
+
+def test_simple_scalar_reads_an_overlong_step_as_protobuf_does():
+    summary = b"\x2a\x0a\x0a\x08\x0a\x01a\x15" + struct.pack("<f", 2.5)
+    for varint in (b"\xff" * 9 + b"\x7f", b"\xff" * 9 + b"\x01", b"\x80" * 9 + b"\x02", b"\x81" + b"\x80" * 8 + b"\x7e"):
+        payload = _event_bytes(varint, summary)
+        got = simple_scalar(payload)
+        want = event_pb2.Event.FromString(payload)
+        assert got is not None and got[1] == want.step and -(2**63) <= got[1] < 2**63
+
+
+def test_simple_scalar_declines_a_length_byte_that_starts_a_longer_varint():
+    # A summary "length" of 0x82 would be the first byte of a two-byte varint.
+    payload = _event_bytes(b"\x01", b"\x2a\x82\x0a\x08\x0a\x01a\x15" + struct.pack("<f", 2.5))
+    assert simple_scalar(payload) is None
+
+
+def test_reader_reads_events_with_overlong_steps(tmp_path):
+    from visualdl import LogReader, _framing
+
+    good = _event_bytes(b"", b"\x2a\x0a\x0a\x08\x0a\x01a\x15" + struct.pack("<f", 1.0))
+    odd = _event_bytes(b"\xff" * 9 + b"\x7f", b"\x2a\x0a\x0a\x08\x0a\x01a\x15" + struct.pack("<f", 3.0))
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "events.out.tfevents.1.host").write_bytes(
+        b"".join(_framing.frame(p) for p in [good] * 30 + [odd])
+    )
+    reader = LogReader(str(tmp_path))
+    assert not reader.problems
+    series = reader.scalars("run", "a")
+    assert sorted(series.steps.tolist()) == [-1] + [0] * 30

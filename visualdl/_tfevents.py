@@ -541,11 +541,13 @@ def simple_scalar(p: bytes) -> tuple[float, int, str, float] | None:
             if byte < 0x80:
                 break
             shift += 7
+        step &= (1 << 64) - 1  # as protobuf reads a varint: its low 64 bits
         if step >= 1 << 63:
             step -= 1 << 64
+    # Lengths of one byte only (below 0x80): a larger byte starts a varint of more.
     if pos + 6 > n or p[pos] != _SUMMARY_KEY or p[pos + 1] != n - pos - 2 or p[pos + 2] != _VALUE_KEY:
         return None
-    if p[pos + 3] != n - pos - 4 or p[pos + 4] != _TAG_KEY:
+    if p[pos + 3] != n - pos - 4 or p[pos + 4] != _TAG_KEY or p[pos + 1] >= 0x80:
         return None
     tag_len = p[pos + 5]
     tag_end = pos + 6 + tag_len
