@@ -65,7 +65,8 @@ def _event_bytes(step_varint: bytes, summary: bytes) -> bytes:
 
 def test_simple_scalar_reads_an_overlong_step_as_protobuf_does():
     summary = b"\x2a\x0a\x0a\x08\x0a\x01a\x15" + struct.pack("<f", 2.5)
-    for varint in (b"\xff" * 9 + b"\x7f", b"\xff" * 9 + b"\x01", b"\x80" * 9 + b"\x02", b"\x81" + b"\x80" * 8 + b"\x7e"):
+    varints = (b"\xff" * 9 + b"\x7f", b"\xff" * 9 + b"\x01", b"\x80" * 9 + b"\x02", b"\x81" + b"\x80" * 8 + b"\x7e")
+    for varint in varints:
         payload = _event_bytes(varint, summary)
         got = simple_scalar(payload)
         want = event_pb2.Event.FromString(payload)
