@@ -27,8 +27,15 @@ How, for a buffer ``buf`` and a start ``pos``:
    in a copy of the stretch, they make ``R`` of every valid record zero, and so ``R``
    of the whole stretch: one native CRC pass over it checks every record. A stretch
    that fails is halved until the valid prefix before the first bad record is known.
-   (For the check to pass with a bad record, the errors of several records would have
-   to cancel, shifted by their distances: as unlikely as a CRC collision.)
+   For the check to pass with a bad record, the errors of several records would have
+   to cancel, shifted by their distances: for damage, as unlikely as a CRC collision.
+   Two checksums crafted to cancel pass it, where one by one they would not; a CRC is
+   no defence against whoever writes the file, who can as well write valid ones.
+
+Input that defeats the fast path (damage every few records, false record starts in
+every payload, payloads of another shape) costs about what the one-by-one scan costs:
+:class:`Batched` looks at a small stretch first and tries less often after each
+short batch, and the chain stops following links one record at a time.
 """
 
 from __future__ import annotations
@@ -49,14 +56,23 @@ _FRAMING = HEADER_SIZE + FOOTER_SIZE
 _TABLE_LIST: list[int] = _TABLE.tolist()
 _MASK_DELTA = 0xA282EAD8
 _ONES = 0xFFFFFFFF
-#: Bytes checked by one CRC pass: a failed check is bisected within this.
+#: Bytes checked by one CRC pass at most: a failed check is bisected within this.
 _STRETCH = 4 << 20
+#: Records checked by the first CRC pass (damage is often near).
+_FIRST_CHECKED = 64
 #: Fewer records than this are left to the scalar scan (numpy's set-up costs more).
 MIN_RECORDS = 16
 #: Records in a row that the chain takes although their payload does not start with the lead byte.
 _ASIDE = 64
 #: Bytes of a batch at most: what decoding it holds at once grows with its records.
 BATCH_BYTES = 1 << 20
+#: What the first find() after records taken one by one looks at.
+_FIRST_LIMIT = 64 << 10
+#: Records taken one by one at most before find() is tried again.
+_MAX_RETRY = 1 << 16
+#: The chain stops where it has taken fewer than this many records per stretch of linked
+#: candidates (false candidates in every payload): one by one is cheaper then.
+_MIN_PER_STRETCH = 2
 #: Records taken one by one before :class:`Batched` tries :func:`find` again.
 RETRY = 64
 
@@ -91,7 +107,9 @@ class Batched:
     """A framing (:class:`visualdl._tail.Framing`) that yields a :class:`Batch` for each
     stretch :func:`find` finds (of :data:`BATCH_BYTES` at most), and
     :func:`visualdl._framing.scan`'s items for the rest, trying :func:`find` again after
-    every :data:`RETRY` records scanned one by one."""
+    :data:`RETRY` records scanned one by one (twice as many each time it found few, up to
+    :data:`_MAX_RETRY`); the stretch it looks at starts at 64 KiB and doubles while the
+    batches fill it."""
 
     __slots__ = ("lead",)
 
@@ -105,12 +123,24 @@ class Batched:
     def scan(
         self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
     ) -> Iterator[Batch | framing.Frame | framing.Corruption | int]:
+        retry = RETRY  # records taken one by one before trying find() again
+        limit = _FIRST_LIMIT  # bytes a find() looks at: grows while batches fill it
         while True:
-            batch = find(buf, pos, self.lead, BATCH_BYTES)
-            while batch is not None:
+            taken = 0
+            while True:  # batches while they fill what find() looks at
+                batch = find(buf, pos, self.lead, limit)
+                if batch is None:
+                    break
                 yield batch
+                taken += len(batch)
+                full = batch.end - pos >= limit // 2
                 pos = batch.end
-                batch = find(buf, pos, self.lead, BATCH_BYTES)
+                if not full:  # it stopped at damage, a record of another shape, or the end
+                    break
+                limit = min(2 * limit, BATCH_BYTES)
+            # Few records found together (damage, records of another shape): look less often.
+            retry = RETRY if taken >= 16 * RETRY else min(2 * retry, _MAX_RETRY)
+            limit = _FIRST_LIMIT
             taken = 0
             for item in framing.scan(buf, pos, file_end=file_end, stopped=stopped):
                 if isinstance(item, int):
@@ -120,7 +150,7 @@ class Batched:
                 if isinstance(item, framing.Frame):
                     pos = item.offset + _FRAMING + len(item.payload)
                     taken += 1
-                    if taken >= RETRY:
+                    if taken >= retry:
                         break
                 else:
                     pos = item.end
@@ -167,16 +197,22 @@ def _chain(buf: bytes, pos: int, stop: int, lead: int) -> np.ndarray:
     pieces: list[np.ndarray] = []
     q = pos  # where the next record starts
     aside = 0  # records in a row whose payload does not start with lead
+    taken = rounds = 0
     while q + _FRAMING <= stop:  # once per stretch of linked candidates, and per record outside them
+        rounds += 1
+        if rounds > 64 and taken < _MIN_PER_STRETCH * rounds:
+            break
         i = int(np.searchsorted(cand, q))
         if i < len(cand) and cand[i] == q:
             b = int(np.searchsorted(breaks, i))
             k = int(breaks[b]) if b < len(breaks) else len(cand) - 1
             pieces.append(cand[i : k + 1])
+            taken += k + 1 - i
             q = int(nxt[k])
             aside = 0
         elif words[q + 4] == 0 and aside < _ASIDE:
             pieces.append(np.array([q], np.int64))
+            taken += 1
             q += _FRAMING + int(words[q])
             aside += 1
         else:
@@ -194,11 +230,13 @@ def _valid_prefix(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> int:
     order, have both checksums valid before the first that has not."""
     good = 0
     n = len(starts)
+    count = _FIRST_CHECKED  # records of the next stretch: twice as many after each that passed
     while good < n:
         first = int(starts[good])
-        # Records of the next stretch: up to _STRETCH bytes, at least one record.
+        # Up to _STRETCH bytes, at least one record.
         last = max(good + 1, int(np.searchsorted(starts, first + _STRETCH, "right")))
-        last = min(last, n)
+        last = min(last, n, good + count)
+        count *= 2
         if _all_valid(buf, starts[good:last], lengths[good:last]):
             good = last
             continue
