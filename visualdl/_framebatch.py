@@ -128,7 +128,8 @@ class Batched:
         while True:
             taken = 0
             while True:  # batches while they fill what find() looks at
-                batch = find(buf, pos, self.lead, limit)
+                # Right after damage, check a few records first: more damage is often near.
+                batch = find(buf, pos, self.lead, limit, _FIRST_CHECKED if limit == _FIRST_LIMIT else limit)
                 if batch is None:
                     break
                 yield batch
@@ -166,9 +167,10 @@ def u32_at(buf: bytes) -> np.ndarray:
     return np.ndarray((max(len(buf) - 3, 0),), "<u4", buffer=buf, strides=(1,))
 
 
-def find(buf: bytes, pos: int, lead: int, limit: int = 1 << 62) -> Batch | None:
+def find(buf: bytes, pos: int, lead: int, limit: int = 1 << 62, checked: int = 1 << 62) -> Batch | None:
     """The valid records from ``pos`` on, as far as they can be found together and lie in
-    ``buf`` and in ``pos + limit`` bytes; None when fewer than :data:`MIN_RECORDS`."""
+    ``buf`` and in ``pos + limit`` bytes; None when fewer than :data:`MIN_RECORDS`. The
+    first checksum pass covers ``checked`` records, each next twice as many."""
     stop = min(len(buf), pos + limit)
     if stop - pos < MIN_RECORDS * (_FRAMING + 1):
         return None
@@ -176,7 +178,7 @@ def find(buf: bytes, pos: int, lead: int, limit: int = 1 << 62) -> Batch | None:
     if len(starts) < MIN_RECORDS:
         return None
     lengths = u8_at(buf)[starts].astype(np.int64)
-    good = _valid_prefix(buf, starts, lengths)
+    good = _valid_prefix(buf, starts, lengths, checked)
     if good < MIN_RECORDS:
         return None
     starts, lengths = starts[:good], lengths[:good]
@@ -225,12 +227,13 @@ def _chain(buf: bytes, pos: int, stop: int, lead: int) -> np.ndarray:
     return out
 
 
-def _valid_prefix(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> int:
+def _valid_prefix(buf: bytes, starts: np.ndarray, lengths: np.ndarray, count: int) -> int:
     """How many of the records (frame offsets ``starts``, payload ``lengths``), taken in
-    order, have both checksums valid before the first that has not."""
+    order, have both checksums valid before the first that has not; checked ``count``
+    records first, then twice as many each pass."""
     good = 0
     n = len(starts)
-    count = _FIRST_CHECKED  # records of the next stretch: twice as many after each that passed
+    # ``count``: records of the next stretch; twice as many after each that passed.
     while good < n:
         first = int(starts[good])
         # Up to _STRETCH bytes, at least one record.
