@@ -27,8 +27,11 @@ export function fmtClock(seconds) {
 
 export function fmtBytes(n) {
   if (n < 1024) return `${n} B`;
-  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
-  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  // The unit is picked after rounding: 1048575 bytes is 1.0 MiB, not 1024.0 KiB.
+  const kib = (n / 1024).toFixed(1);
+  if (Number(kib) < 1024) return `${kib} KiB`;
+  const mib = (n / 1024 ** 2).toFixed(1);
+  if (Number(mib) < 1024) return `${mib} MiB`;
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 

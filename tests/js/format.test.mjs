@@ -60,6 +60,9 @@ test('fmtBytes: binary units', () => {
   assert.equal(fmtBytes(3.25 * 1024 ** 2), '3.3 MiB');
   assert.equal(fmtBytes(5 * 1024 ** 3), '5.00 GiB');
   assert.equal(fmtBytes(1536 * 1024 ** 3), '1536.00 GiB');
+  assert.equal(fmtBytes(1048575), '1.0 MiB'); // rounds to 1024.0 KiB: the next unit
+  assert.equal(fmtBytes(1048524), '1023.9 KiB');
+  assert.equal(fmtBytes(1024 ** 3 - 1), '1.00 GiB');
 });
 
 test('escPlotly escapes what plotly would read as markup', () => {
