@@ -7,7 +7,9 @@ in ``Host``, so the server answers only:
 - loopback names: ``localhost`` and loopback IP addresses (127.0.0.1, ``[::1]``, ...);
 - the address it was told to bind (``--host``), unless that is a wildcard (0.0.0.0, ::);
 - the names the user allows (``Settings.allowed_hosts``: ``--allow-host NAME`` and the
-  host of ``VISUALDL_PROXY_URL``); ``*`` allows any name.
+  host of ``VISUALDL_PROXY_URL``); ``*.example.org`` allows every name under example.org
+  (``a.example.org``, ``b.c.example.org``; not ``example.org`` itself, nor IP addresses);
+  ``*`` allows any name.
 
 Ports are not compared: a name is what a rebinding page cannot fake. A request without a
 ``Host`` header (HTTP/1.0, not a browser) is answered.
@@ -23,6 +25,8 @@ __all__ = ["ANY_HOST", "HostPolicy", "host_name", "is_loopback", "is_wildcard", 
 
 #: The ``allowed_hosts`` entry that allows every name (and so turns the guard off).
 ANY_HOST = "*"
+#: The start of an ``allowed_hosts`` entry that allows every name under a domain.
+_SUBDOMAINS = "*."
 _WILDCARD_BINDS = frozenset({"", "0.0.0.0", "::", "[::]", "*"})
 # uri-host [":" port] (RFC 9110): an IP literal in brackets, or a name/IPv4 address without colons.
 _HOST_HEADER = re.compile(r"(\[[0-9A-Za-z:.%]+\]|[^:\[\]/@\s]+)(?::[0-9]{0,5})?")
@@ -47,6 +51,13 @@ def normalise_host_name(name: str) -> str:
     text = name.strip().lower()
     if text == ANY_HOST:
         return text
+    if text.startswith(_SUBDOMAINS):  # *.example.org: the names under a domain
+        domain = text[len(_SUBDOMAINS) :]
+        if _is_ip(domain.strip("[]")):
+            raise ValueError(f"{name[:100]!r}: '*.' takes a domain name, e.g. '*.example.org', not an IP address")
+        if domain.startswith(_SUBDOMAINS[0]):
+            raise ValueError(f"{name[:100]!r}: '*.' takes a domain name once, e.g. '*.example.org'")
+        return _SUBDOMAINS + normalise_host_name(domain)
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
     try:
@@ -83,6 +94,8 @@ class HostPolicy:
 
     names: frozenset[str]
     any_host: bool = False
+    #: ``.example.org`` for each ``*.example.org`` allowed.
+    suffixes: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, bind: str, allowed: tuple[str, ...]) -> HostPolicy:
@@ -93,11 +106,25 @@ class HostPolicy:
                 names.add(normalise_host_name(bind))
             except ValueError:
                 pass  # an address waitress will refuse to bind anyway
-        return cls(frozenset(names - {ANY_HOST}), ANY_HOST in names)
+        suffixes = tuple(sorted(name[1:] for name in names if name.startswith(_SUBDOMAINS)))
+        exact = frozenset(name for name in names if name != ANY_HOST and not name.startswith(_SUBDOMAINS))
+        return cls(exact, ANY_HOST in names, suffixes)
 
     def allows(self, header: str | None) -> bool:
         """Whether to answer a request whose ``Host`` header is ``header`` (``None``: none sent)."""
         if header is None or self.any_host:
             return True
         name = host_name(header)
-        return name is not None and (is_loopback(name) or name in self.names)
+        if name is None:
+            return False
+        if is_loopback(name) or name in self.names:
+            return True
+        return any(name.endswith(suffix) for suffix in self.suffixes) and not _is_ip(name)
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True

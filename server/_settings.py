@@ -45,7 +45,8 @@ class Settings:
     #: Poll in a background thread (off in tests that poll by hand).
     background: bool = True
     #: Host names answered besides loopback ones and ``host`` (see :mod:`visualdl.server._hosts`);
-    #: ``"*"`` answers any name. The CLI's ``--allow-host`` and ``VISUALDL_PROXY_URL``'s host.
+    #: ``"*.example.org"`` every name under a domain, ``"*"`` any name. The CLI's ``--allow-host``
+    #: and ``VISUALDL_PROXY_URL``'s host.
     allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

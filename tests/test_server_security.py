@@ -119,3 +119,24 @@ def test_host_policy_of_settings():
 def test_allowed_hosts_take_names_without_ports(bad):
     with pytest.raises(ValueError, match=r"Settings.allowed_hosts .* is not a host name or IP address"):
         Settings(allowed_hosts=(bad,))
+
+
+def test_allowed_subdomains_of_a_domain():
+    policy = HostPolicy.of("127.0.0.1", ("*.Example.org.",))
+    assert policy.suffixes == (".example.org",)
+    for host in ("a.example.org", "B.c.Example.ORG:8080", "x-1.example.org."):
+        assert policy.allows(host), host
+    for host in ("example.org", "aexample.org", "example.org.evil.net", "a.example.com", "evil.net"):
+        assert not policy.allows(host), host
+
+
+@pytest.mark.parametrize("bad", ["*.10.0.0.1", "*.[::1]", "*.", "*.exa mple", "*.*.example.org"])
+def test_allowed_subdomains_take_a_domain_name(bad):
+    with pytest.raises(ValueError, match=r"Settings\.allowed_hosts"):
+        Settings(allowed_hosts=(bad,))
+
+
+def test_allowed_subdomains_through_the_app(logs):
+    client = _client(logs, allowed_hosts=("*.viz.example",))
+    assert client.get("/api/runs", headers={"Host": "gpu7.viz.example:8080"}).status_code == 200
+    assert client.get("/api/runs", headers={"Host": "viz.example.evil"}).status_code == 403

@@ -86,7 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--allow-host", action="append", default=[], metavar="NAME", type=_allowed_host,
-        help="answer requests for this host name too (repeat for more; '*' for any name). Only localhost, "
+        help="answer requests for this host name too (repeat for more; '*.example.org' for every name under "
+        "example.org, '*' for any name). Only localhost, "
         "127.0.0.1, [::1], the --host address and the host of VISUALDL_PROXY_URL are answered by default, so "
         "that other web pages cannot read your logs (DNS rebinding)",
     )  # fmt: skip
