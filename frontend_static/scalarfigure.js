@@ -6,11 +6,19 @@ import { lighten, withAlpha } from './colors.js';
 import { escPlotly, fmtValue, localMs, parseAxisDate } from './format.js';
 import { smooth } from './smoothing.js';
 
-const NONFINITE = {
-  nan: { label: 'NaN', y: 0.97, symbol: 'x' },
-  inf: { label: '+Inf', y: 0.97, symbol: 'triangle-up' },
-  '-inf': { label: '-Inf', y: 0.03, symbol: 'triangle-down' },
+/** How lines are drawn; the notebook draws them alike (both pinned by tests/data/figure_style.json). */
+export const STYLE = {
+  raw_alpha: 0.3,
+  raw_width: 1.2,
+  smoothed_width: 1.8,
+  band_alpha: 0.18,
+  nonfinite: {
+    nan: { label: 'NaN', y: 0.97, symbol: 'x' },
+    inf: { label: '+Inf', y: 0.97, symbol: 'triangle-up' },
+    '-inf': { label: '-Inf', y: 0.03, symbol: 'triangle-down' },
+  },
 };
+const NONFINITE = STYLE.nonfinite;
 
 export const AXIS_TITLES = { step: 'step', relative: 'relative time (hours)', wall: 'wall time' };
 
@@ -112,7 +120,7 @@ function bandTraces(s) {
       meta: { run: s.run, kind: 'band-min' },
     },
     {
-      ...common, y: band.max, line: { width: 0, color: s.color }, fill: 'tonexty', fillcolor: withAlpha(s.color, 0.18),
+      ...common, y: band.max, line: { width: 0, color: s.color }, fill: 'tonexty', fillcolor: withAlpha(s.color, STYLE.band_alpha),
       text: text(band.max, band.maxRank, 'max'),
       hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
       meta: { run: s.run, kind: 'band-max' },
@@ -154,13 +162,13 @@ function lineTraces({ color, members }, smoothing, merged) {
   return [
     {
       type: 'scatter', mode, name, x, y: joined(members, (m) => m.values),
-      line: { color: smoothing > 0 ? withAlpha(color, 0.3) : color, width: 1.2 },
+      line: { color: smoothing > 0 ? withAlpha(color, STYLE.raw_alpha) : color, width: STYLE.raw_width },
       marker: { size: 3, color: smoothing > 0 ? lighten(color, 0.6) : color },
       hoverinfo: 'skip', showlegend: false, meta: { ...meta, kind: 'raw' },
     },
     {
       type: 'scatter', mode, name, x, y: joined(members, (m) => m.smoothed),
-      line: { color, width: 1.8 }, marker: { size: 4, color }, customdata: custom,
+      line: { color, width: STYLE.smoothed_width }, marker: { size: 4, color }, customdata: custom,
       hovertemplate: '<b>%{customdata[2]}</b> · step %{customdata[0]} · value %{customdata[1]} · smoothed %{y:.6g}<extra></extra>',
       showlegend: false, meta: { ...meta, kind: 'smoothed' },
     },

@@ -49,7 +49,16 @@ def test_notebook_scalars_figure_carries_the_logged_values(logs):
     np.testing.assert_array_equal(raw.y[:50], [1.0 / (s + 1) for s in range(50)])
     assert np.isnan(raw.y[50])
     marks = _trace(fig, "a non-finite")
-    assert list(marks.x) == [50] and list(marks.text) == ["nan"]
+    assert list(marks.x) == [50] and list(marks.text) == ["NaN"]
+    # At the top of the chart, on its own 0..1 axis, as the web UI draws it.
+    assert list(marks.y) == [0.97] and list(marks.marker.symbol) == ["x"]
+    assert marks.yaxis != raw.yaxis and fig.layout[marks.yaxis.replace("y", "yaxis")].range == (0, 1)
+
+
+def test_notebook_draws_lines_as_the_web_ui():
+    style = _golden("figure_style.json")
+    del style["comment"]
+    assert notebook.STYLE == style
 
 
 def test_notebook_scalars_of_a_job_show_the_mean_and_band(logs):

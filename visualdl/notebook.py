@@ -117,9 +117,29 @@ def _color(name: str) -> str:
     return _PALETTE[h % len(_PALETTE)]
 
 
+#: How lines are drawn, as the web UI draws them (``STYLE`` of frontend_static/scalarfigure.js;
+#: both pinned by tests/data/figure_style.json). A NaN or ±Inf is a marker at the top or
+#: bottom of its chart (``y`` in 0..1 of the chart's height), on the step it was logged at.
+STYLE: dict[str, Any] = {
+    "raw_alpha": 0.3,
+    "raw_width": 1.2,
+    "smoothed_width": 1.8,
+    "band_alpha": 0.18,
+    "nonfinite": {
+        "nan": {"label": "NaN", "y": 0.97, "symbol": "x"},
+        "inf": {"label": "+Inf", "y": 0.97, "symbol": "triangle-up"},
+        "-inf": {"label": "-Inf", "y": 0.03, "symbol": "triangle-down"},
+    },
+}
+
+
 def _alpha(hex_color: str, alpha: float) -> str:
     r, g, b = (int(hex_color[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgba({r},{g},{b},{alpha})"
+
+
+def _nonfinite_kind(value: float) -> str:
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
 def smooth(values: Any, weight: float) -> np.ndarray:
@@ -180,7 +200,8 @@ def scalars(
     ``tags``/``runs``: a regular expression (searched) or a list of exact names; None: all.
     ``x_axis``: ``"step"``, ``"relative"`` (hours since the run started) or ``"wall"``.
     A job's run is drawn as its mean over ranks with a min/max band per role, or one line
-    per rank with ``ranks="each"``. NaN and ±Inf are gaps in the line, marked by an x.
+    per rank with ``ranks="each"``. NaN and ±Inf are gaps in the line, marked at the top
+    (NaN: x, +Inf: triangle up) or bottom (-Inf: triangle down) of the chart, as in the web UI.
     """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -195,12 +216,15 @@ def scalars(
     wanted_runs = set(_select(sorted(provider.run_names()), runs, "runs"))
     starts = {r["name"]: r["start_time"] for r in provider.list_runs()}
     rows = max(1, math.ceil(len(chosen) / columns))
+    cols = min(columns, max(1, len(chosen)))
     fig = make_subplots(
         rows=rows,
-        cols=min(columns, max(1, len(chosen))),
+        cols=cols,
         subplot_titles=chosen or ["no scalar data"],
         vertical_spacing=min(0.12, 0.3 / rows),
+        specs=[[{"secondary_y": True}] * cols for _ in range(rows)],  # NaN/±Inf markers: 0..1 of the height
     )
+    fig.update_yaxes(range=[0, 1], fixedrange=True, visible=False, showgrid=False, secondary_y=True)
     for i, tag in enumerate(chosen):
         row, col = i // columns + 1, i % columns + 1
         for run in by_tag[tag]:
@@ -243,7 +267,7 @@ def scalars(
                             mode="lines",
                             line=dict(width=0, color=color),
                             fill="tonexty",
-                            fillcolor=_alpha(color, 0.18),
+                            fillcolor=_alpha(color, STYLE["band_alpha"]),
                             showlegend=False,
                             text=rank_text,
                             hovertemplate="%{text}<extra>" + name + "</extra>",
@@ -259,7 +283,9 @@ def scalars(
                         mode="lines",
                         name=f"{name} (raw)",
                         showlegend=False,
-                        line=dict(color=_alpha(color, 0.35) if smoothing else color, width=1),
+                        line=dict(
+                            color=_alpha(color, STYLE["raw_alpha"]) if smoothing else color, width=STYLE["raw_width"]
+                        ),
                     ),
                     **shown,
                 )
@@ -272,23 +298,32 @@ def scalars(
                             mode="lines",
                             name=name,
                             showlegend=i == 0,
-                            line=dict(color=color, width=2),
+                            line=dict(color=color, width=STYLE["smoothed_width"]),
                         ),
                         **shown,
                     )
                 bad = ~np.isfinite(values)
                 if bad.any():
+                    marks = [STYLE["nonfinite"][_nonfinite_kind(v)] for v in values[bad]]
                     fig.add_trace(
                         go.Scatter(
                             legendgroup=name,
                             x=np.asarray(x)[bad],
-                            y=np.zeros(int(bad.sum())),
+                            y=[m["y"] for m in marks],
                             mode="markers",
-                            marker=dict(symbol="x", color=color, size=9),
+                            cliponaxis=False,
+                            marker=dict(
+                                symbol=[m["symbol"] for m in marks],
+                                color=color,
+                                size=10,
+                                line=dict(color="#b3261e", width=1.5),
+                            ),
                             name=f"{name} non-finite",
-                            text=[str(v) for v in values[bad]],
+                            text=[m["label"] for m in marks],
+                            hovertemplate="%{text} at %{x}<extra>" + name + "</extra>",
                             showlegend=False,
                         ),
+                        secondary_y=True,
                         **shown,
                     )
         fig.update_xaxes(

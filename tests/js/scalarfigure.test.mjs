@@ -222,3 +222,11 @@ test('toCSV and toJSON: the shown series, non-finite values named', () => {
   assert.deepEqual(body.runs[0].smoothed, smooth([1, null, 3], 0.6));
   assert.equal(body.runs[0].mean_over_ranks, undefined);
 });
+
+test('lines are drawn as tests/data/figure_style.json says (the notebook too)', async () => {
+  const { golden } = await import('./golden.mjs');
+  const { STYLE } = await import('../../frontend_static/scalarfigure.js');
+  const { comment, ...want } = golden('figure_style.json');
+  assert.ok(comment);
+  assert.deepEqual(STYLE, want);
+});
