@@ -198,7 +198,9 @@ export class GraphView {
       g.append(svg('rect', { width: n.w, height: n.h, rx: n.kind === 'op' ? 5 : n.kind === 'group' ? 8 : 13, fill }));
       if (n.kind === 'op') {
         g.append(svg('text', { x: 8, y: 15 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 8, y: 28 }, fit(n.op_type, n.w)));
-        g.append(svg('title', {}, `${n.name} (${n.op_type})`));
+        const folded = n.folded ? ` · takes ${n.folded} folded constant node${n.folded > 1 ? 's' : ''} (see details)` : '';
+        if (n.folded) g.append(svg('text', { class: 'folded', x: n.w - 5, y: 12, 'text-anchor': 'end' }, `+${n.folded}`));
+        g.append(svg('title', {}, `${n.name} (${n.op_type})${folded}`));
       } else if (n.kind === 'group') {
         g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, `${n.count} nodes · click to open`));
         g.append(svg('title', {}, `${n.path}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')}`));
@@ -268,6 +270,13 @@ export class GraphView {
         h('h4', {}, 'Outputs'), rows(detail.outputs),
         h('h4', {}, `Parameters: ${detail.parameter_count.toLocaleString()} values`),
       ];
+      if (detail.folded?.length) {
+        // Nodes that only compute constants for this one: not drawn on their own.
+        parts.push(h('h4', {}, `Folded constants: ${detail.folded.length} node${detail.folded.length > 1 ? 's' : ''}`),
+          h('table', { class: 'kv folded' }, detail.folded.map((f) => h('tr', {},
+            h('td', {}, f.name), h('td', {}, f.op_type),
+            h('td', { class: 'muted' }, f.outputs.map((v) => `${v.dtype} ${shapeText(v.shape)}`).join(', '))))));
+      }
       const node = this.data.nodes.find((m) => m.id === id);
       for (const attr of node?.subgraphs ?? []) {
         const index = id.slice(1);

@@ -379,6 +379,10 @@ class Graph:
     scopes: list[tuple[str, ...]]
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
     protos: list[onnx.NodeProto] = field(default_factory=list)
+    #: ``[i]``: the nodes whose values node ``i`` takes, folded into it (see :meth:`_fold`).
+    folded: list[list[int]] = field(default_factory=list)
+    #: The nodes folded into a consumer: not drawn on their own.
+    hidden: set[int] = field(default_factory=set)
 
     @classmethod
     def build(cls, graph: GraphProto, outer: set[str] | None = None) -> Graph:
@@ -440,12 +444,73 @@ class Graph:
             graph.name, nodes, values, inputs, [o.name for o in graph.output], params, producer, dict(consumers), scopes
         )
         self.protos = list(graph.node)
+        self._fold()
         self._build_groups()
         return self
+
+    def _fold(self) -> None:
+        """Fold the nodes that only compute constants into the nodes that take their values.
+
+        A node feeds constants when it has no subgraph, gives no graph output, and takes
+        only initializers and values of such nodes (``Constant``, ``ConstantOfShape`` of
+        a constant, a ``Cast`` or ``Reshape`` of weights...). Drawn on their own they fill
+        the first rows of a layout with hundreds of boxes; folded, they are listed in
+        their consumers' details (as Netron shows initializers) and counted on their
+        boxes. A feeder is folded into every other node that takes one of its values,
+        directly or through other feeders; one that reaches no other node stays drawn.
+        """
+        n = len(self.nodes)
+        outputs = set(self.outputs)
+        feeds = [False] * n
+        changed = True
+        while changed:  # a pass per link of the longest chain of feeders; usually two or three
+            changed = False
+            for i, node in enumerate(self.nodes):
+                if feeds[i] or node["subgraphs"] or any(o in outputs for o in node["outputs"]):
+                    continue
+                # A value no node produces (a graph input, an outer graph's value) is no constant:
+                # its lookup falls back to feeds[i], still False here.
+                if all(not v or v in self.params or feeds[self.producer.get(v, i)] for v in node["inputs"]):
+                    feeds[i] = changed = True
+        folded: list[set[int]] = [set() for _ in range(n)]
+        reaches: dict[int, set[int]] = {}
+
+        def targets(i: int) -> set[int]:
+            """The non-feeders that take node i's values, through feeders."""
+            hit = reaches.get(i)
+            if hit is not None:
+                return hit
+            out: set[int] = set()
+            stack = [i]
+            seen = {i}
+            while stack:
+                j = stack.pop()
+                for value in self.nodes[j]["outputs"]:
+                    for k in self.consumers.get(value, ()):
+                        if feeds[k]:
+                            if k not in seen:
+                                seen.add(k)
+                                stack.append(k)
+                        else:
+                            out.add(k)
+            reaches[i] = out
+            return out
+
+        hidden = set()
+        for i in (i for i in range(n) if feeds[i]):
+            reached = targets(i)
+            if reached:
+                hidden.add(i)
+                for k in reached:
+                    folded[k].add(i)
+        self.folded = [sorted(f) for f in folded]
+        self.hidden = hidden
 
     def _build_groups(self) -> None:
         groups: dict[str, dict[str, Any]] = {}
         for i, scope in enumerate(self.scopes):
+            if i in self.hidden:
+                continue  # drawn in its consumers, counted there
             for depth, gid in enumerate(scope):
                 g = groups.get(gid)
                 if g is None:
@@ -465,7 +530,7 @@ class Graph:
 
     def default_expanded(self) -> set[str]:
         """Everything open up to COLLAPSE_ABOVE nodes; above, closed but for chains of single groups."""
-        if len(self.nodes) <= COLLAPSE_ABOVE:
+        if len(self.nodes) - len(self.hidden) <= COLLAPSE_ABOVE:
             return set(self.groups)
         expanded: set[str] = set()
         while True:
@@ -477,15 +542,19 @@ class Graph:
             return expanded
 
     def _visible(self, expanded: set[str]) -> list[str]:
+        """What draws each node: itself, its outermost collapsed group, or "" when folded."""
         out = []
-        for scope in self.scopes:
+        for i, scope in enumerate(self.scopes):
+            if i in self.hidden:
+                out.append("-")
+                continue
             item = None
             for gid in scope:
                 if gid not in expanded and self.groups[gid]["count"] > 1:  # a group of one node is the node
                     item = f"g:{gid}"
                     break
             out.append(item or "")
-        return [item or self.nodes[i]["id"] for i, item in enumerate(out)]
+        return ["" if item == "-" else item or self.nodes[i]["id"] for i, item in enumerate(out)]
 
     def view(self, expanded: set[str]) -> dict[str, Any]:
         """What to draw with ``expanded`` groups open: items (nodes, collapsed groups, graph
@@ -496,7 +565,7 @@ class Graph:
         for name in self.inputs:
             items[f"in:{name}"] = {"id": f"in:{name}", "kind": "input", "label": name, **self.values.get(name, {})}
         for i, item in enumerate(owner):
-            if item in items:
+            if not item or item in items:
                 continue
             if item.startswith("g:"):
                 g = self.groups[item[2:]]
@@ -521,6 +590,7 @@ class Graph:
                     "category": n["category"],
                     "group": scope[-1] if scope else None,
                     "subgraphs": n["subgraphs"],
+                    "folded": len(self.folded[i]),
                 }
         for name in self.outputs:
             items[f"out:{name}"] = {"id": f"out:{name}", "kind": "output", "label": name, **self.values.get(name, {})}
@@ -546,11 +616,15 @@ class Graph:
 
         for i, node in enumerate(self.nodes):
             dst = owner[i]
+            if not dst:
+                continue
             for value in node["inputs"]:
                 if not value:
                     continue
                 if value in self.producer:
-                    add(owner[self.producer[value]], dst, value)
+                    src = owner[self.producer[value]]
+                    if src:  # not a folded constant
+                        add(src, dst, value)
                 elif value in input_set:
                     add(f"in:{value}", dst, value)
         for value in self.outputs:
@@ -572,6 +646,15 @@ class Graph:
 
         params = [self.params[v] for v in n["inputs"] if v in self.params]
         proto = self.protos[index]
+        folded = [
+            {
+                "name": self.nodes[j]["name"],
+                "op_type": self.nodes[j]["op_type"],
+                "outputs": [value(v) for v in self.nodes[j]["outputs"] if v],
+                "attributes": [_attribute(a) for a in self.protos[j].attribute],
+            }
+            for j in self.folded[index]
+        ]
         return {
             **n,
             "attributes": [_attribute(a) for a in proto.attribute],
@@ -581,14 +664,19 @@ class Graph:
             "parameters": params,
             "parameter_count": int(sum(p["size"] for p in params)),
             "groups": list(self.scopes[index]),
+            "folded": folded,
         }
 
     def search(self, query: str, limit: int = 200) -> list[dict[str, Any]]:
         q = query.lower()
         hits = []
+        into = {j: i for i, js in enumerate(self.folded) for j in js}  # a folded node: found in one consumer
         for i, n in enumerate(self.nodes):
             if q in n["name"].lower() or q == n["op_type"].lower() or q in n["op_type"].lower():
-                hits.append({"id": n["id"], "name": n["name"], "op_type": n["op_type"], "groups": list(self.scopes[i])})
+                at = into.get(i, i)
+                name = n["name"] if at == i else f"{n['name']} (in {self.nodes[at]['name']})"
+                hits.append({"id": self.nodes[at]["id"], "name": name, "op_type": n["op_type"],
+                             "groups": list(self.scopes[at])})  # fmt: skip
                 if len(hits) >= limit:
                     break
         return hits

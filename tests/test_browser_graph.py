@@ -16,6 +16,7 @@ from test_browser import (  # noqa: F401 - fixtures used by name
     wait_for,
 )
 from test_graph import big_model, conv_model
+from test_graph_folding import _comb
 
 from visualdl import LogWriter
 
@@ -29,7 +30,9 @@ def server(tmp_path_factory):
     onnx.save(conv_model(), model_file)
     bad_file = logdir / "broken.onnx"
     bad_file.write_bytes(conv_model().SerializeToString()[:100])
-    args = ["--logdir", str(logdir), "--model", str(model_file), "--model", str(bad_file)]
+    comb_file = logdir / "comb.onnx"
+    onnx.save(_comb(3), comb_file)
+    args = ["--logdir", str(logdir), "--model", str(model_file), "--model", str(bad_file), "--model", str(comb_file)]
     with running_server(args, str(logdir / "server.log")) as base:
         yield base
 
@@ -80,3 +83,19 @@ def test_graph_a_broken_model_says_why(page, server):  # noqa: F811 - the import
     assert "not an ONNX model" in message.text_content()
     assert _drawn(page).count() == 0
     page.errors.clear()  # the failed fetch (422) is logged by the browser; nothing else may be
+
+
+def test_graph_folded_constants_show_as_a_badge_and_in_details(page, server):  # noqa: F811 - the imported fixture
+    open_tab(page, server, "graphs")
+    wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
+    page.select_option("#graph-source", label="comb.onnx (model file)")
+    reshape = page.locator("#graph-svg g.node.op-node", has_text="reshape0")
+    wait_for(lambda: reshape.count() == 1, "the model with constants drawn")
+    ops = page.locator("#graph-svg g.node.op-node text.op").all_text_contents()
+    assert sorted(set(ops)) == ["Relu", "Reshape"]
+    assert reshape.locator("text.folded").text_content() == "+3"
+    reshape.click()
+    side = page.locator(".graph-side")
+    wait_for(lambda: "Folded constants" in (side.text_content() or ""), "the folded nodes in the details")
+    assert "ConstantOfShape" in side.locator("table.folded").text_content()
+    assert not page.errors, page.errors
