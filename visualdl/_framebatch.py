@@ -1,7 +1,11 @@
-"""Many small framed records at once: where they lie in a buffer, both checksums checked,
-with a fixed number of numpy passes instead of Python work per record. Pure; no I/O.
+"""Many small framed records at once: where they lie in a buffer, each checked, with a
+fixed number of numpy passes instead of Python work per record. Pure; no I/O.
 
-The framing is :mod:`visualdl._framing`'s. :func:`find` is a fast path for the common
+The framing is :mod:`visualdl._framing`'s (:data:`TFRECORD`), or another of a
+:class:`Layout`: a little-endian length in a header, the payload, a footer, and a check
+of the records found (VisualDL 2's, :data:`visualdl._vdl2.LAYOUT`: an 8-byte length, no
+footer, no checksum, each record's shape checked as its one-by-one scan checks it; the
+offsets below are TensorBoard's). :func:`find` is a fast path for the common
 case, a stretch of intact records, and promises nothing more: it returns the longest
 run of whole records it can prove valid from a position (possibly none), and the
 caller's scalar scan takes over where it stops (damage, a record not all written, a
@@ -41,8 +45,9 @@ short batch, and the chain stops following links one record at a time.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import google_crc32c
 import numpy as np
@@ -50,7 +55,7 @@ import numpy as np
 from visualdl import _framing as framing
 from visualdl._framing import _TABLE, FOOTER_SIZE, HEADER_SIZE, _shift
 
-__all__ = ["BATCH_BYTES", "RETRY", "Batch", "Batched", "find", "u8_at", "u32_at"]
+__all__ = ["BATCH_BYTES", "RETRY", "TFRECORD", "Batch", "Batched", "Layout", "find", "u8_at", "u32_at"]
 
 _FRAMING = HEADER_SIZE + FOOTER_SIZE
 _TABLE_LIST: list[int] = _TABLE.tolist()
@@ -81,13 +86,16 @@ RETRY = 64
 class Batch:
     """Whole valid records of ``buf`` found together: ``starts[i]`` is where record
     ``i``'s payload starts and ``lengths[i]`` its length; ``offset`` is where the first
-    record's frame starts, ``end`` where the last one's ends."""
+    record's frame starts, ``end`` where the last one's ends; a frame is ``header``
+    bytes, the payload, ``footer`` bytes."""
 
     buf: bytes
     offset: int
     end: int
     starts: np.ndarray
     lengths: np.ndarray
+    header: int = HEADER_SIZE
+    footer: int = FOOTER_SIZE
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -95,41 +103,70 @@ class Batch:
     def head(self, n: int) -> Batch:
         """The first ``n`` records."""
         starts, lengths = self.starts[:n], self.lengths[:n]
-        end = int(starts[-1] + lengths[-1]) + FOOTER_SIZE if n else self.offset
-        return Batch(self.buf, self.offset, end, starts, lengths)
+        end = int(starts[-1] + lengths[-1]) + self.footer if n else self.offset
+        return Batch(self.buf, self.offset, end, starts, lengths, self.header, self.footer)
 
     def payload(self, i: int) -> bytes:
         start = int(self.starts[i])
         return self.buf[start : start + int(self.lengths[i])]
 
+    def frame(self, i: int) -> int:
+        """Where record ``i``'s frame starts, from :attr:`offset` on."""
+        return int(self.starts[i]) - self.header - self.offset
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A framing of records as :func:`find` and :class:`Batched` take one: a frame is
+    ``header`` bytes (starting with a little-endian uint64 length, below 2**32 in a
+    valid frame), the payload, then ``footer`` bytes.
+
+    ``valid(buf, frames, lengths, checked)`` tells how many of the records (frame
+    offsets and payload lengths, linked one after the other), taken in order, are valid
+    before the first that is not (``checked``: a hint, how many to check first).
+    ``aside`` records in a row may be linked although their payload does not start with
+    the lead byte. ``framing`` is the one-by-one scan of the same records (the ``scan``
+    and ``claimed_end`` of :mod:`visualdl._framing`)."""
+
+    header: int
+    footer: int
+    valid: Callable[[bytes, np.ndarray, np.ndarray, int], int]
+    framing: Any
+    aside: int = 0
+
 
 class Batched:
     """A framing (:class:`visualdl._tail.Framing`) that yields a :class:`Batch` for each
-    stretch :func:`find` finds (of :data:`BATCH_BYTES` at most), and
-    :func:`visualdl._framing.scan`'s items for the rest, trying :func:`find` again after
+    stretch :func:`find` finds (of :data:`BATCH_BYTES` at most), and the one-by-one
+    scan's items for the rest (:attr:`Layout.framing`; by default TensorBoard's
+    :func:`visualdl._framing.scan`), trying :func:`find` again after
     :data:`RETRY` records scanned one by one (twice as many each time it found few, up to
     :data:`_MAX_RETRY`); the stretch it looks at starts at 64 KiB and doubles while the
     batches fill it."""
 
-    __slots__ = ("lead",)
+    __slots__ = ("lead", "layout")
 
-    def __init__(self, lead: int) -> None:
+    def __init__(self, lead: int, layout: Layout | None = None) -> None:
         self.lead = lead
+        self.layout = TFRECORD if layout is None else layout
 
-    @staticmethod
-    def claimed_end(buf: bytes, pos: int) -> int:
-        return framing.claimed_end(buf, pos)
+    def claimed_end(self, buf: bytes, pos: int) -> int:
+        end: int = self.layout.framing.claimed_end(buf, pos)
+        return end
 
     def scan(
         self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
     ) -> Iterator[Batch | framing.Frame | framing.Corruption | int]:
+        layout = self.layout
+        sizes = layout.header + layout.footer
         retry = RETRY  # records taken one by one before trying find() again
         limit = _FIRST_LIMIT  # bytes a find() looks at: grows while batches fill it
         while True:
             taken = 0
             while True:  # batches while they fill what find() looks at
                 # Right after damage, check a few records first: more damage is often near.
-                batch = find(buf, pos, self.lead, limit, _FIRST_CHECKED if limit == _FIRST_LIMIT else limit)
+                checked = _FIRST_CHECKED if limit == _FIRST_LIMIT else limit
+                batch = find(buf, pos, self.lead, limit, checked, layout)
                 if batch is None:
                     break
                 yield batch
@@ -143,13 +180,13 @@ class Batched:
             retry = RETRY if taken >= 16 * RETRY else min(2 * retry, _MAX_RETRY)
             limit = _FIRST_LIMIT
             taken = 0
-            for item in framing.scan(buf, pos, file_end=file_end, stopped=stopped):
+            for item in layout.framing.scan(buf, pos, file_end=file_end, stopped=stopped):
                 if isinstance(item, int):
                     yield item
                     return
                 yield item
                 if isinstance(item, framing.Frame):
-                    pos = item.offset + _FRAMING + len(item.payload)
+                    pos = item.offset + sizes + len(item.payload)
                     taken += 1
                     if taken >= retry:
                         break
@@ -167,40 +204,46 @@ def u32_at(buf: bytes) -> np.ndarray:
     return np.ndarray((max(len(buf) - 3, 0),), "<u4", buffer=buf, strides=(1,))
 
 
-def find(buf: bytes, pos: int, lead: int, limit: int = 1 << 62, checked: int = 1 << 62) -> Batch | None:
+def find(
+    buf: bytes, pos: int, lead: int, limit: int = 1 << 62, checked: int = 1 << 62, layout: Layout | None = None
+) -> Batch | None:
     """The valid records from ``pos`` on, as far as they can be found together and lie in
     ``buf`` and in ``pos + limit`` bytes; None when fewer than :data:`MIN_RECORDS`. The
-    first checksum pass covers ``checked`` records, each next twice as many."""
+    first checksum pass covers ``checked`` records, each next twice as many. The
+    framing is ``layout``'s (by default :data:`TFRECORD`)."""
+    layout = TFRECORD if layout is None else layout
+    sizes = layout.header + layout.footer
     stop = min(len(buf), pos + limit)
-    if stop - pos < MIN_RECORDS * (_FRAMING + 1):
+    if stop - pos < MIN_RECORDS * (sizes + 1):
         return None
-    starts = _chain(buf, pos, stop, lead)
+    starts = _chain(buf, pos, stop, lead, layout)
     if len(starts) < MIN_RECORDS:
         return None
     lengths = u8_at(buf)[starts].astype(np.int64)
-    good = _valid_prefix(buf, starts, lengths, checked)
+    good = layout.valid(buf, starts, lengths, checked)
     if good < MIN_RECORDS:
         return None
     starts, lengths = starts[:good], lengths[:good]
-    end = int(starts[-1] + lengths[-1]) + _FRAMING
-    return Batch(buf, pos, end, starts + HEADER_SIZE, lengths)
+    end = int(starts[-1] + lengths[-1]) + sizes
+    return Batch(buf, pos, end, starts + layout.header, lengths, layout.header, layout.footer)
 
 
-def _chain(buf: bytes, pos: int, stop: int, lead: int) -> np.ndarray:
+def _chain(buf: bytes, pos: int, stop: int, lead: int, layout: Layout) -> np.ndarray:
     """Frame offsets of the records linked from ``pos`` whose frames end by ``stop``."""
+    header, sizes = layout.header, layout.header + layout.footer
     arr = np.frombuffer(buf, np.uint8, stop - pos, pos)
     words = u32_at(buf)
-    # A candidate q has buf[q + 12] == lead and four zero bytes at q + 4.
-    cand = np.flatnonzero(arr[HEADER_SIZE : stop - pos - FOOTER_SIZE] == lead) + pos
+    # A candidate q has buf[q + header] == lead and four zero bytes at q + 4.
+    cand = np.flatnonzero(arr[header : stop - pos - layout.footer] == lead) + pos
     cand = cand[words[cand + 4] == 0]
-    nxt = cand + (_FRAMING + words[cand].astype(np.int64))
+    nxt = cand + (sizes + words[cand].astype(np.int64))
     # Where a candidate is not followed by the next one: the chain leaves the candidates.
     breaks = np.flatnonzero(nxt[:-1] != cand[1:])
     pieces: list[np.ndarray] = []
     q = pos  # where the next record starts
     aside = 0  # records in a row whose payload does not start with lead
     taken = rounds = 0
-    while q + _FRAMING <= stop:  # once per stretch of linked candidates, and per record outside them
+    while q + sizes <= stop:  # once per stretch of linked candidates, and per record outside them
         rounds += 1
         if rounds > 64 and taken < _MIN_PER_STRETCH * rounds:
             break
@@ -212,10 +255,10 @@ def _chain(buf: bytes, pos: int, stop: int, lead: int) -> np.ndarray:
             taken += k + 1 - i
             q = int(nxt[k])
             aside = 0
-        elif words[q + 4] == 0 and aside < _ASIDE:
+        elif words[q + 4] == 0 and aside < layout.aside:
             pieces.append(np.array([q], np.int64))
             taken += 1
-            q += _FRAMING + int(words[q])
+            q += sizes + int(words[q])
             aside += 1
         else:
             break
@@ -297,3 +340,7 @@ def _affine_table() -> np.ndarray:
 def _affine(n: int) -> int:
     """What the initial and final XOR add to the CRC-32C of any ``n`` bytes."""
     return _shift(_ONES, n) ^ _ONES
+
+
+#: TensorBoard's framing (:mod:`visualdl._framing`): both checksums checked.
+TFRECORD = Layout(HEADER_SIZE, FOOTER_SIZE, _valid_prefix, framing, _ASIDE)

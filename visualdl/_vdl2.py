@@ -66,6 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from visualdl._framebatch import Batched, Layout
 from visualdl._framing import Corruption, Frame
 from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
 from visualdl._logformat import WALLTIME_MS_THRESHOLD, _fields
@@ -73,12 +74,14 @@ from visualdl.errors import LogFormatError
 from visualdl.proto import pb, vdl2
 
 __all__ = [
+    "BATCHED",
     "COUNTED_KINDS",
     "NOT_READ",
     "READERS",
     "FILE_MARKER",
     "FRAMING",
     "HEAD_SIZE",
+    "LAYOUT",
     "MAX_RECORD_BYTES",
     "Decoded",
     "FileDecoder",
@@ -111,6 +114,8 @@ _WHOLE, _TORN, _GARBAGE = 0, 1, 2
 _SEEN = 2
 #: Values of a record checked by the framing at most (a resync stays linear).
 _MAX_CHECKED = 16
+#: Records walked by :data:`FRAMING`'s scan before it yields them: at first, and at most.
+_FIRST_WALK, _MAX_WALK = 64, 1 << 16
 
 _Value = vdl2.Record.Value
 
@@ -218,14 +223,19 @@ def scan(buf: bytes, start: int = 0) -> Scan:
     return Scan(frames, resume, wait_until, problems)
 
 
-def _walk(buf: bytes, start: int) -> tuple[list[tuple[int, bytes]], int, int, list[tuple[int, int, str]]]:
-    """What :func:`scan` finds, garbage as ``(offset, end of the stretch, why)``."""
+def _walk(
+    buf: bytes, start: int, most: int = 1 << 62
+) -> tuple[list[tuple[int, bytes]], int, int, list[tuple[int, int, str]]]:
+    """What :func:`scan` finds, garbage as ``(offset, end of the stretch, why)``; after
+    ``most`` records it stops (resume where it stopped, wait_until -1)."""
     frames: list[tuple[int, bytes]] = []
     garbage: list[tuple[int, int, str]] = []
     end = len(buf)
     pos = start
     unpack = _LENGTH.unpack_from
     while pos < end:
+        if len(frames) >= most:
+            return frames, pos, -1, garbage
         if end - pos > _HEAD + 1:  # the common case, inline: a whole record with a one-byte value length
             (length,) = unpack(buf, pos)
             stop = pos + _HEAD + length
@@ -268,8 +278,9 @@ class _Framing:
     ) -> Iterator[Frame | Corruption | int]:
         end = len(buf)
         final = stopped and (file_end is None or file_end <= end)
+        most = _FIRST_WALK  # records per walk: a caller that stops early wastes little
         while True:
-            frames, resume, _, garbage = _walk(buf, pos)
+            frames, resume, wait, garbage = _walk(buf, pos, most)
             bad = iter(garbage)
             stretch = next(bad, None)
             for offset, payload in frames:
@@ -287,6 +298,9 @@ class _Framing:
                         end,
                     )
                 yield Corruption(offset, stop, why, at_end=True)
+            if wait < 0:  # stopped after `most` records (nothing after the last): go on
+                pos, most = resume, min(2 * most, _MAX_WALK)
+                continue
             if resume >= end or not final:
                 yield resume
                 return
@@ -316,6 +330,33 @@ class _Framing:
 
 #: The framing of VisualDL 2's files, for :class:`visualdl._tail.LogFile`.
 FRAMING = _Framing()
+
+
+def _valid_batch(buf: bytes, frames: np.ndarray, lengths: np.ndarray, checked: int) -> int:
+    """How many of the linked records (frame offsets, payload lengths, each in ``buf``)
+    are, in order, whole records of one value as :func:`scan` takes them: a length of 2
+    to :data:`MAX_RECORD_BYTES`, one ``values`` element of a 1- or 2-byte varint length
+    ending exactly at the record's end. Records of other shapes (several values, longer
+    varints: rare) end the batch; the one-by-one scan takes them."""
+    arr = np.frombuffer(buf, np.uint8)
+    last = len(buf) - 1
+    at = frames + _HEAD
+    b0 = arr[np.minimum(at, last)]
+    b1 = arr[np.minimum(at + 1, last)].astype(np.int64)
+    b2 = arr[np.minimum(at + 2, last)].astype(np.int64)
+    one = (b1 < 0x80) & (lengths == b1 + 2)
+    two = (b1 >= 0x80) & (b2 < 0x80) & (lengths == ((b1 & 0x7F) | (b2 << 7)) + 3)
+    ok = (b0 == _VALUES_KEY) & (one | two) & (lengths >= 2) & (lengths <= MAX_RECORD_BYTES)
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if len(bad) else len(ok)
+
+
+#: VisualDL 2's framing for :func:`visualdl._framebatch.find`: no footer, no checksum; each
+#: record checked as the one-by-one scan checks it (:func:`_valid_batch`).
+LAYOUT = Layout(_HEAD, 0, _valid_batch, FRAMING)
+#: VisualDL 2's framing for :class:`visualdl._tail.LogFile`, many records at once: every
+#: payload starts with a ``values`` key (``0x0a``).
+BATCHED = Batched(_VALUES_KEY, LAYOUT)
 
 
 # -- records ---------------------------------------------------------------------
