@@ -7,10 +7,13 @@ from __future__ import annotations
 import random
 import struct
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import pytest
 
-from visualdl import _framebatch, _framing, _vdl2
+from visualdl import _framebatch, _framing, _vdl2, _vdl2scalars
+from visualdl._kinds import HistogramEvent, ImageEvent, ScalarBlock, TextEvent
 from visualdl.proto import vdl2
 
 STEPS = [0, 1, 127, 128, 16383, 16384, 2**21, 2**28, 2**35, 2**42, 2**49, 2**56, 2**62, -1, -(2**63), 2**63 - 1]
@@ -203,3 +206,149 @@ def test_find_stops_at_a_record_of_another_shape():
     assert [batch.payload(i) for i in range(120)] == payloads[:120]
     assert batch.end == sum(len(p) + 8 for p in payloads[:120])
     assert batch.head(7).end == sum(len(p) + 8 for p in payloads[:7])
+
+
+# -- decoding ----------------------------------------------------------------------
+
+
+def _canon(decoded: _vdl2.Decoded) -> list[Any]:
+    """Everything decoded, values bit for bit."""
+    out: list[Any] = []
+    for kind, tag, event in decoded.events:
+        if isinstance(event, ScalarBlock):
+            out.append(
+                (
+                    kind,
+                    tag,
+                    event.tags,
+                    event.counts.tolist(),
+                    event.steps.tolist(),
+                    event.values.view(np.int64).tolist(),
+                    event.wall_times.view(np.int64).tolist(),
+                )
+            )
+        elif isinstance(event, HistogramEvent):
+            out.append((kind, tag, event.step, event.wall_time, event.edges.tolist(), event.counts.tolist()))
+        else:
+            assert isinstance(event, (ImageEvent, TextEvent))
+            out.append((kind, tag, event))
+    return [out, decoded.meta, decoded.counted, decoded.problems]
+
+
+def _batched_items(buf: bytes) -> list[tuple[int, Any]]:
+    """What a reader takes from ``buf``: ``(offset, payload or Batch)``."""
+    items: list[tuple[int, Any]] = []
+    for item in _vdl2.BATCHED.scan(buf):
+        if isinstance(item, _framebatch.Batch):
+            items.append((item.offset, item))
+        elif isinstance(item, _framing.Frame):
+            items.append((item.offset, item.payload))
+    return items
+
+
+def _same_decode(buf: bytes) -> _vdl2.Decoded:
+    want = _vdl2.decode("f", _vdl2.scan(buf).frames)
+    items = _batched_items(buf)
+    got = _vdl2.decode("f", items)
+    assert _canon(got) == _canon(want)
+    return got
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_batch_decode_reads_what_the_decoder_reads(seed: int):
+    rng = random.Random(seed)
+    buf = _log(rng, rng.choice([300, 3000]), other=rng.choice([0.0, 0.02, 0.2]))
+    if seed % 3 == 2:
+        buf = _damaged(rng, buf)
+    decoded = _same_decode(buf)
+    assert decoded.events
+
+
+def test_batch_decode_reads_every_step_and_value_from_the_bytes():
+    rng = random.Random(5)
+    values = []
+    for i in range(4000):
+        value = vdl2.Record.Value(
+            id=STEPS[i % len(STEPS)] if i % 2 else rng.randrange(-(2**63), 2**63),
+            tag=["a", "b", "ü/λ", "c" * 200, ""][i % 5],
+            timestamp=STAMPS[i % len(STAMPS)],
+        )
+        # Float32 bit patterns of every kind, NaN payloads too.
+        bits = rng.choice([rng.getrandbits(32), 0x7FC00001, 0xFF800000, 0x7F800001, 0x80000000, 1])
+        value.value = struct.unpack("<f", struct.pack("<I", bits))[0]
+        if i % 7 == 0:
+            value.ClearField("value")
+            value.tag_value.tag = ["x", "", "y" * 150][i % 3]
+            if i % 2:
+                value.tag_value.value = struct.unpack("<f", struct.pack("<I", bits))[0]
+        values.append(value)
+    payloads = [vdl2.Record(values=[v]).SerializeToString() for v in values]
+    buf = b"".join(_frame(p) for p in payloads)
+    batch = _framebatch.find(buf, 0, 0x0A, layout=_vdl2.LAYOUT)
+    assert batch is not None and len(batch) == len(payloads)
+    found = _vdl2scalars.read(buf, batch.starts, batch.lengths)
+    assert found.common.all()
+    _same_decode(buf)
+    # Points bit for bit against protobuf, one by one.
+    got_values = found.values.view(np.int64).tolist()
+    for j, value in enumerate(values):
+        which = value.WhichOneof("one_value")
+        tag = value.tag if which == "value" else f"{value.tag}/{value.tag_value.tag}"
+        number = value.value if which == "value" else value.tag_value.value
+        assert found.tags[found.tag_ids[j]] == tag
+        assert int(found.steps[j]) == value.id and int(found.stamps[j]) == value.timestamp
+        assert got_values[j] == struct.unpack("<q", struct.pack("<d", number))[0]
+
+
+def test_batch_decode_leaves_what_is_not_the_common_shape_to_the_parser():
+    rng = random.Random(6)
+    common = vdl2.Record(values=[vdl2.Record.Value(id=3, tag="t", timestamp=5, value=1.0)]).SerializeToString()
+    odd = [
+        b"\x0a\x09\x12\x01t\x08\x03\x25\x00\x00\x80\x3f",  # tag before id
+        b"\x0a\x0e\x08\x03\x08\x04\x12\x01t\x18\x05\x25\x00\x00\x80\x3f",  # id twice: the last counts
+        b"\x0a\x07\x12\x01\xff\x25\x00\x00\x80\x3f",  # a tag that is not UTF-8
+        b"\x0a\x0b\x08\x03\x12\x01t\x25\x00\x00\x80\x3f\x28\x01",  # an unknown field after the value
+        b"\x0a\x04\x12\x01t\x25",  # a value cut short
+        b"\x0a\x14\x08" + b"\xff" * 9 + b"\x03" + b"\x12\x01t\x25\x00\x00\x80\x3f",  # a tenth step byte of 3
+        b"\x0a\x03\x12\x01t",  # no value at all
+        b"\x0a\x09\x72\x07\x15\x00\x00\x80\x3f\x0a\x00",  # a TagValue's fields swapped
+    ]
+    payloads = []
+    for i in range(2000):
+        payloads.append(odd[i % len(odd)] if rng.random() < 0.2 else common)
+    buf = b"".join(_frame(p) for p in payloads)
+    decoded = _same_decode(buf)
+    assert decoded.problems
+
+
+def test_reader_reads_vdl2_logs_the_same_in_batches(tmp_path, monkeypatch):
+    from visualdl import LogReader
+
+    rng = random.Random(7)
+    run = tmp_path / "run"
+    run.mkdir()
+    meta = vdl2.Record.Value(timestamp=1_700_000_000_000)
+    meta.meta_data.display_name = "shown"
+    payloads = [vdl2.Record(values=[meta]).SerializeToString()]
+    for step in range(20_000):
+        value = _scalar(rng, tag=f"loss/{step % 7}", step=step) if rng.random() < 0.97 else _other(rng)
+        payloads.append(vdl2.Record(values=[value]).SerializeToString())
+    (run / "vdlrecords.1700000000.log").write_bytes(b"".join(_frame(p) for p in payloads))
+
+    def everything() -> dict[Any, object]:
+        reader = LogReader(str(tmp_path))
+        out: dict[Any, object] = {}
+        for tag in reader.tags("run")["scalars"]:
+            s = reader.scalars("run", tag)
+            out[("s", tag)] = (s.steps.tolist(), s.values.tobytes(), s.wall_times.tolist())
+        for tag in reader.tags("run")["histograms"]:
+            out[("h", tag)] = [(h.step, h.counts.tolist()) for h in reader.histograms("run", tag)]
+        for tag in reader.tags("run")["text"]:
+            out[("t", tag)] = [(t.step, t.text) for t in reader.texts("run", tag)]
+        out["problems"] = [(p.offset, p.message) for p in reader.problems]
+        return out
+
+    batched = everything()
+    monkeypatch.setattr(_vdl2, "BATCHED", _vdl2.FRAMING)
+    assert everything() == batched
+    assert len(batched[("s", "loss/3")][0]) > 2000  # type: ignore[index]

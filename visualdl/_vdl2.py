@@ -66,10 +66,12 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from visualdl._framebatch import Batched, Layout
+from visualdl import _vdl2scalars as vdl2scalars
+from visualdl._framebatch import Batch, Batched, Layout
 from visualdl._framing import Corruption, Frame
 from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
 from visualdl._logformat import WALLTIME_MS_THRESHOLD, _fields
+from visualdl._tfevents import _Points
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb, vdl2
 
@@ -510,27 +512,96 @@ _SCALARS = KINDS["scalars"].name
 NOT_READ = {"graphs": "VisualDL 2 keeps models in files of their own, not in its log records"}
 
 
-def decode(path: str, frames: Sequence[tuple[int, bytes]]) -> Decoded:
-    """The events of the records ``frames`` (as :attr:`Scan.frames` lists them) of the
-    file at ``path`` (which only goes into the images' :class:`ValueRef`)."""
-    problems: list[tuple[int, str]] = []
-    events: list[tuple[str, str, object]] = []
-    meta: list[Meta] = []
-    counted: dict[tuple[str, str], int] = {}
-    point_tags: list[str] = []
-    steps: list[int] = []
-    values: list[float] = []
-    stamps: list[int] = []
-    offsets, indices, all_values = _values(frames, problems)
-    add_tag, add_step, add_value, add_stamp = point_tags.append, steps.append, values.append, stamps.append
+def decode(path: str, items: Sequence[tuple[int, bytes | Batch]]) -> Decoded:
+    """The events of the records ``items`` of the file at ``path`` (which only goes into
+    the images' :class:`ValueRef`): ``(offset, payload)`` as :attr:`Scan.frames` lists
+    them, or ``(offset of its first frame, Batch)``, whose records of the common scalar
+    shape are read from their bytes (:mod:`visualdl._vdl2scalars`), the others parsed."""
+    out = _Out()
+    points = _Points()
+    pending: list[tuple[int, bytes]] = []  # records to parse, in file order
+    for offset, item in items:
+        if not isinstance(item, Batch):
+            pending.append((offset, item))
+            continue
+        _batch_into(path, offset, item, pending, points, out)
+    _values_into(path, pending, points, out)
+    block = points.block()
+    if block is not None:
+        out.events.append((_SCALARS, "", block))
+    out.problems.sort(key=lambda problem: problem[0])  # file order: records that did not parse came first
+    return Decoded(out.events, out.meta, out.counted, out.problems)
+
+
+def _batch_into(
+    path: str, offset: int, item: Batch, pending: list[tuple[int, bytes]], points: _Points, out: _Out
+) -> None:
+    """The records of ``item`` (its first frame at ``offset``), after those ``pending``:
+    the common scalars read from their bytes, the others left pending, in file order."""
+    found = vdl2scalars.read(item.buf, item.starts, item.lengths)
+    common = np.flatnonzero(found.common)
+    # The tags in order of their first point: ids given in file order, as one by one.
+    uniq, first = np.unique(found.tag_ids, return_index=True)
+    order = np.argsort(first)
+    tag_order, tag_first = uniq[order].tolist(), first[order].tolist()
+    ids = np.zeros(len(found.tags), np.int64)
+    columns = (found.tag_ids, found.steps, found.values, _walls(found.stamps))
+    done = named = 0
+
+    def take(cut: int) -> None:
+        """The points of the common records up to point ``cut``, after the records pending."""
+        nonlocal done, named
+        _values_into(path, pending, points, out)
+        pending.clear()
+        while named < len(tag_first) and tag_first[named] < cut:
+            ids[tag_order[named]] = points.id(found.tags[tag_order[named]])
+            named += 1
+        tag_ids, steps, values, walls = (c[done:cut] for c in columns)
+        points.add_columns(ids[tag_ids], steps, values, walls)
+        done = cut
+
+    others = np.flatnonzero(~found.common)
+    cuts = np.searchsorted(common, others).tolist()
+    for cut, i in zip(cuts, others.tolist(), strict=True):
+        if cut > done:
+            take(cut)
+        pending.append((offset + item.frame(i), item.payload(i)))
+    if done < len(common):
+        take(len(common))
+
+
+class _Out:
+    """What :func:`decode` gathers but the points."""
+
+    __slots__ = ("events", "meta", "counted", "problems")
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, object]] = []
+        self.meta: list[Meta] = []
+        self.counted: dict[tuple[str, str], int] = {}
+        self.problems: list[tuple[int, str]] = []
+
+
+def _walls(stamps: np.ndarray) -> np.ndarray:
+    """Wall times (seconds) of ``timestamp`` fields: milliseconds above the threshold."""
+    stamp = stamps.astype(np.float64)
+    out: np.ndarray = np.where(stamp > WALLTIME_MS_THRESHOLD, stamp / 1000.0, stamp)
+    return out
+
+
+def _values_into(path: str, frames: Sequence[tuple[int, bytes]], points: _Points, out: _Out) -> None:
+    """The values of the records ``frames``, parsed: their points into ``points``, the rest into ``out``."""
+    if not frames:
+        return
+    offsets, indices, all_values = _values(frames, out.problems)
+    events, meta, counted, problems = out.events, out.meta, out.counted, out.problems
+    add = points.add
     for i, value in enumerate(all_values):
         which = value.WhichOneof("one_value")
         if which == "value":
-            add_tag(value.tag)
-            add_value(value.value)
+            add(value.tag, value.id, value.value, _seconds(value.timestamp))
         elif which == "tag_value":
-            add_tag(f"{value.tag}/{value.tag_value.tag}")
-            add_value(value.tag_value.value)
+            add(f"{value.tag}/{value.tag_value.tag}", value.id, value.tag_value.value, _seconds(value.timestamp))
         else:
             offset = offsets[i]
             if which == "meta_data":
@@ -545,29 +616,6 @@ def decode(path: str, frames: Sequence[tuple[int, bytes]]) -> Decoded:
             else:
                 key = (value.tag, which or "unknown")
                 counted[key] = counted.get(key, 0) + 1
-            continue
-        add_step(value.id)
-        add_stamp(value.timestamp)
-    if point_tags:
-        events.append((_SCALARS, "", _block(point_tags, steps, values, stamps)))
-    problems.sort(key=lambda problem: problem[0])  # file order: records that did not parse came first
-    return Decoded(events, meta, counted, problems)
-
-
-def _block(point_tags: list[str], steps: list[int], values: list[float], stamps: list[int]) -> ScalarBlock:
-    """The points grouped tag after tag (stable: each tag's points keep their order)."""
-    ids: dict[str, int] = {}
-    tag_ids = np.fromiter((ids.setdefault(t, len(ids)) for t in point_tags), np.int64, len(point_tags))
-    order = np.argsort(tag_ids, kind="stable")
-    stamp = np.array(stamps, np.int64)[order].astype(np.float64)
-    walls = np.where(stamp > WALLTIME_MS_THRESHOLD, stamp / 1000.0, stamp)
-    return ScalarBlock(
-        list(ids),
-        np.bincount(tag_ids, minlength=len(ids)).astype(np.int64),
-        np.array(steps, np.int64)[order],
-        np.array(values, np.float64)[order],
-        walls,
-    )
 
 
 def png_of(payload: bytes, value: int = 0) -> bytes:
@@ -604,8 +652,9 @@ class FileDecoder:
         #: ``(offset, message)`` of the records that could not be read, since last taken.
         self.problems: list[tuple[int, str]] = []
 
-    def decode(self, path: str, items: Sequence[tuple[int, bytes]]) -> list[tuple[str, str, object]]:
-        decoded = decode(path, items)
+    def decode(self, path: str, items: Sequence[tuple[int, bytes | Batch]]) -> list[tuple[str, str, object]]:
+        with np.errstate(all="ignore"):  # whatever the numbers written, no warnings
+            decoded = decode(path, items)
         self.problems.extend(decoded.problems)
         for key, n in decoded.counted.items():
             self.counted[key] = self.counted.get(key, 0) + n
