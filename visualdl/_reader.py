@@ -261,7 +261,7 @@ def _open_log(path: str) -> LogFile:
         # The decoder parses; most events come in batches (every Event starts with its wall_time key).
         return LogFile(path, bytes, "tfevents", EventDecoder(), Batched(0x09))
     if is_vdl2_file(name) and not is_log_file(name):
-        return LogFile(path, bytes, "vdl2", _vdl2.FileDecoder(), _vdl2.FRAMING)
+        return LogFile(path, bytes, "vdl2", _vdl2.FileDecoder(), _vdl2.BATCHED)
     return LogFile(path)
 
 
