@@ -125,20 +125,25 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
     key = arr[at]
     scalar = (key == _VALUE_KEY) & (at + 5 == end)
     # add_scalars: a TagValue running to the end, its tag and value each optional.
-    pair = key == _TAG_VALUE_KEY
-    inner, inner_at, fine = _varints(arr, words, at + 1)
-    pair &= fine & (inner <= _MAX_LENGTH)
-    pair &= inner_at + inner.astype(np.int64) == end
-    sub_ok = pair.copy()
-    inner_at = np.minimum(inner_at, end)
-    sub_start, sub_len, after = _string(arr, words, inner_at, _SUB_TAG_KEY, end, sub_ok)
-    sub_value = (arr[after] == _SUB_VALUE_KEY) & (after < end)
-    sub_ok &= np.where(sub_value, after + 5, after) == end
-    pair &= sub_ok
+    pair = np.zeros(len(s), bool)
+    value_at = at + 1
+    sub_start = np.zeros(len(s), np.int64)
+    sub_len = np.zeros(len(s), np.int64)
+    no_value = np.zeros(len(s), bool)
+    maybe = np.flatnonzero(key == _TAG_VALUE_KEY)
+    if len(maybe):
+        stop = end[maybe]
+        inner, inner_at, fine = _varints(arr, words, at[maybe] + 1)
+        fine &= inner <= _MAX_LENGTH
+        fine &= inner_at + inner.astype(np.int64) == stop
+        start, length, after = _string(arr, words, np.minimum(inner_at, stop), _SUB_TAG_KEY, stop, fine)
+        there = (arr[after] == _SUB_VALUE_KEY) & (after < stop)
+        fine &= np.where(there, after + 5, after) == stop
+        pair[maybe], value_at[maybe], no_value[maybe] = fine, after + 1, ~there
+        sub_start[maybe], sub_len[maybe] = start, length
     ok &= scalar | pair
-    value_at = np.where(pair, after, at) + 1
     bits = words[value_at] & np.uint64(0xFFFFFFFF)
-    bits = np.where(pair & ~sub_value, np.uint64(0), bits)  # a TagValue's value absent: 0.0
+    bits = np.where(no_value, np.uint64(0), bits)  # a TagValue's value absent: 0.0
     idx = np.flatnonzero(ok)
     pair = pair[idx]
     main, main_ids, same = _group_tags(data, tag_start[idx], tag_len[idx])
