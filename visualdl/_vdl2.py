@@ -52,9 +52,13 @@ Wall times are seconds: the ``timestamp`` field holds milliseconds since the epo
 For the reader: :data:`FRAMING` is this framing as :class:`visualdl._tail.LogFile`
 takes one (the ``scan`` and ``claimed_end`` of :mod:`visualdl._framing`, whose rules
 on "not yet written", torn writes of a stopped file and corruption it follows);
+:data:`BATCHED` is the same framing yielding stretches of records of one value as
+:class:`visualdl._framebatch.Batch` items (found with numpy, each checked as
+:func:`scan` checks it; exactly what :data:`FRAMING` yields, fewer items);
 :class:`FileDecoder` follows one file's records read after read (its writer's
-header, the kinds not shown, problems); :func:`blob_span` finds an image's PNG in a
-record without reading it.
+header, the kinds not shown, problems), reading the scalar records of a batch from
+their bytes (:mod:`visualdl._vdl2scalars`) and parsing the others; :func:`blob_span`
+finds an image's PNG in a record without reading it.
 """
 
 from __future__ import annotations
