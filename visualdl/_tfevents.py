@@ -58,6 +58,7 @@ __all__ = [
     "FILE_MARKER",
     "NOT_READ",
     "READERS",
+    "Points",
     "SESSION_START",
     "BlobRef",
     "EventDecoder",
@@ -268,7 +269,7 @@ def _histogram_from_tensor(tensor: tb.TensorProto, step: int, wall: float) -> Hi
     )
 
 
-class _Points:
+class Points:
     """Scalar points gathered in file order, one by one or in columns; :meth:`block` gives
     them tag after tag, each tag's in file order."""
 
@@ -358,7 +359,7 @@ class EventDecoder:
 
     def _decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
         out: list[tuple[str, str, object]] = []
-        points = _Points()
+        points = Points()
         for offset, item in items:
             if not isinstance(item, Batch):
                 self._one(path, offset, item, out, points)
@@ -393,7 +394,7 @@ class EventDecoder:
         return tuple((tag, plugin, count) for tag, (plugin, count) in sorted(self.other.items()))
 
     def _one(
-        self, path: str, offset: int, item: bytes | tb.Event, out: list[tuple[str, str, object]], points: _Points
+        self, path: str, offset: int, item: bytes | tb.Event, out: list[tuple[str, str, object]], points: Points
     ) -> None:
         """The items of one event (its scalar points into ``points``)."""
         if isinstance(item, bytes):

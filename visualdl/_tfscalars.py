@@ -24,7 +24,7 @@ import numpy as np
 
 from visualdl._framebatch import u8_at
 
-__all__ = ["Scalars", "read"]
+__all__ = ["Scalars", "group_tags", "read", "varint_bits"]
 
 _WALL_KEY, _STEP_KEY, _SUMMARY_KEY, _VALUE_KEY, _TAG_KEY, _SIMPLE_KEY = 0x09, 0x10, 0x2A, 0x0A, 0x0A, 0x15
 #: Step varints longer than this are left to the full parser (steps below 2**63 take 9 bytes).
@@ -35,7 +35,7 @@ _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(9)], np.uint64)
 _HEAD_KEYS = np.uint64(_SUMMARY_KEY | _VALUE_KEY << 16 | _TAG_KEY << 32)
 
 
-def _varint_bits(v: np.ndarray) -> np.ndarray:
+def varint_bits(v: np.ndarray) -> np.ndarray:
     """The values of varints of at most 7 bytes, their bytes given little-endian in ``v``
     (bytes after the last cleared): the 7 low bits of each byte, packed."""
     x = v & np.uint64(0x7F7F7F7F7F7F7F7F)
@@ -75,7 +75,7 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
     fine &= ~has_step | (ends != 0)  # a step of more than 7 varint bytes (2**49 and up): left to the parser
     last = ends & (~ends + np.uint64(1))  # its top bit alone
     size = ((np.log2(np.maximum(last, np.uint64(1)).astype(np.float64)).astype(np.int64) - 7) >> 3).clip(0)
-    step = _varint_bits((head & ((last << np.uint64(1)) - np.uint64(1))) >> np.uint64(8))
+    step = varint_bits((head & ((last << np.uint64(1)) - np.uint64(1))) >> np.uint64(8))
     pos = np.where(has_step, 10 + size, 9)  # the summary's key
     step = np.where(has_step, step, np.uint64(0))
     fine &= pos + 6 <= n
@@ -97,7 +97,7 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
         keep = np.flatnonzero(fine)
         idx, s, tag_start, tag_len = idx[keep], s[keep], tag_start[keep], tag_len[keep]
         tail, step = tail[keep], step[keep]
-    tags, tag_ids, same = _group_tags(buf, tag_start, tag_len)
+    tags, tag_ids, same = group_tags(buf, tag_start, tag_len)
     common = np.zeros(len(starts), bool)
     common[idx[same]] = True
     if not same.all():
@@ -112,7 +112,7 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
 _SAMPLE = 512
 
 
-def _group_tags(buf: bytes, start: np.ndarray, length: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+def group_tags(buf: bytes, start: np.ndarray, length: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(tags, ids, same)``: the distinct tags of the byte ranges, the index of each
     range's tag, and whether the range is exactly its tag's bytes (else: a hash
     collision, or a tag that is not UTF-8: left to the full parser)."""

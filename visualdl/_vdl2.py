@@ -75,7 +75,7 @@ from visualdl._framebatch import Batch, Batched, Layout
 from visualdl._framing import Corruption, Frame
 from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
 from visualdl._logformat import WALLTIME_MS_THRESHOLD, _fields
-from visualdl._tfevents import _Points
+from visualdl._tfevents import Points
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb, vdl2
 
@@ -522,7 +522,7 @@ def decode(path: str, items: Sequence[tuple[int, bytes | Batch]]) -> Decoded:
     them, or ``(offset of its first frame, Batch)``, whose records of the common scalar
     shape are read from their bytes (:mod:`visualdl._vdl2scalars`), the others parsed."""
     out = _Out()
-    points = _Points()
+    points = Points()
     pending: list[tuple[int, bytes]] = []  # records to parse, in file order
     for offset, item in items:
         if not isinstance(item, Batch):
@@ -538,7 +538,7 @@ def decode(path: str, items: Sequence[tuple[int, bytes | Batch]]) -> Decoded:
 
 
 def _batch_into(
-    path: str, offset: int, item: Batch, pending: list[tuple[int, bytes]], points: _Points, out: _Out
+    path: str, offset: int, item: Batch, pending: list[tuple[int, bytes]], points: Points, out: _Out
 ) -> None:
     """The records of ``item`` (its first frame at ``offset``), after those ``pending``:
     the common scalars read from their bytes, the others left pending, in file order."""
@@ -593,7 +593,7 @@ def _walls(stamps: np.ndarray) -> np.ndarray:
     return out
 
 
-def _values_into(path: str, frames: Sequence[tuple[int, bytes]], points: _Points, out: _Out) -> None:
+def _values_into(path: str, frames: Sequence[tuple[int, bytes]], points: Points, out: _Out) -> None:
     """The values of the records ``frames``, parsed: their points into ``points``, the rest into ``out``."""
     if not frames:
         return

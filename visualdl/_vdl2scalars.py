@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from visualdl._framebatch import u8_at
-from visualdl._tfscalars import _group_tags, _varint_bits
+from visualdl._tfscalars import group_tags, varint_bits
 
 __all__ = ["Scalars", "read"]
 
@@ -66,7 +66,7 @@ def _varints(arr: np.ndarray, words: np.ndarray, at: np.ndarray) -> tuple[np.nda
     in_lo = stops != 0
     size = np.where(in_lo, size, np.where(b9 < 0x80, 9, 10))
     ok = in_lo | (b9 < 0x80) | (b10 <= 1)
-    value = _varint_bits(lo & _LOW_BYTES[np.minimum(size, 8)])
+    value = varint_bits(lo & _LOW_BYTES[np.minimum(size, 8)])
     value |= np.where(size >= 9, (b9 & np.uint64(0x7F)) << np.uint64(56), np.uint64(0))
     value |= np.where(size == 10, b10 << np.uint64(63), np.uint64(0))
     return value, at + size, ok
@@ -146,11 +146,11 @@ def read(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> Scalars:
     bits = np.where(no_value, np.uint64(0), bits)  # a TagValue's value absent: 0.0
     idx = np.flatnonzero(ok)
     pair = pair[idx]
-    main, main_ids, same = _group_tags(data, tag_start[idx], tag_len[idx])
+    main, main_ids, same = group_tags(data, tag_start[idx], tag_len[idx])
     sub_ids = np.full(len(idx), -1, np.int64)
     if pair.any():
         at_pair = np.flatnonzero(pair)
-        sub, ids, sub_same = _group_tags(data, sub_start[idx][at_pair], sub_len[idx][at_pair])
+        sub, ids, sub_same = group_tags(data, sub_start[idx][at_pair], sub_len[idx][at_pair])
         sub_ids[at_pair] = ids
         same[at_pair] &= sub_same
     else:
