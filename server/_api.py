@@ -24,11 +24,11 @@ from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from visualdl._tail import open_regular
-from visualdl.errors import GraphError
+from visualdl.errors import InvalidArgument, NotFound, VisualDLError
 from visualdl.server._hosts import HostPolicy, host_name
 from visualdl.server._openapi import openapi_document
 from visualdl.server._params import MAX_EXPAND, MAX_RUNS, MAX_TEXT, MIN_MAX_POINTS, NUMBER_BOUNDS, text_limit
-from visualdl.server._provider import BadRequest, DataProvider, NotFound
+from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def _text(name: str, *, required: bool = True) -> str:
     value = request.args.get(name)
     if value is None:
         if required:
-            raise BadRequest(f"missing query parameter {name!r}")
+            raise InvalidArgument(f"missing query parameter {name!r}")
         return ""
     _check_text(name, value)
     return value
@@ -129,20 +129,20 @@ def _text(name: str, *, required: bool = True) -> str:
 
 def _check_text(name: str, value: str) -> None:
     if not value:
-        raise BadRequest(f"query parameter {name!r} must not be empty; leave it out instead")
+        raise InvalidArgument(f"query parameter {name!r} must not be empty; leave it out instead")
     limit = text_limit(name)
     if len(value) > limit:
-        raise BadRequest(f"query parameter {name!r} must be at most {limit} characters; got {len(value)}")
+        raise InvalidArgument(f"query parameter {name!r} must be at most {limit} characters; got {len(value)}")
     if "\x00" in value:
-        raise BadRequest(f"query parameter {name!r} must not hold a NUL character")
+        raise InvalidArgument(f"query parameter {name!r} must not hold a NUL character")
 
 
 def _texts(name: str, *, required: bool = True, most: int = MAX_RUNS) -> list[str]:
     values = request.args.getlist(name)
     if not values and required:
-        raise BadRequest(f"missing query parameter {name!r} (give it once per run)")
+        raise InvalidArgument(f"missing query parameter {name!r} (give it once per run)")
     if len(values) > most:
-        raise BadRequest(f"query parameter {name!r} is given {len(values)} times; at most {most}")
+        raise InvalidArgument(f"query parameter {name!r} is given {len(values)} times; at most {most}")
     for value in values:
         _check_text(name, value)
     return values
@@ -152,7 +152,7 @@ def _flag(name: str) -> bool:
     """A 0/1 parameter; absent is 0."""
     raw = request.args.get(name)
     if raw not in (None, "0", "1"):
-        raise BadRequest(f"query parameter {name!r} must be 0 or 1; got {raw[:40]!r}")
+        raise InvalidArgument(f"query parameter {name!r} must be 0 or 1; got {raw[:40]!r}")
     return raw == "1"
 
 
@@ -161,10 +161,10 @@ def _int(name: str, default: int, low: int, high: int) -> int:
     if raw is None:
         return default
     if _INTEGER.fullmatch(raw) is None:
-        raise BadRequest(f"query parameter {name!r} must be an integer; got {raw[:40]!r}")
+        raise InvalidArgument(f"query parameter {name!r} must be an integer; got {raw[:40]!r}")
     value = int(raw) if len(raw) <= 40 else high + 1
     if not low <= value <= high:
-        raise BadRequest(f"query parameter {name!r} must be between {low} and {high}; got {raw[:40]}")
+        raise InvalidArgument(f"query parameter {name!r} must be between {low} and {high}; got {raw[:40]}")
     return value
 
 
@@ -174,11 +174,11 @@ def _float(name: str) -> float | None:
         return None
     if len(raw) > MAX_TEXT or _NUMBER.fullmatch(raw) is None:
         if raw.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise BadRequest(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
-        raise BadRequest(f"query parameter {name!r} must be a number; got {raw[:40]!r}")
+            raise InvalidArgument(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
+        raise InvalidArgument(f"query parameter {name!r} must be a number; got {raw[:40]!r}")
     value = float(raw)
     if not math.isfinite(value):
-        raise BadRequest(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
+        raise InvalidArgument(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
     return value
 
 
@@ -189,6 +189,16 @@ def _static(path: str, directory: str) -> Response:
     response = send_from_directory(directory, path, max_age=0)
     response.headers["Content-Type"] = kind
     return response
+
+
+def _error(message: str, code: str) -> Response:
+    """The JSON body of every error answer: the sentence to show and a stable name."""
+    return jsonify({"error": message, "code": code})
+
+
+def _snake(name: str) -> str:
+    """``"Method Not Allowed"`` -> ``"method_not_allowed"``."""
+    return "_".join(re.findall(r"[a-z0-9]+", name.lower()))
 
 
 def _relative(location: str) -> str:
@@ -218,7 +228,7 @@ def build_blueprint(settings: Settings) -> Blueprint:
             "cannot read it (DNS rebinding). If you reach it by this name, start it with "
             f"--allow-host {host_name(name) or 'NAME'} (Settings.allowed_hosts when embedding)"
         )
-        return jsonify({"error": message}), 403
+        return _error(message, "forbidden_host"), 403
 
     @bp.before_app_request
     def redirect_relative() -> WerkzeugResponse | None:
@@ -271,21 +281,12 @@ def build_blueprint(settings: Settings) -> Blueprint:
         # x_min above x_max: a range that holds no point (an empty answer, not an error).
         ranks = request.args.get("ranks", "mean")
         if ranks not in ("mean", "each"):
-            raise BadRequest(f"query parameter 'ranks' must be 'mean' or 'each'; got {ranks[:40]!r}")
-        series = []
-        missing = []
-        for run in run_names:
-            try:
-                series.append(
-                    provider.read_scalars(
-                        run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks
-                    )
-                )
-            except NotFound:
-                if run not in provider.run_names():
-                    raise
-                missing.append(run)  # a known run without this tag: the chart shows the others
-        return jsonify({"tag": tag, "max_points": max_points, "runs": series, "missing": missing})
+            raise InvalidArgument(f"query parameter 'ranks' must be 'mean' or 'each'; got {ranks[:40]!r}")
+        return jsonify(
+            provider.read_scalar_runs(
+                runs=run_names, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks
+            )
+        )
 
     @bp.get("/api/images")
     def images() -> Response:
@@ -360,21 +361,16 @@ def build_blueprint(settings: Settings) -> Blueprint:
     def graph_search() -> Response:
         return jsonify(_graphs().search(q=_text("q"), **_graph_source()))
 
-    @bp.app_errorhandler(GraphError)
-    def unusable_model(error: GraphError) -> tuple[Response, int]:
-        return jsonify({"error": str(error)}), 422
-
-    @bp.app_errorhandler(NotFound)
-    def not_found(error: NotFound) -> tuple[Response, int]:
-        return jsonify({"error": str(error)}), 404
-
-    @bp.app_errorhandler(BadRequest)
-    def bad_request(error: BadRequest) -> tuple[Response, int]:
-        return jsonify({"error": str(error)}), 400
+    @bp.app_errorhandler(VisualDLError)
+    def our_error(error: VisualDLError) -> tuple[Response, int]:
+        """Every error of :mod:`visualdl.errors`, answered with the status on its class."""
+        if error.http_status >= 500:
+            return internal_error(error)
+        return _error(str(error), error.code), error.http_status
 
     @bp.app_errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[Response, int]:
-        response = jsonify({"error": error.description or error.name})
+        response = _error(error.description or error.name, _snake(error.name))
         for key, value in error.get_headers():  # Allow of a 405, for one
             if key.lower() != "content-type":
                 response.headers[key] = value
@@ -383,7 +379,7 @@ def build_blueprint(settings: Settings) -> Blueprint:
     @bp.app_errorhandler(Exception)
     def internal_error(error: Exception) -> tuple[Response, int]:
         log.exception("unexpected error serving %s", request.full_path)
-        return jsonify({"error": f"internal error: {type(error).__name__}"}), 500
+        return _error(f"internal error: {type(error).__name__}", "internal_error"), 500
 
     @bp.after_app_request
     def security_headers(response: Response) -> Response:

@@ -17,11 +17,12 @@ from typing import Any
 
 from onnx import ModelProto
 
+from visualdl.errors import InvalidArgument, NotFound
 from visualdl.server._graph import Graph, GraphError, external_data_files, infer_shapes, model_properties, parse_model
 from visualdl.server._graph import subgraph as find_subgraph
 from visualdl.server._graphlayout import layout
 from visualdl.server._params import MAX_PATH_DEPTH
-from visualdl.server._provider import BadRequest, DataProvider, NotFound
+from visualdl.server._provider import DataProvider
 
 __all__ = ["GraphService", "parse_path"]
 
@@ -41,10 +42,12 @@ def parse_path(text: str) -> list[tuple[int, str, int]]:
     for step in text.split("|"):
         match = _STEP.fullmatch(step)
         if match is None:
-            raise BadRequest(f"subgraph path step {step[:60]!r} must be NODE.ATTRIBUTE.INDEX, e.g. 3.then_branch.0")
+            raise InvalidArgument(
+                f"subgraph path step {step[:60]!r} must be NODE.ATTRIBUTE.INDEX, e.g. 3.then_branch.0"
+            )
         out.append((int(match[1]), match[2], int(match[3])))
     if len(out) > MAX_PATH_DEPTH:
-        raise BadRequest(f"subgraph path is deeper than {MAX_PATH_DEPTH} levels")
+        raise InvalidArgument(f"subgraph path is deeper than {MAX_PATH_DEPTH} levels")
     return out
 
 
@@ -91,7 +94,9 @@ class GraphService:
         if model is not None:
             models = self.provider.settings.models
             if _MODEL.fullmatch(model) is None:
-                raise BadRequest(f"model must be a number, the model's position in /api/graphs; got {model[:40]!r}")
+                raise InvalidArgument(
+                    f"model must be a number, the model's position in /api/graphs; got {model[:40]!r}"
+                )
             if int(model) >= len(models):
                 raise NotFound(f"unknown model {model!r}: there are {len(models)} --model files")
             path = models[int(model)]
@@ -111,7 +116,7 @@ class GraphService:
             base_dir: str | None = os.path.dirname(path)
         else:
             if not run:
-                raise BadRequest("give either model=ID or run=RUN (and name=NAME)")
+                raise InvalidArgument("give either model=ID or run=RUN (and name=NAME)")
             graphs = [g for g in self.provider.list_graphs() if g["run"] == run]
             if not graphs:
                 raise NotFound(f"run {run!r} has no graph")
@@ -249,7 +254,7 @@ class GraphService:
     ) -> dict[str, Any]:
         match = _NODE.fullmatch(node)
         if match is None:
-            raise BadRequest(f"node must be a node id from /api/graph, like n12; got {node[:40]!r}")
+            raise InvalidArgument(f"node must be a node id from /api/graph, like n12; got {node[:40]!r}")
         model, run = self._chosen(run=run, name=name, model=model)
         key, proto, _, _ = self._load(run=run, name=name, model=model)
         graph, _ = self._graph(key, proto, parse_path(path))

@@ -1,8 +1,9 @@
 """The data provider: LogReaders over the logdirs, kept fresh by a background thread.
 
 The serving side sees only this interface (keyword-only ``list_*``/``read_*`` calls
-returning plain values) and the errors :class:`NotFound`/:class:`BadRequest`; no
-flask here. Downsampled series are cached by (run, tag, data version, range, budget).
+returning plain values) and the errors of :mod:`visualdl.errors` (:class:`NotFound`
+for an unknown run, tag or entry); no flask here. Downsampled series are cached by
+(run, tag, data version, range, budget).
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
 from visualdl._kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._logformat import MAX_TAG_LENGTH
 from visualdl._reader import LogReader, ScalarSeries, WriterInfo, open_blob
-from visualdl.errors import VisualDLError
+from visualdl.errors import NotFound, VisualDLError
 from visualdl.server._distribution import percentile_bands
 from visualdl.server._jobs import job_overview
 from visualdl.server._settings import Settings
 
-__all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "BadRequest", "DataProvider", "NotFound", "servable"]
+__all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "servable"]
 
 log = logging.getLogger("visualdl.server")
 
@@ -43,14 +44,6 @@ MAX_RUN_LENGTH = 4096
 def servable(name: str, limit: int) -> bool:
     """Whether the API takes ``name`` as a run, tag or graph name parameter; what it lists, it takes."""
     return 0 < len(name) <= limit and "\x00" not in name
-
-
-class NotFound(VisualDLError):
-    """An unknown run, tag, or entry."""
-
-
-class BadRequest(VisualDLError):
-    """A parameter that is malformed or out of range."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +140,7 @@ class DataProvider:
         for name, (reader, run) in sorted(self._runs().items()):
             try:
                 writers = reader.writers(run)
-            except KeyError:
+            except NotFound:
                 continue  # removed meanwhile
             out.append(
                 {
@@ -161,16 +154,24 @@ class DataProvider:
         return out
 
     def list_tags(self, *, runs: list[str] | None = None) -> dict[str, dict[str, list[str]]]:
-        """``{kind: {tag: [runs having it]}}``."""
-        out: dict[str, dict[str, list[str]]] = {}
+        """``{kind: {tag: [runs having it]}}``, every kind present (with no tags: ``{}``).
+
+        The transpose of :meth:`LogReader.tags` (``{kind: [tags]}`` of one run) over
+        ``runs`` (all by default); an unknown name in ``runs`` is :class:`NotFound`.
+        """
+        known = self._runs()
         wanted = set(runs) if runs else None
-        for name, (reader, run) in sorted(self._runs().items()):
+        for name in runs or ():
+            if name not in known:
+                raise NotFound(f"unknown run {name!r}")
+        out: dict[str, dict[str, list[str]]] = {}
+        for name, (reader, run) in sorted(known.items()):
             if wanted is not None and name not in wanted:
                 continue
             try:
                 tags = reader.tags(run)
-            except KeyError:
-                continue
+            except NotFound:
+                continue  # removed meanwhile
             for kind, names in tags.items():
                 bucket = out.setdefault(kind, {})
                 for tag in names:
@@ -196,7 +197,7 @@ class DataProvider:
                     continue
                 try:
                     tags = source.reader.tags(run)
-                except KeyError:
+                except NotFound:
                     continue  # removed meanwhile
                 for kind, names in tags.items():
                     for tag in names:
@@ -224,18 +225,17 @@ class DataProvider:
         ``ranks="each"``, ``per_rank`` also holds every rank's own series.
         """
         reader, local = self._resolve(run)
-        try:
-            version = reader.version(local, "scalars", tag)
-            key = (run, tag, version, max_points, x_min, x_max, ranks)
-            with self._lock:
-                hit = self._cache.get(key)
-                if hit is not None:
-                    self._cache.move_to_end(key)
-                    return hit
-            jobs = reader.job_scalars(local, tag)
-            total = reader.count(local, "scalars", tag)
-        except KeyError as e:
-            raise NotFound(f"run {run!r} has no scalar tag {tag!r}") from e
+        if not _has_tag(reader, local, "scalars", tag):
+            raise NotFound(f"run {run!r} has no scalar tag {tag!r}")
+        version = reader.version(local, "scalars", tag)
+        key = (run, tag, version, max_points, x_min, x_max, ranks)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        jobs = reader.job_scalars(local, tag)
+        total = reader.count(local, "scalars", tag)
         if sum(len(r) for r, _ in jobs.values()) < 2:
             result = _downsampled(reader.scalars(local, tag), max_points, x_min, x_max)
         else:
@@ -262,13 +262,34 @@ class DataProvider:
                 self._cache.popitem(last=False)
         return result
 
+    def read_scalar_runs(
+        self,
+        *,
+        runs: list[str],
+        tag: str,
+        max_points: int,
+        x_min: float | None = None,
+        x_max: float | None = None,
+        ranks: str = "mean",
+    ) -> dict[str, Any]:
+        """:meth:`read_scalars` of each of ``runs``; a known run without ``tag`` is listed in
+        ``missing`` (the chart shows the others), an unknown one is :class:`NotFound`."""
+        series = []
+        missing = []
+        for run in runs:
+            reader, local = self._resolve(run)
+            if not _has_tag(reader, local, "scalars", tag):
+                missing.append(run)
+                continue
+            series.append(
+                self.read_scalars(run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks)
+            )
+        return {"tag": tag, "max_points": max_points, "runs": series, "missing": missing}
+
     def read_job(self, *, run: str) -> dict[str, Any]:
         """The job page of ``run`` (see :mod:`visualdl.server._jobs`)."""
         reader, local = self._resolve(run)
-        try:
-            progress = reader.progress(local)
-        except KeyError as e:
-            raise NotFound(f"unknown run {run!r}") from e
+        progress = reader.progress(local)
         return {"run": run, **job_overview(progress, now=time.time())}
 
     # -- images, histograms, text, graphs ----------------------------------------------------
@@ -280,11 +301,9 @@ class DataProvider:
             "histograms": reader.histograms,
             "text": reader.texts,
         }
-        getter = getters[kind]
-        try:
-            return reader, getter(local, tag)
-        except KeyError as e:
-            raise NotFound(f"run {run!r} has no {kind} tag {tag!r}") from e
+        if not _has_tag(reader, local, kind, tag):
+            raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")
+        return reader, getters[kind](local, tag)
 
     def list_images(self, *, run: str, tag: str) -> dict[str, Any]:
         _, events = self._events(run, "images", tag)
@@ -360,10 +379,9 @@ class DataProvider:
     def read_graph(self, *, run: str, name: str) -> tuple[GraphEvent, bytes]:
         """The newest graph ``name`` of ``run`` and its model bytes."""
         reader, local = self._resolve(run)
-        try:
-            event = next(e for e in reader.graphs(local) if e.name == name)
-        except (KeyError, StopIteration):
-            raise NotFound(f"run {run!r} has no graph {name!r}") from None
+        event = next((e for e in reader.graphs(local) if e.name == name), None)
+        if event is None:
+            raise NotFound(f"run {run!r} has no graph {name!r}")
         try:
             return event, reader.read_blob(event)
         except (OSError, VisualDLError) as e:
@@ -374,8 +392,8 @@ class DataProvider:
         for name, (reader, run) in sorted(self._runs().items()):
             try:
                 graphs: list[GraphEvent] = reader.graphs(run)
-            except KeyError:
-                continue
+            except NotFound:
+                continue  # removed meanwhile
             out.extend(
                 {"run": name, "name": g.name, "size": g.size, "wall_time": g.wall_time}
                 for g in graphs
@@ -405,6 +423,11 @@ class DataProvider:
             "problems": problems,
             "not_served": self.not_served(),
         }
+
+
+def _has_tag(reader: LogReader, run: str, kind: str, tag: str) -> bool:
+    """Whether ``run`` of ``reader`` holds ``tag`` of ``kind`` (an unknown run: :class:`NotFound`)."""
+    return tag in reader.tags(run)[kind]
 
 
 def _writer_json(w: WriterInfo) -> dict[str, Any]:

@@ -20,12 +20,13 @@ __all__ = ["make_server"]
 
 
 class _JSONErrorTask(ErrorTask):  # type: ignore[misc]
-    """waitress's own error answers (400, 413, 431, 500) as ``{"error": "..."}``."""
+    """waitress's own error answers (400, 413, 431, 500) as ``{"error": "...", "code": "..."}``."""
 
     def execute(self) -> None:
         error = self.request.error
         detail = " ".join(str(error.body).split())[:500]
-        body = json.dumps({"error": f"{error.reason}: {detail}" if detail else error.reason}).encode()
+        message = f"{error.reason}: {detail}" if detail else error.reason
+        body = json.dumps({"error": message, "code": "_".join(error.reason.lower().split())}).encode()
         self.status = f"{error.code} {error.reason}"
         self.response_headers.extend([("Content-Type", "application/json"), ("X-Content-Type-Options", "nosniff")])
         self.set_close_on_finish()

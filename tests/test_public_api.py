@@ -164,11 +164,28 @@ def test_values_returned_by_logreader_keep_their_fields():
 
 
 def test_errors_is_one_tree():
-    assert errors.__all__ == ["GraphError", "LogFormatError", "VisualDLError", "WriterError"]
+    assert errors.__all__ == [
+        "CannotShow",
+        "GraphError",
+        "InvalidArgument",
+        "LogFormatError",
+        "NotFound",
+        "VisualDLError",
+        "WriterError",
+    ]
     assert _public_names(errors) == errors.__all__
-    for name in ("GraphError", "LogFormatError", "WriterError"):
+    for name in errors.__all__:
         assert issubclass(getattr(errors, name), errors.VisualDLError)
-    assert issubclass(errors.GraphError, ValueError)
+    assert issubclass(errors.GraphError, errors.CannotShow) and issubclass(errors.GraphError, ValueError)
+    assert issubclass(errors.NotFound, KeyError) and issubclass(errors.InvalidArgument, ValueError)
+    statuses = {name: getattr(errors, name).http_status for name in errors.__all__}
+    assert statuses == {name: 500 for name in errors.__all__} | {
+        "CannotShow": 422,
+        "GraphError": 422,
+        "InvalidArgument": 400,
+        "NotFound": 404,
+    }
+    assert str(errors.NotFound("unknown run 'x'")) == "unknown run 'x'"  # not a KeyError's repr
     assert str(inspect.signature(errors.LogFormatError)) == (
         "(message: 'str', path: 'str | None' = None, offset: 'int | None' = None) -> 'None'"
     )

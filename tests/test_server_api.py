@@ -157,6 +157,8 @@ def test_named_logdirs_prefix_runs(logs, tmp_path):
      ("/api/scalars?tag=loss&run=train&ranks=", 400, "'mean' or 'each'"),
      ("/api/text?run=train&tag=", 400, "must not be empty"),
      ("/api/tags?run=", 400, "must not be empty"),
+     ("/api/tags?run=train&run=nope", 404, "unknown run 'nope'"),
+     ("/api/job?run=nope", 404, "unknown run 'nope'"),
      ("/api/images?run=train&tag=nope", 404, "has no images tag 'nope'"),
      ("/api/image?run=train&tag=sample&index=99", 404, "out of range"),
      ("/api/image?run=train&tag=sample&index=-1", 400, "between 0 and"),
@@ -177,6 +179,24 @@ def test_bad_requests_get_4xx_json(logs, url, status, message):
         assert body["runs"] == [] and body["missing"] == ["train"]
     else:
         assert message in body["error"]
+        assert body["code"] == {400: "invalid_argument", 404: "not_found"}[status]
+
+
+def test_an_internal_error_reading_scalars_is_a_500_not_a_missing_run(logs, monkeypatch):
+    """A KeyError inside the reader is a fault of the server: never a 200 listing the run as missing."""
+    from visualdl._reader import LogReader
+
+    def broken(self, run: str, tag: str) -> dict[str, int]:
+        inner: dict[str, dict[str, int]] = {}
+        return inner[tag]
+
+    monkeypatch.setattr(LogReader, "job_scalars", broken)
+    client, _ = _client(("", logs))
+    response = client.get("/api/scalars?tag=loss&run=train")
+    assert response.status_code == 500
+    assert response.get_json() == {"error": "internal error: KeyError", "code": "internal_error"}
+    assert client.get("/api/scalars?tag=acc&run=train&run=eval").status_code == 500
+    assert client.get("/api/scalars?tag=acc&run=train").get_json()["missing"] == ["train"]  # no tag: still missing
 
 
 def test_health_reports_bad_files_with_offsets(logs):

@@ -59,7 +59,7 @@ from visualdl._tail import LogFile, Problem, check_record, check_vdl2_record, op
 from visualdl._tfevents import SESSION_START, BlobRef, EventDecoder, is_tfevents_file, purge
 from visualdl._tfevents import blob_span as event_blob_span
 from visualdl._vdl2 import ValueRef, is_vdl2_file
-from visualdl.errors import LogFormatError
+from visualdl.errors import LogFormatError, NotFound
 from visualdl.proto import pb
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
@@ -578,7 +578,7 @@ class LogReader:
     def _run(self, run: str) -> _Run:
         state = self._runs.get(run)
         if state is None:
-            raise KeyError(f"unknown run {run!r}; known runs: {sorted(self._runs)!r}")
+            raise NotFound(f"unknown run {run!r}; known runs: {sorted(self._runs)!r}")
         return state
 
     def runs(self) -> list[str]:
@@ -602,7 +602,7 @@ class LogReader:
         state = self._run(run)
         per_file = state.data.get((kind, tag))
         if per_file is None:
-            raise KeyError(f"run {run!r} has no {kind} tag {tag!r}")
+            raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")
         hit = state.cache.get((kind, tag))
         if hit is not None and hit[0] == state.versions.get((kind, tag), 0):
             return state, None, hit[1]
@@ -663,7 +663,7 @@ class LogReader:
                 if (role is None or r_role == role) and (rank is None or r_rank == rank)
             ]
             if not parts and (role is not None or rank is not None):
-                raise KeyError(f"run {run!r} has no writer of {tag!r} with role {role!r} and rank {rank!r}")
+                raise NotFound(f"run {run!r} has no writer of {tag!r} with role {role!r} and rank {rank!r}")
             merged = merge(parts)
             if unfiltered:
                 state.cache[("merged", tag)] = (version, merged)
@@ -714,7 +714,7 @@ class LogReader:
         with self._lock:
             per_file = self._run(run).data.get((kind, tag))
             if per_file is None:
-                raise KeyError(f"run {run!r} has no {kind} tag {tag!r}")
+                raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")
             return sum(len(store) for store in per_file.values())
 
     def images(self, run: str, tag: str) -> list[ImageEvent]:

@@ -49,7 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.server._provider import DataProvider, NotFound
+from visualdl.errors import NotFound
+from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
 
 __all__ = ["display", "histograms", "images", "list_servers", "scalars", "smooth", "start", "stop"]
