@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import importlib.resources
 import logging
-import math
 import os
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, TypedDict
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 import plotly
@@ -24,11 +23,12 @@ from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from visualdl._tail import open_regular
-from visualdl.errors import InvalidArgument, NotFound, VisualDLError
+from visualdl.errors import NotFound, VisualDLError
 from visualdl.server._hosts import HostPolicy, host_name
 from visualdl.server._openapi import openapi_document
-from visualdl.server._params import MAX_EXPAND, MAX_RUNS, MAX_TEXT, MIN_MAX_POINTS, NUMBER_BOUNDS, text_limit
+from visualdl.server._params import parse_query
 from visualdl.server._provider import DataProvider
+from visualdl.server._routes import ROUTES, Route
 from visualdl.server._settings import Settings
 
 if TYPE_CHECKING:
@@ -42,9 +42,6 @@ log = logging.getLogger("visualdl.server")
 # finder of visualdl/__init__.py maps it); a package on a file system, never zipped.
 STATIC_DIR = str(importlib.resources.files("visualdl.frontend_static"))
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
-# Numbers as JSON writes them, in ASCII digits: int() and float() also take "٣", " 3" and "1_0".
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -55,15 +52,6 @@ CONTENT_TYPES = {
     ".json": "application/json",
     ".ico": "image/x-icon",
 }
-
-
-class _GraphSource(TypedDict):
-    """Which model a graph request is about: a logged one (run, name) or a --model file."""
-
-    model: str | None
-    run: str | None
-    name: str | None
-    path: str
 
 
 _CHUNK = 1 << 20
@@ -116,72 +104,6 @@ def _graphs() -> GraphService:
     return service
 
 
-def _text(name: str, *, required: bool = True) -> str:
-    """The parameter's value; "" when it is optional and absent. Given, it must not be empty."""
-    value = request.args.get(name)
-    if value is None:
-        if required:
-            raise InvalidArgument(f"missing query parameter {name!r}")
-        return ""
-    _check_text(name, value)
-    return value
-
-
-def _check_text(name: str, value: str) -> None:
-    if not value:
-        raise InvalidArgument(f"query parameter {name!r} must not be empty; leave it out instead")
-    limit = text_limit(name)
-    if len(value) > limit:
-        raise InvalidArgument(f"query parameter {name!r} must be at most {limit} characters; got {len(value)}")
-    if "\x00" in value:
-        raise InvalidArgument(f"query parameter {name!r} must not hold a NUL character")
-
-
-def _texts(name: str, *, required: bool = True, most: int = MAX_RUNS) -> list[str]:
-    values = request.args.getlist(name)
-    if not values and required:
-        raise InvalidArgument(f"missing query parameter {name!r} (give it once per run)")
-    if len(values) > most:
-        raise InvalidArgument(f"query parameter {name!r} is given {len(values)} times; at most {most}")
-    for value in values:
-        _check_text(name, value)
-    return values
-
-
-def _flag(name: str) -> bool:
-    """A 0/1 parameter; absent is 0."""
-    raw = request.args.get(name)
-    if raw not in (None, "0", "1"):
-        raise InvalidArgument(f"query parameter {name!r} must be 0 or 1; got {raw[:40]!r}")
-    return raw == "1"
-
-
-def _int(name: str, default: int, low: int, high: int) -> int:
-    raw = request.args.get(name)
-    if raw is None:
-        return default
-    if _INTEGER.fullmatch(raw) is None:
-        raise InvalidArgument(f"query parameter {name!r} must be an integer; got {raw[:40]!r}")
-    value = int(raw) if len(raw) <= 40 else high + 1
-    if not low <= value <= high:
-        raise InvalidArgument(f"query parameter {name!r} must be between {low} and {high}; got {raw[:40]}")
-    return value
-
-
-def _float(name: str) -> float | None:
-    raw = request.args.get(name)
-    if raw is None:
-        return None
-    if len(raw) > MAX_TEXT or _NUMBER.fullmatch(raw) is None:
-        if raw.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise InvalidArgument(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
-        raise InvalidArgument(f"query parameter {name!r} must be a number; got {raw[:40]!r}")
-    value = float(raw)
-    if not math.isfinite(value):
-        raise InvalidArgument(f"query parameter {name!r} must be finite; got {raw[:40]!r}")
-    return value
-
-
 def _static(path: str, directory: str) -> Response:
     kind = CONTENT_TYPES.get(os.path.splitext(path)[1].lower())
     if kind is None:  # the web UI's own kinds of file only: not its __init__.py or README
@@ -208,11 +130,122 @@ def _relative(location: str) -> str:
     return urlunsplit(("", "", path, parts.query, parts.fragment))
 
 
+Query = dict[str, Any]
+
+
+def _health(q: Query) -> Any:
+    return _provider().health()
+
+
+def _runs(q: Query) -> Any:
+    return {"runs": _provider().list_runs()}
+
+
+def _tags(q: Query) -> Any:
+    return _provider().list_tags(runs=q["run"] or None)
+
+
+def _scalars(q: Query) -> Any:
+    # x_min above x_max: a range that holds no point (an empty answer, not an error).
+    return _provider().read_scalar_runs(
+        runs=q["run"], tag=q["tag"], max_points=q["max_points"], x_min=q["x_min"], x_max=q["x_max"], ranks=q["ranks"]
+    )
+
+
+def _images(q: Query) -> Any:
+    return _provider().list_images(run=q["run"], tag=q["tag"])
+
+
+def _image(q: Query) -> Response:
+    if q["step"] is not None:
+        path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], step=q["step"])
+    else:
+        path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], index=q["index"])
+    # Streamed from the log file a chunk at a time: a huge image costs no more memory
+    # per request than a chunk, however many clients ask for it at once.
+    mimetype, body = _file_span(path, offset, length)
+    response = Response(body, mimetype=mimetype, direct_passthrough=True)
+    response.headers["Content-Length"] = str(length)
+    response.headers["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+def _histograms(q: Query) -> Any:
+    return _provider().read_histograms(run=q["run"], tag=q["tag"], max_entries=q["max_entries"])
+
+
+def _job(q: Query) -> Any:
+    return _provider().read_job(run=q["run"])
+
+
+def _distribution(q: Query) -> Any:
+    return _provider().read_distribution(run=q["run"], tag=q["tag"])
+
+
+def _text(q: Query) -> Any:
+    return _provider().read_text(run=q["run"], tag=q["tag"])
+
+
+def _graph_list(q: Query) -> Any:
+    return {"graphs": _graphs().list_sources()}
+
+
+def _graph_source(q: Query) -> dict[str, Any]:
+    """model=ID, or run=RUN (and name=NAME); neither: the first graph (of that name)."""
+    model = q["model"]
+    return {"model": model, "run": None if model is not None else q["run"], "name": q["name"], "path": q["path"] or ""}
+
+
+def _graph(q: Query) -> Any:
+    expand = q["expand"]
+    return _graphs().view(
+        **_graph_source(q), expand=expand if expand or q["collapsed"] else None, expand_all=q["expand_all"]
+    )
+
+
+def _graph_node(q: Query) -> Any:
+    return _graphs().node(node=q["node"], **_graph_source(q))
+
+
+def _graph_search(q: Query) -> Any:
+    return _graphs().search(q=q["q"], **_graph_source(q))
+
+
+#: What answers each route of :data:`ROUTES`, by its name: the query as declared, parsed.
+_HANDLERS: dict[str, Callable[[Query], Any]] = {
+    "health": _health,
+    "runs": _runs,
+    "tags": _tags,
+    "scalars": _scalars,
+    "images": _images,
+    "image": _image,
+    "histograms": _histograms,
+    "job": _job,
+    "distribution": _distribution,
+    "text": _text,
+    "graphs": _graph_list,
+    "graph": _graph,
+    "graph_node": _graph_node,
+    "graph_search": _graph_search,
+}
+
+
+def _view(route: Route, handler: Callable[[Query], Any], settings: Settings) -> Callable[[], Response]:
+    """The view of ``route``: its query parsed by its declaration, the handler's value as JSON."""
+
+    def view() -> Response:
+        answer = handler(parse_query(route.params, request.args, settings))
+        return answer if isinstance(answer, Response) else jsonify(answer)
+
+    view.__name__ = route.name
+    return view
+
+
 def build_blueprint(settings: Settings) -> Blueprint:
     """The app's routes under ``settings.path_prefix``, answering the Host names ``settings`` trusts."""
     url_prefix = settings.path_prefix.rstrip("/")
     hosts = HostPolicy.of(settings.host, settings.allowed_hosts)
-    document = openapi_document(max_points_limit=settings.max_points_limit, path_prefix=url_prefix)
+    document = openapi_document(settings)
     bp = Blueprint("visualdl", __name__, url_prefix=url_prefix or None)
 
     @bp.before_app_request
@@ -257,109 +290,8 @@ def build_blueprint(settings: Settings) -> Blueprint:
     def openapi() -> Response:
         return jsonify(document)
 
-    @bp.get("/api/health")
-    def health() -> Response:
-        return jsonify(_provider().health())
-
-    @bp.get("/api/runs")
-    def runs() -> Response:
-        return jsonify({"runs": _provider().list_runs()})
-
-    @bp.get("/api/tags")
-    def tags() -> Response:
-        wanted = _texts("run", required=False) or None
-        return jsonify(_provider().list_tags(runs=wanted))
-
-    @bp.get("/api/scalars")
-    def scalars() -> Response:
-        provider = _provider()
-        tag = _text("tag")
-        run_names = _texts("run")
-        settings = provider.settings
-        max_points = _int("max_points", settings.max_points, MIN_MAX_POINTS, settings.max_points_limit)
-        x_min, x_max = _float("x_min"), _float("x_max")
-        # x_min above x_max: a range that holds no point (an empty answer, not an error).
-        ranks = request.args.get("ranks", "mean")
-        if ranks not in ("mean", "each"):
-            raise InvalidArgument(f"query parameter 'ranks' must be 'mean' or 'each'; got {ranks[:40]!r}")
-        return jsonify(
-            provider.read_scalar_runs(
-                runs=run_names, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks
-            )
-        )
-
-    @bp.get("/api/images")
-    def images() -> Response:
-        return jsonify(_provider().list_images(run=_text("run"), tag=_text("tag")))
-
-    @bp.get("/api/image")
-    def image() -> Response:
-        step = request.args.get("step")
-        if step is not None:
-            path, offset, length = _provider().locate_image(
-                run=_text("run"), tag=_text("tag"), step=_int("step", 0, *NUMBER_BOUNDS["step"])
-            )
-        else:
-            path, offset, length = _provider().locate_image(
-                run=_text("run"), tag=_text("tag"), index=_int("index", 0, *NUMBER_BOUNDS["index"])
-            )
-        # Streamed from the log file a chunk at a time: a huge image costs no more memory
-        # per request than a chunk, however many clients ask for it at once.
-        mimetype, body = _file_span(path, offset, length)
-        response = Response(body, mimetype=mimetype, direct_passthrough=True)
-        response.headers["Content-Length"] = str(length)
-        response.headers["Cache-Control"] = "private, max-age=3600"
-        return response
-
-    @bp.get("/api/histograms")
-    def histograms() -> Response:
-        max_entries = _int("max_entries", 50, *NUMBER_BOUNDS["max_entries"])
-        return jsonify(_provider().read_histograms(run=_text("run"), tag=_text("tag"), max_entries=max_entries))
-
-    @bp.get("/api/job")
-    def job() -> Response:
-        return jsonify(_provider().read_job(run=_text("run")))
-
-    @bp.get("/api/distribution")
-    def distribution() -> Response:
-        return jsonify(_provider().read_distribution(run=_text("run"), tag=_text("tag")))
-
-    @bp.get("/api/text")
-    def text() -> Response:
-        return jsonify(_provider().read_text(run=_text("run"), tag=_text("tag")))
-
-    @bp.get("/api/graphs")
-    def graphs() -> Response:
-        return jsonify({"graphs": _graphs().list_sources()})
-
-    def _graph_source() -> _GraphSource:
-        """model=ID, or run=RUN (and name=NAME); neither: the first graph (of that name)."""
-        model = _text("model", required=False) or None
-        return {
-            "model": model,
-            "run": None if model is not None else _text("run", required=False) or None,
-            "name": _text("name", required=False) or None,
-            "path": _text("path", required=False),
-        }
-
-    @bp.get("/api/graph")
-    def graph() -> Response:
-        expand = _texts("expand", required=False, most=MAX_EXPAND)
-        return jsonify(
-            _graphs().view(
-                **_graph_source(),
-                expand=expand if expand or _flag("collapsed") else None,
-                expand_all=_flag("expand_all"),
-            )
-        )
-
-    @bp.get("/api/graph/node")
-    def graph_node() -> Response:
-        return jsonify(_graphs().node(node=_text("node"), **_graph_source()))
-
-    @bp.get("/api/graph/search")
-    def graph_search() -> Response:
-        return jsonify(_graphs().search(q=_text("q"), **_graph_source()))
+    for route in ROUTES:
+        bp.add_url_rule(route.path, route.name, _view(route, _HANDLERS[route.name], settings), methods=["GET"])
 
     @bp.app_errorhandler(VisualDLError)
     def our_error(error: VisualDLError) -> tuple[Response, int]:
