@@ -76,6 +76,8 @@ setup(
         "test": [
             "pytest>=8",
             "hypothesis>=6.100",
+            # Every API answer in the tests is checked against the JSON Schema of the OpenAPI document.
+            "jsonschema>=4.18",
             # The generator of proto/visualdl_log_pb2.py; tests/test_proto.py checks it is fresh.
             "grpcio-tools==1.85.1",
             # tests/test_packaging.py builds a wheel without build isolation.

@@ -4,8 +4,19 @@ import os
 import sys
 
 import pytest
+from api_contract import ContractClient
+from flask import Flask
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def api_contract():
+    """Every Flask test client checks each JSON API answer against the generated OpenAPI document."""
+    before = Flask.test_client_class
+    Flask.test_client_class = ContractClient
+    yield
+    Flask.test_client_class = before
 
 
 @pytest.fixture

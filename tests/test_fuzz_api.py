@@ -1,4 +1,5 @@
-"""Random and adversarial requests to every endpoint of the OpenAPI document: never a 5xx, every error JSON.
+"""Random and adversarial requests to every endpoint of the OpenAPI document: never a 5xx, every error JSON,
+every answer one the document states (status, content type, JSON Schema).
 
 Seeded and reproducible: ``VISUALDL_FUZZ_SEED=N pytest tests/test_fuzz_api.py`` replays a
 run (a failure names its seed and request). Bounded by a request count and by time
@@ -14,11 +15,12 @@ import os
 import random
 import time
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import numpy as np
 import onnx
 import pytest
+from api_contract import check_answer
 from test_graph import conv_model, if_loop_model
 from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder, run_wsgi_app
@@ -190,6 +192,11 @@ def test_fuzz_api_never_answers_5xx_and_every_error_is_json(app):
             assert isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"], where
         if status == 405:
             assert "GET" in headers["Allow"], where
+        path = unquote(request["url"].partition("?")[0])
+        try:
+            check_answer(document, request["method"], path, status, headers.get("Content-Type", ""), data)
+        except AssertionError as e:
+            raise AssertionError(f"{where}: {e}") from e
         location = headers.get("Location")
         assert location is None or (location.startswith("/") and not location.startswith("//")), where
     assert sent >= 300, f"only {sent} requests in {SECONDS} s"

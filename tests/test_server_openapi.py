@@ -6,12 +6,15 @@ import os
 from typing import Any
 from urllib.parse import urlencode
 
+import jsonschema
 import numpy as np
 import onnx
 import pytest
+from api_contract import ContractClient, check_answer, schema_at
 from test_graph import conv_model
 
 from visualdl import LogWriter
+from visualdl.server._routes import ROUTES
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 
@@ -146,3 +149,34 @@ def test_other_methods_get_405_with_allow_and_json(client, method):
     assert response.status_code == 405
     assert set(response.headers["Allow"].replace(" ", "").split(",")) == {"GET", "HEAD", "OPTIONS"}
     assert response.get_json()["error"]
+
+
+def test_openapi_is_generated_from_the_route_table(document):
+    assert document["openapi"] == "3.1.0"
+    assert list(document["paths"]) == [route.path for route in ROUTES]
+    for route in ROUTES:
+        operation = document["paths"][route.path]["get"]
+        assert [p["name"] for p in operation["parameters"]] == [p.name for p in route.params]
+        assert set(operation["responses"]) == {str(s) for s in route.statuses}
+        for content_type in route.content_types:
+            jsonschema.Draft202012Validator.check_schema(schema_at(document, route.path, 200, content_type))
+        for status in route.statuses:
+            if status != 200:
+                assert schema_at(document, route.path, status)["required"] == ["error", "code"]
+    assert "422" in document["paths"]["/api/graph"]["get"]["responses"]
+    assert "400" not in document["paths"]["/api/runs"]["get"]["responses"]  # no parameter to get wrong
+
+
+def test_every_answer_is_checked_against_the_document(client, document):
+    """The tests' client checks each answer: an answer the document does not state fails."""
+    assert isinstance(client, ContractClient)
+    json = "application/json"
+    check_answer(document, "GET", "/api/runs", 200, json, lambda: b'{"runs": []}')
+    with pytest.raises(jsonschema.ValidationError):
+        check_answer(document, "GET", "/api/runs", 200, json, lambda: b'{"runs": [{"name": 1}]}')
+    with pytest.raises(jsonschema.ValidationError):  # an error answer without its code
+        check_answer(document, "GET", "/api/tags", 404, json, lambda: b'{"error": "unknown run"}')
+    with pytest.raises(AssertionError, match="not documented"):
+        check_answer(document, "GET", "/api/runs", 422, json, lambda: b"{}")
+    with pytest.raises(AssertionError, match="as 'text/html'"):
+        check_answer(document, "GET", "/api/runs", 200, "text/html", lambda: b"")
