@@ -141,6 +141,10 @@ def _runs(q: Query) -> Any:
     return {"runs": _provider().list_runs()}
 
 
+def _kinds(q: Query) -> Any:
+    return {"kinds": _provider().list_kinds()}
+
+
 def _tags(q: Query) -> Any:
     return _provider().list_tags(runs=q["run"] or None)
 
@@ -215,6 +219,7 @@ def _graph_search(q: Query) -> Any:
 _HANDLERS: dict[str, Callable[[Query], Any]] = {
     "health": _health,
     "runs": _runs,
+    "kinds": _kinds,
     "tags": _tags,
     "scalars": _scalars,
     "images": _images,

@@ -22,7 +22,7 @@ import numpy as np
 
 from visualdl._aggregate import JobSeries
 from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
-from visualdl._kinds import GraphEvent, HistogramEvent, ImageEvent, TextEvent
+from visualdl._kinds import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._logformat import MAX_TAG_LENGTH
 from visualdl._reader import LogReader, ScalarSeries, WriterInfo, open_blob
 from visualdl.errors import NotFound, VisualDLError
@@ -177,6 +177,25 @@ class DataProvider:
                 for tag in names:
                     if servable(tag, MAX_TAG_LENGTH):
                         bucket.setdefault(tag, []).append(name)
+        return out
+
+    def list_kinds(self) -> list[dict[str, Any]]:
+        """What the web UI offers a tab for: every record kind of the kinds table, in its order,
+        with how many tags (distinct names over all runs) and runs hold it, and the ``jobs`` view
+        (runs of two or more ranked writers), before ``graphs`` as the UI has always shown it."""
+        tags = self.list_tags()
+        out: list[dict[str, Any]] = []
+        for name in KINDS:
+            by_tag = tags.get(name, {})
+            runs = {run for names in by_tag.values() for run in names}
+            kind = {"name": name, "title": name.capitalize(), "record": True, "tags": len(by_tag), "runs": len(runs)}
+            out.append(kind)
+        jobs = 0
+        for run in self.list_runs():
+            places = {(w["role"], w["rank"]) for w in run["writers"] if w["rank"] >= 0}
+            jobs += len(places) >= 2
+        at = next((i for i, kind in enumerate(out) if kind["name"] == "graphs"), len(out))
+        out.insert(at, {"name": "jobs", "title": "Jobs", "record": False, "tags": 0, "runs": jobs})
         return out
 
     def not_served(self) -> list[dict[str, Any]]:

@@ -185,6 +185,21 @@ _TAGS = {
     "additionalProperties": _map({"type": "array", "items": STRING, "minItems": 1}),
     "description": "{kind: {tag: [runs having it]}}: every kind held by the runs asked for, {} when it has no tags",
 }
+_KINDS = _object(
+    {
+        "kinds": _array(
+            _object(
+                {
+                    "name": STRING,
+                    "title": STRING,
+                    "record": {"type": "boolean", "description": "a kind of record; false: a view of runs (jobs)"},
+                    "tags": {"type": "integer", "description": "distinct tags of the kind over all runs"},
+                    "runs": {"type": "integer", "description": "runs holding the kind (for jobs: runs that are jobs)"},
+                }
+            )
+        )
+    }
+)
 _HEALTH = _object(
     {
         "status": {"enum": ["ok", "loading"]},
@@ -420,6 +435,15 @@ ROUTES: tuple[Route, ...] = (
         errors=(),
     ),
     Route("runs", "/api/runs", "Runs, with the writers (processes) of each", (), _RUNS, errors=()),
+    Route(
+        "kinds",
+        "/api/kinds",
+        "What the logdir holds, one entry per tab of the web UI: every kind of record with its tag and run "
+        "counts, and the jobs view",
+        (),
+        _KINDS,
+        errors=(),
+    ),
     Route(
         "tags",
         "/api/tags",

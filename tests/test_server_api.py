@@ -52,6 +52,24 @@ def test_runs_and_tags(logs):
     assert client.get("/api/tags?run=eval").get_json()["images"] == {}
 
 
+def test_kinds_count_tags_and_runs_of_every_kind_and_the_jobs(logs):
+    with LogWriter(os.path.join(logs, "job"), rank=0, world_size=2) as w:
+        w.add_scalar("loss", 1.0, 0)
+    with LogWriter(os.path.join(logs, "job"), rank=1, world_size=2) as w:
+        w.add_scalar("loss", 2.0, 0)
+    client, _ = _client(("", logs))
+    kinds = {k["name"]: (k["tags"], k["runs"]) for k in client.get("/api/kinds").get_json()["kinds"]}
+    assert kinds == {
+        "scalars": (2, 3),
+        "images": (1, 1),
+        "histograms": (1, 1),
+        "text": (1, 1),
+        "jobs": (0, 1),
+        "graphs": (0, 0),
+    }
+    assert list(kinds) == ["scalars", "images", "histograms", "text", "jobs", "graphs"]  # the tabs, in order
+
+
 def test_scalars_exact_values_many_runs_one_request(logs):
     client, _ = _client(("", logs))
     body = client.get("/api/scalars?tag=loss&run=train&run=eval").get_json()
