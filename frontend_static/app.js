@@ -1,6 +1,7 @@
 // Entry point: app state, tabs, the sidebar, and the live-refresh loop that polls
-// /api/health, /api/runs and /api/tags and re-fetches the visible cards when the server
-// has read new bytes.
+// /api/health, /api/runs, /api/tags and /api/kinds and re-fetches the visible cards when
+// the server has read new bytes. The tabs are those /api/kinds lists that this page has a
+// panel for, in the server's order, with its counts.
 
 import { getJSON } from './api.js';
 import { colorOf } from './colors.js';
@@ -8,7 +9,7 @@ import { compileFilter, matches } from './dom.js';
 import { GraphView } from './graph.js';
 import { HistogramCard, MODES } from './histograms.js';
 import { ImageCard } from './images.js';
-import { JobsView, jobRuns } from './jobs.js';
+import { JobsView } from './jobs.js';
 import { PerRunView } from './perrunview.js';
 import { renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
@@ -16,13 +17,12 @@ import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
 
 const SETTINGS_KEY = 'visualdl.settings.v1';
-const TABS = { scalars: 'Scalars', images: 'Images', histograms: 'Histograms', text: 'Text', jobs: 'Jobs', graphs: 'Graphs' };
 const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes were read
 const CYCLE_TIMEOUT_MS = 30000;
 
 const saved = loadSettings();
 const state = {
-  runs: [], runByName: new Map(), tags: {}, deselected: new Set(), loaded: false, tab: 'scalars',
+  runs: [], runByName: new Map(), tags: {}, kinds: [], deselected: new Set(), loaded: false, tab: 'scalars',
   runFilter: compileFilter(''), tagFilter: compileFilter(''),
 };
 
@@ -76,27 +76,38 @@ const sidebar = new Sidebar(ctx);
 
 // -- tabs ---------------------------------------------------------------------------
 
-const tabButtons = [...document.querySelectorAll('[role="tab"]')];
+const tabList = document.querySelector('[role="tablist"]');
+let tabButtons = [];
+let tabsSignature = '';
 
-function showTab(name) {
-  // Own keys only: `name in TABS` also takes "constructor", "__proto__" or "toString" (#constructor).
-  if (!Object.hasOwn(TABS, name)) name = 'scalars';
-  state.tab = name;
-  for (const tab of tabButtons) {
-    const selected = tab.dataset.tab === name;
-    tab.setAttribute('aria-selected', String(selected));
-    tab.tabIndex = selected ? 0 : -1;
-    panel(tab.dataset.tab).hidden = !selected;
+/** One tab per kind the server lists that has a view here, in the server's order. */
+function buildTabs(kinds) {
+  const shown = kinds.filter((kind) => Object.hasOwn(views, kind.name));
+  const signature = JSON.stringify(shown.map((kind) => [kind.name, kind.title]));
+  if (signature !== tabsSignature) {
+    tabsSignature = signature;
+    tabButtons = shown.map((kind) => tabButton(kind));
+    tabList.replaceChildren(...tabButtons);
+    selectTab(state.tab);
   }
-  document.title = `${TABS[name]} · VisualDL`;
-  views[name].update();
-  views[name].refresh();
+  for (const kind of shown) {
+    const count = kind.record ? kind.tags : kind.runs;
+    document.querySelector(`#tab-${kind.name} .tab-count`).textContent = count ? String(count) : '';
+  }
 }
 
-for (const tab of tabButtons) {
+function tabButton(kind) {
+  const tab = document.createElement('button');
+  Object.assign(tab, { type: 'button', id: `tab-${kind.name}` });
+  tab.setAttribute('role', 'tab');
+  tab.setAttribute('aria-controls', `panel-${kind.name}`);
+  tab.dataset.tab = kind.name;
+  const count = document.createElement('span');
+  count.className = 'tab-count';
+  tab.append(`${kind.title} `, count);
   tab.addEventListener('click', () => {
-    history.replaceState(null, '', `#${tab.dataset.tab}`);
-    showTab(tab.dataset.tab);
+    history.replaceState(null, '', `#${kind.name}`);
+    showTab(kind.name);
   });
   tab.addEventListener('keydown', (event) => {
     const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
@@ -105,17 +116,30 @@ for (const tab of tabButtons) {
     next.focus();
     next.click();
   });
+  return tab;
 }
-window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
 
-function updateTabCounts() {
+function selectTab(name) {
   for (const tab of tabButtons) {
-    const name = tab.dataset.tab;
-    let count = Object.keys(state.tags[name] || {}).length;
-    if (name === 'jobs') count = jobRuns(state.runs).length;
-    tab.querySelector('.tab-count').textContent = count ? String(count) : '';
+    const selected = tab.dataset.tab === name;
+    tab.setAttribute('aria-selected', String(selected));
+    tab.tabIndex = selected ? 0 : -1;
   }
+  const title = state.kinds.find((kind) => kind.name === name)?.title;
+  document.title = title ? `${title} · VisualDL` : 'VisualDL';
 }
+
+function showTab(name) {
+  // Own keys only: `name in views` also takes "constructor", "__proto__" or "toString" (#constructor).
+  if (!Object.hasOwn(views, name)) name = 'scalars';
+  state.tab = name;
+  for (const other of Object.keys(views)) panel(other).hidden = other !== name;
+  selectTab(name);
+  views[name].update();
+  views[name].refresh();
+}
+
+window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
 
 // -- histogram mode for all cards -----------------------------------------------------
 
@@ -143,15 +167,16 @@ function scheduleUpdate() {
 }
 
 let known = '';
-/** Take new runs and tags; true if they differ from the last ones. */
-function setData(runs, tags) {
+/** Take new runs, tags and kinds; true if the runs or tags differ from the last ones. */
+function setData(runs, tags, kinds) {
   state.runs = runs;
   state.runByName = new Map(runs.map((r) => [r.name, r]));
+  state.kinds = kinds;
+  buildTabs(kinds);
   const signature = JSON.stringify([runs.map((r) => r.name), tags]);
   if (signature === known) return false;
   known = signature;
   state.tags = tags;
-  updateTabCounts();
   return true;
 }
 
@@ -166,10 +191,12 @@ async function tick({ force = false } = {}) {
   ticking = true;
   try {
     if (document.hidden && !force) return;
-    const [health, runs, tags] = await Promise.all([getJSON('health'), getJSON('runs'), getJSON('tags')]);
+    const [health, runs, tags, kinds] = await Promise.all(
+      [getJSON('health'), getJSON('runs'), getJSON('tags'), getJSON('kinds')],
+    );
     const first = lastBytes === null;
     state.loaded = health.loaded;
-    const changed = setData(runs.runs, tags);
+    const changed = setData(runs.runs, tags, kinds.kinds);
     sidebar.setHealth(health);
     const grown = health.bytes_read !== lastBytes;
     lastBytes = health.bytes_read;

@@ -362,6 +362,24 @@ def test_no_console_errors_on_any_tab(page, server):
     assert page.errors == []
 
 
+def test_tabs_are_built_from_the_kinds_the_server_lists(page, server):
+    base, _, _ = server
+    open_tab(page, base, "images")
+    page.wait_for_selector("#tab-images[aria-selected='true']")
+    kinds = page.evaluate("() => fetch('api/kinds').then((r) => r.json())")["kinds"]
+    tabs = page.locator("[role='tab']")
+    assert [tabs.nth(i).get_attribute("data-tab") for i in range(tabs.count())] == [k["name"] for k in kinds]
+    for kind in kinds:
+        count = kind["tags"] if kind["record"] else kind["runs"]
+        page.wait_for_function(
+            "([name, count]) => document.querySelector(`#tab-${name} .tab-count`).textContent === count",
+            arg=[kind["name"], str(count) if count else ""],
+        )
+        assert page.inner_text(f"#tab-{kind['name']}").startswith(kind["title"])
+    assert not page.locator("#panel-images").is_hidden() and page.locator("#panel-scalars").is_hidden()
+    assert page.errors == []
+
+
 @pytest.mark.parametrize("fragment", ["constructor", "__proto__", "toString", "hasOwnProperty"])
 def test_fragment_naming_an_object_property_shows_the_scalars_tab(page, server, fragment):
     base, _, _ = server
