@@ -1,7 +1,10 @@
 """The HTTP layer: one blueprint over the DataProvider, one error handler, static files.
 
-Every parameter is checked here and a bad one gets a 4xx JSON error naming it; run and
-tag names are only ever looked up in the index, never joined into a path. Static files
+The routes are those of :data:`visualdl.server._routes.ROUTES`: each query is parsed by
+its declaration there (a bad parameter: a 400 naming it) and handed to its handler here;
+every :class:`~visualdl.errors.VisualDLError` is answered by one handler with the status
+on its class. Run and tag names are only ever looked up in the index, never joined into
+a path. Static files
 come from ``frontend_static/`` through werkzeug's ``safe_join`` and plotly.js from the
 installed ``plotly`` package.
 """

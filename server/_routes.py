@@ -504,7 +504,8 @@ ROUTES: tuple[Route, ...] = (
             Param("step", "the step (its last image); instead of index", type="integer", bounds=NUMBER_BOUNDS["step"]),
         ),
         _IMAGE,
-        content_types=("image/png", "image/jpeg", "image/gif"),
+        # Bytes whose first ones are none of these three come as application/octet-stream.
+        content_types=("image/png", "image/jpeg", "image/gif", "application/octet-stream"),
     ),
     Route(
         "histograms",
