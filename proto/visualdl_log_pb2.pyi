@@ -146,6 +146,174 @@ class Graph(_message.Message):
     data: bytes
     def __init__(self, name: _Optional[str] = ..., wall_time: _Optional[float] = ..., format: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
 
+class Audio(_message.Message):
+    __slots__ = ("tag", "step", "wall_time", "sample_rate", "length_frames", "channels", "wav")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_RATE_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FRAMES_FIELD_NUMBER: _ClassVar[int]
+    CHANNELS_FIELD_NUMBER: _ClassVar[int]
+    WAV_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    step: int
+    wall_time: float
+    sample_rate: int
+    length_frames: int
+    channels: int
+    wav: bytes
+    def __init__(self, tag: _Optional[str] = ..., step: _Optional[int] = ..., wall_time: _Optional[float] = ..., sample_rate: _Optional[int] = ..., length_frames: _Optional[int] = ..., channels: _Optional[int] = ..., wav: _Optional[bytes] = ...) -> None: ...
+
+class PrCurve(_message.Message):
+    __slots__ = ("tag", "step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "precision", "recall")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    TP_FIELD_NUMBER: _ClassVar[int]
+    FP_FIELD_NUMBER: _ClassVar[int]
+    TN_FIELD_NUMBER: _ClassVar[int]
+    FN_FIELD_NUMBER: _ClassVar[int]
+    PRECISION_FIELD_NUMBER: _ClassVar[int]
+    RECALL_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    step: int
+    wall_time: float
+    thresholds: bytes
+    tp: bytes
+    fp: bytes
+    tn: bytes
+    fn: bytes
+    precision: bytes
+    recall: bytes
+    def __init__(self, tag: _Optional[str] = ..., step: _Optional[int] = ..., wall_time: _Optional[float] = ..., thresholds: _Optional[bytes] = ..., tp: _Optional[bytes] = ..., fp: _Optional[bytes] = ..., tn: _Optional[bytes] = ..., fn: _Optional[bytes] = ..., precision: _Optional[bytes] = ..., recall: _Optional[bytes] = ...) -> None: ...
+
+class RocCurve(_message.Message):
+    __slots__ = ("tag", "step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "tpr", "fpr")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    TP_FIELD_NUMBER: _ClassVar[int]
+    FP_FIELD_NUMBER: _ClassVar[int]
+    TN_FIELD_NUMBER: _ClassVar[int]
+    FN_FIELD_NUMBER: _ClassVar[int]
+    TPR_FIELD_NUMBER: _ClassVar[int]
+    FPR_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    step: int
+    wall_time: float
+    thresholds: bytes
+    tp: bytes
+    fp: bytes
+    tn: bytes
+    fn: bytes
+    tpr: bytes
+    fpr: bytes
+    def __init__(self, tag: _Optional[str] = ..., step: _Optional[int] = ..., wall_time: _Optional[float] = ..., thresholds: _Optional[bytes] = ..., tp: _Optional[bytes] = ..., fp: _Optional[bytes] = ..., tn: _Optional[bytes] = ..., fn: _Optional[bytes] = ..., tpr: _Optional[bytes] = ..., fpr: _Optional[bytes] = ...) -> None: ...
+
+class HParamValue(_message.Message):
+    __slots__ = ("name", "int_value", "float_value", "string_value", "bool_value")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    INT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    FLOAT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    BOOL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    int_value: int
+    float_value: float
+    string_value: str
+    bool_value: bool
+    def __init__(self, name: _Optional[str] = ..., int_value: _Optional[int] = ..., float_value: _Optional[float] = ..., string_value: _Optional[str] = ..., bool_value: _Optional[bool] = ...) -> None: ...
+
+class HParams(_message.Message):
+    __slots__ = ("wall_time", "values", "metrics")
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    METRICS_FIELD_NUMBER: _ClassVar[int]
+    wall_time: float
+    values: _containers.RepeatedCompositeFieldContainer[HParamValue]
+    metrics: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, wall_time: _Optional[float] = ..., values: _Optional[_Iterable[_Union[HParamValue, _Mapping]]] = ..., metrics: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Embeddings(_message.Message):
+    __slots__ = ("tag", "step", "wall_time", "rows", "dimension", "metadata_header", "metadata", "vectors")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    DIMENSION_FIELD_NUMBER: _ClassVar[int]
+    METADATA_HEADER_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    VECTORS_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    step: int
+    wall_time: float
+    rows: int
+    dimension: int
+    metadata_header: _containers.RepeatedScalarFieldContainer[str]
+    metadata: _containers.RepeatedScalarFieldContainer[str]
+    vectors: bytes
+    def __init__(self, tag: _Optional[str] = ..., step: _Optional[int] = ..., wall_time: _Optional[float] = ..., rows: _Optional[int] = ..., dimension: _Optional[int] = ..., metadata_header: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Iterable[str]] = ..., vectors: _Optional[bytes] = ...) -> None: ...
+
+class ScalarLayout(_message.Message):
+    __slots__ = ("wall_time", "categories")
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    CATEGORIES_FIELD_NUMBER: _ClassVar[int]
+    wall_time: float
+    categories: _containers.RepeatedCompositeFieldContainer[LayoutCategory]
+    def __init__(self, wall_time: _Optional[float] = ..., categories: _Optional[_Iterable[_Union[LayoutCategory, _Mapping]]] = ...) -> None: ...
+
+class LayoutCategory(_message.Message):
+    __slots__ = ("title", "charts", "closed")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CHARTS_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    charts: _containers.RepeatedCompositeFieldContainer[LayoutChart]
+    closed: bool
+    def __init__(self, title: _Optional[str] = ..., charts: _Optional[_Iterable[_Union[LayoutChart, _Mapping]]] = ..., closed: _Optional[bool] = ...) -> None: ...
+
+class LayoutChart(_message.Message):
+    __slots__ = ("title", "multiline", "margin")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    MULTILINE_FIELD_NUMBER: _ClassVar[int]
+    MARGIN_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    multiline: MultilineChart
+    margin: MarginChart
+    def __init__(self, title: _Optional[str] = ..., multiline: _Optional[_Union[MultilineChart, _Mapping]] = ..., margin: _Optional[_Union[MarginChart, _Mapping]] = ...) -> None: ...
+
+class MultilineChart(_message.Message):
+    __slots__ = ("tags",)
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tags: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MarginChart(_message.Message):
+    __slots__ = ("series",)
+    SERIES_FIELD_NUMBER: _ClassVar[int]
+    series: _containers.RepeatedCompositeFieldContainer[MarginSeries]
+    def __init__(self, series: _Optional[_Iterable[_Union[MarginSeries, _Mapping]]] = ...) -> None: ...
+
+class MarginSeries(_message.Message):
+    __slots__ = ("value", "lower", "upper")
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    LOWER_FIELD_NUMBER: _ClassVar[int]
+    UPPER_FIELD_NUMBER: _ClassVar[int]
+    value: str
+    lower: str
+    upper: str
+    def __init__(self, value: _Optional[str] = ..., lower: _Optional[str] = ..., upper: _Optional[str] = ...) -> None: ...
+
+class Meta(_message.Message):
+    __slots__ = ("wall_time", "display_name")
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    wall_time: float
+    display_name: str
+    def __init__(self, wall_time: _Optional[float] = ..., display_name: _Optional[str] = ...) -> None: ...
+
 class Footer(_message.Message):
     __slots__ = ("wall_time", "records", "scalar_points")
     WALL_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -157,7 +325,7 @@ class Footer(_message.Message):
     def __init__(self, wall_time: _Optional[float] = ..., records: _Optional[int] = ..., scalar_points: _Optional[int] = ...) -> None: ...
 
 class Record(_message.Message):
-    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer")
+    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta")
     HEADER_FIELD_NUMBER: _ClassVar[int]
     SCALARS_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
@@ -165,6 +333,13 @@ class Record(_message.Message):
     TEXT_FIELD_NUMBER: _ClassVar[int]
     GRAPH_FIELD_NUMBER: _ClassVar[int]
     FOOTER_FIELD_NUMBER: _ClassVar[int]
+    AUDIO_FIELD_NUMBER: _ClassVar[int]
+    PR_CURVE_FIELD_NUMBER: _ClassVar[int]
+    ROC_CURVE_FIELD_NUMBER: _ClassVar[int]
+    HPARAMS_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
+    SCALAR_LAYOUT_FIELD_NUMBER: _ClassVar[int]
+    META_FIELD_NUMBER: _ClassVar[int]
     header: Header
     scalars: ScalarBatch
     image: Image
@@ -172,4 +347,11 @@ class Record(_message.Message):
     text: Text
     graph: Graph
     footer: Footer
-    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ...) -> None: ...
+    audio: Audio
+    pr_curve: PrCurve
+    roc_curve: RocCurve
+    hparams: HParams
+    embeddings: Embeddings
+    scalar_layout: ScalarLayout
+    meta: Meta
+    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ...) -> None: ...
