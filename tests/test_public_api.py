@@ -47,14 +47,19 @@ LOGWRITER = {
 LOGWRITER_PROPERTIES = ["file_name", "logdir", "placement"]
 
 LOGREADER = {
+    "audio": "(self, run: 'str', tag: 'str') -> 'list[AudioEvent]'",
     "count": "(self, run: 'str', kind: 'str', tag: 'str') -> 'int'",
+    "embeddings": "(self, run: 'str', tag: 'str') -> 'list[EmbeddingsEvent]'",
     "graphs": "(self, run: 'str') -> 'list[GraphEvent]'",
     "histograms": "(self, run: 'str', tag: 'str') -> 'list[HistogramEvent]'",
+    "hparams": "(self, run: 'str') -> 'HParamsEvent | None'",
     "images": "(self, run: 'str', tag: 'str') -> 'list[ImageEvent]'",
     "job_scalars": "(self, run: 'str', tag: 'str') -> 'dict[str, tuple[list[int], JobSeries]]'",
     "poll": "(self, progress: 'Callable[[int, int, int], None] | None' = None) -> 'PollResult'",
+    "pr_curves": "(self, run: 'str', tag: 'str') -> 'list[PrCurveEvent]'",
     "progress": "(self, run: 'str') -> 'list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]'",
-    "read_blob": "(self, event: 'ImageEvent | GraphEvent') -> 'bytes'",
+    "read_blob": "(self, event: 'ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent') -> 'bytes'",
+    "roc_curves": "(self, run: 'str', tag: 'str') -> 'list[RocCurveEvent]'",
     "runs": "(self) -> 'list[str]'",
     "scalars": "(self, run: 'str', tag: 'str', *, role: 'str | None' = None, rank: 'int | None' = None, "
     "replaced: 'bool' = False) -> 'ScalarSeries'",
@@ -86,6 +91,11 @@ RETURNED_FIELDS = {
     ],
     "TextEvent": ["step", "wall_time", "text"],
     "GraphEvent": ["name", "wall_time", "format", "size", "ref"],
+    "AudioEvent": ["step", "wall_time", "sample_rate", "length_frames", "channels", "size", "ref"],
+    "PrCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "precision", "recall"],
+    "RocCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "tpr", "fpr"],
+    "HParamsEvent": ["wall_time", "hparams", "metrics"],
+    "EmbeddingsEvent": ["step", "wall_time", "rows", "dimension", "metadata_header", "metadata", "ref"],
 }
 
 NOTEBOOK = {

@@ -43,11 +43,18 @@ from visualdl._aggregate import JobSeries, aggregate
 from visualdl._framebatch import Batched
 from visualdl._framing import HEADER_SIZE
 from visualdl._kinds import (
+    BLOB_KIND,
+    HPARAMS_TAG,
     KIND_BY_FIELD,
     KINDS,
+    AudioEvent,
+    EmbeddingsEvent,
     GraphEvent,
     HistogramEvent,
+    HParamsEvent,
     ImageEvent,
+    PrCurveEvent,
+    RocCurveEvent,
     ScalarBlock,
     TextEvent,
     png_shape,
@@ -200,8 +207,9 @@ def _split_blocks(blocks: list[ScalarBlock]) -> list[tuple[str, np.ndarray, np.n
     ]
 
 
-def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
-    """Where the PNG bytes of an image event, or the model bytes of a graph event, lie:
+def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> tuple[str, int, int]:
+    """Where the PNG bytes of an image event, the model bytes of a graph event, the WAV
+    bytes of an audio event or the vectors of an embeddings event lie:
     ``(path, offset, length)``, to be read from the file (or streamed) by the caller;
     what :meth:`LogReader.read_blob` reads, without holding it all in memory.
 
@@ -211,7 +219,7 @@ def open_blob(event: ImageEvent | GraphEvent) -> tuple[str, int, int]:
     when the record is gone or changed on disk.
     """
     ref = event.ref
-    kind = KINDS["images" if isinstance(event, ImageEvent) else "graphs"]
+    kind = BLOB_KIND[type(event)]
     f, _ = open_regular(ref.path)
     with f:
         if isinstance(ref, ValueRef):  # an image of a VisualDL 2 log file
@@ -509,6 +517,8 @@ class LogReader:
                     self._on_header(logfile, offset, record.header)
                 elif field_name == "footer":
                     logfile.footer = record.footer
+                elif field_name == "meta" and record.meta.display_name and logfile.header is not None:
+                    logfile.header.display_name = record.meta.display_name
                 continue
             if logfile.skipped:
                 continue  # written in a newer format version
@@ -727,14 +737,34 @@ class LogReader:
     def texts(self, run: str, tag: str) -> list[TextEvent]:
         return self._events(run, "text", tag)
 
+    def audio(self, run: str, tag: str) -> list[AudioEvent]:
+        """Every clip of ``tag`` by step; :meth:`read_blob` gives an event's WAV bytes."""
+        return self._events(run, "audio", tag)
+
+    def pr_curves(self, run: str, tag: str) -> list[PrCurveEvent]:
+        return self._events(run, "pr_curves", tag)
+
+    def roc_curves(self, run: str, tag: str) -> list[RocCurveEvent]:
+        return self._events(run, "roc_curves", tag)
+
+    def hparams(self, run: str) -> HParamsEvent | None:
+        """The newest hyperparameters of ``run``; None when it has none."""
+        events = self._events(run, "hparams", HPARAMS_TAG)
+        return events[-1] if events else None
+
+    def embeddings(self, run: str, tag: str) -> list[EmbeddingsEvent]:
+        """Every embedding of ``tag`` by step; :meth:`read_blob` gives an event's vectors."""
+        return self._events(run, "embeddings", tag)
+
     def graphs(self, run: str) -> list[GraphEvent]:
         """The newest graph of each name in ``run``; :meth:`read_blob` gives its ONNX bytes."""
         with self._lock:
             names = self.tags(run)["graphs"]
         return [self._events(run, "graphs", name)[-1] for name in names]
 
-    def read_blob(self, event: ImageEvent | GraphEvent) -> bytes:
-        """The PNG bytes of an image event, the model bytes of a graph event."""
+    def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
+        """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
+        of an audio event, the vectors of an embeddings event (float32, row after row)."""
         path, offset, length = open_blob(event)
         f, _ = open_regular(path)
         with f:
