@@ -83,6 +83,8 @@ setup(
             # tests/test_packaging.py builds a wheel without build isolation.
             "setuptools>=70.1",
             "wheel",
+            # LogWriter.add_figure draws matplotlib figures (an optional dependency for users).
+            "matplotlib>=3.8",
         ],
         # End-to-end tests: a real browser, the demos on real engines, a real notebook kernel.
         "e2e": [

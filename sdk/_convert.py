@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_IMAGE_PIXELS",
     "MAX_PAYLOAD_BYTES",
+    "as_array",
     "bin_histogram",
     "check_graph",
     "check_histogram",
@@ -37,6 +38,7 @@ __all__ = [
     "check_tag",
     "check_text",
     "check_walltime",
+    "describe",
     "encode_png",
     "pil_image",
     "to_float",
@@ -53,14 +55,14 @@ _INT64_MAX = 2**63 - 1
 _IMAGE_FORMATS = ("HWC", "CHW", "HW")
 
 
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
     text = repr(value)
     if len(text) > 80:
         text = text[:77] + "..."
     return f"{type(value).__name__} {text}"
 
 
-def _as_array(value: Any) -> np.ndarray | None:
+def as_array(value: Any) -> np.ndarray | None:
     """``value`` as a numpy array if it is array-like (numpy, PIL, tensors), else None."""
     if isinstance(value, np.ndarray):
         return value
@@ -92,9 +94,9 @@ def to_float(value: Any, name: str = "value") -> float:
         try:
             return float(value)
         except (OverflowError, ValueError) as e:
-            raise ValueError(f"{name} must be a real number; got {_describe(value)} ({e})") from e
+            raise ValueError(f"{name} must be a real number; got {describe(value)} ({e})") from e
     if isinstance(value, str | bytes | numbers.Complex):
-        raise TypeError(f"{name} must be a real number; got {_describe(value)}")
+        raise TypeError(f"{name} must be a real number; got {describe(value)}")
     if hasattr(value, "item") and not isinstance(value, np.ndarray):
         try:
             item = value.item()
@@ -102,9 +104,9 @@ def to_float(value: Any, name: str = "value") -> float:
             item = None
         if isinstance(item, numbers.Real):
             return float(item)
-    arr = _as_array(value)
+    arr = as_array(value)
     if arr is None:
-        raise TypeError(f"{name} must be a real number; got {_describe(value)}")
+        raise TypeError(f"{name} must be a real number; got {describe(value)}")
     if arr.size != 1:
         raise ValueError(f"{name} must be a single number; got an array of shape {arr.shape}")
     if arr.dtype.kind not in "biuf":
@@ -115,22 +117,22 @@ def to_float(value: Any, name: str = "value") -> float:
 def check_step(step: Any, name: str = "step") -> int:
     """A non-negative integer step."""
     if isinstance(step, bool | np.bool_):
-        raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}")
+        raise TypeError(f"{name} must be a non-negative integer; got {describe(step)}")
     if isinstance(step, numbers.Integral):
         result = int(step)
     elif isinstance(step, numbers.Real):
         as_float = float(step)
         if not as_float.is_integer():
-            raise ValueError(f"{name} must be a non-negative integer; got {_describe(step)}")
+            raise ValueError(f"{name} must be a non-negative integer; got {describe(step)}")
         result = int(as_float)
     elif hasattr(step, "item") and not isinstance(step, str | bytes):
         try:
             item = step.item()
         except Exception as e:
-            raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}") from e
+            raise TypeError(f"{name} must be a non-negative integer; got {describe(step)}") from e
         return check_step(item, name)
     else:
-        raise TypeError(f"{name} must be a non-negative integer; got {_describe(step)}")
+        raise TypeError(f"{name} must be a non-negative integer; got {describe(step)}")
     if result < 0 or result > _INT64_MAX:
         raise ValueError(f"{name} must be a non-negative integer below 2**63; got {result}")
     return result
@@ -148,7 +150,7 @@ def check_walltime(walltime: Any) -> float:
 
 def check_tag(tag: Any, name: str = "tag") -> str:
     if not isinstance(tag, str):
-        raise TypeError(f"{name} must be a non-empty string; got {_describe(tag)}")
+        raise TypeError(f"{name} must be a non-empty string; got {describe(tag)}")
     if not tag or tag.isspace():
         raise ValueError(f"{name} must be a non-empty string; got {tag!r}")
     if "\x00" in tag:
@@ -180,7 +182,7 @@ def check_payload_text(text: Any, name: str) -> int:
 
 def _utf8_size(text: Any, name: str) -> int:
     if not isinstance(text, str):
-        raise TypeError(f"{name} must be a str; got {_describe(text)}")
+        raise TypeError(f"{name} must be a str; got {describe(text)}")
     try:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError as e:
@@ -211,9 +213,9 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
         arr = np.asarray(img)
         fmt = "HW" if arr.ndim == 2 else "HWC"
     else:
-        converted = _as_array(img)
+        converted = as_array(img)
         if converted is None:
-            raise TypeError(f"img must be a numpy array, a PIL image or a tensor; got {_describe(img)}")
+            raise TypeError(f"img must be a numpy array, a PIL image or a tensor; got {describe(img)}")
         arr = converted
     if arr.ndim != len(fmt):
         raise ValueError(f"img has shape {arr.shape} but dataformats={dataformats!r} needs {len(fmt)} dimensions")
@@ -283,13 +285,13 @@ MAX_BUCKETS = 100_000
 def check_histogram(values: Any, buckets: Any) -> tuple[np.ndarray, int]:
     """Validate histogram input; returns a flat owned copy and the bucket count."""
     if isinstance(buckets, bool) or not isinstance(buckets, numbers.Integral) or not 1 <= int(buckets) <= MAX_BUCKETS:
-        raise ValueError(f"buckets must be an integer from 1 to {MAX_BUCKETS}; got {_describe(buckets)}")
-    arr = values if isinstance(values, np.ndarray) else _as_array(values)
+        raise ValueError(f"buckets must be an integer from 1 to {MAX_BUCKETS}; got {describe(buckets)}")
+    arr = values if isinstance(values, np.ndarray) else as_array(values)
     if arr is None:
         if isinstance(values, list | tuple):
             arr = np.asarray(values)
         else:
-            raise TypeError(f"values must be an array of numbers; got {_describe(values)}")
+            raise TypeError(f"values must be an array of numbers; got {describe(values)}")
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"values must be an array of numbers; got an array of dtype {arr.dtype}")
     if arr.size == 0:
@@ -381,7 +383,7 @@ def check_graph(model: Any) -> tuple[bytes, str]:
         name = model.graph.name or "model"
     else:
         raise TypeError(
-            f"model must be an onnx.ModelProto, a path to an .onnx file or bytes; got {_describe(model)} "
+            f"model must be an onnx.ModelProto, a path to an .onnx file or bytes; got {describe(model)} "
             "(export the network to ONNX first, e.g. with torch.onnx.export or paddle.onnx.export)"
         )
     if not data:

@@ -12,14 +12,33 @@ import secrets
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from visualdl import __version__
-from visualdl._kinds import encode_graph, encode_histogram, encode_image, encode_text
+from visualdl._kinds import (
+    encode_audio,
+    encode_embeddings,
+    encode_graph,
+    encode_histogram,
+    encode_hparams,
+    encode_image,
+    encode_meta,
+    encode_pr_curve,
+    encode_roc_curve,
+    encode_text,
+)
 from visualdl._logformat import FILE_MARKER, FORMAT_VERSION, is_log_file
 from visualdl.proto import pb
+from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert
+from visualdl.sdk import _curves as curves
+from visualdl.sdk import _embeddings as embeddings
+from visualdl.sdk import _figures as figures
+from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
 from visualdl.sdk._sink import NullSink, Sink, drop_torn_tail
 
@@ -38,7 +57,8 @@ def _safe_host() -> str:
 
 
 class LogWriter:
-    """Write scalars, images, histograms, text and ONNX graphs into ``logdir``.
+    """Write scalars, images, histograms, text, ONNX graphs, audio, PR and ROC curves,
+    hyperparameters and embeddings into ``logdir``.
 
     Args:
         logdir: directory of this run (created if missing). Default:
@@ -246,14 +266,7 @@ class LogWriter:
         hwc = convert.check_image(img, dataformats)
         step = convert.check_step(step)
         wall = time.time() if walltime is None else convert.check_walltime(walltime)
-        shape = hwc.shape
-        pixels = [hwc]  # emptied by the writer thread: the copy is freed once PIL has its own
-
-        def build() -> pb.Record:
-            png = convert.encode_png(convert.pil_image(pixels.pop()))
-            return encode_image(tag, step, wall, png, shape)
-
-        self._sink.put_item(build, hwc.nbytes)
+        self._put_image(tag, step, wall, hwc)
 
     def add_histogram(self, tag: str, values: Any, step: int, walltime: float | None = None, buckets: int = 10) -> None:
         """Record the distribution of ``values`` in ``buckets`` equal-width buckets.
@@ -287,10 +300,195 @@ class LogWriter:
         file's stem, or ``model``); the newest of a name wins. ``input_spec`` and
         ``verbose`` are accepted for VisualDL 2 scripts and ignored.
         """
+        self._put_graph(model, name, None)
+
+    def add_onnx_graph(self, graph: Any, walltime: float | None = None) -> None:
+        """Record an ONNX model, as :meth:`add_graph` does (VisualDL 2's name for it)."""
+        self._put_graph(graph, None, walltime)
+
+    def _put_graph(self, model: Any, name: str | None, walltime: float | None) -> None:
         data, default_name = convert.check_graph(model)
         graph_name = convert.check_tag(default_name if name is None else name, "name")
-        wall = time.time()
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
         self._sink.put_item(lambda: encode_graph(graph_name, wall, data), len(data))
+
+    def add_meta(
+        self, tag: str = "meta_data_tag", display_name: str = "", step: int = 0, walltime: float | None = None
+    ) -> None:
+        """Name this writer's run ``display_name`` from now on (VisualDL 2's ``add_meta``:
+        the last non-empty name wins); ``tag`` and ``step`` are checked and not kept."""
+        self._tag(tag)
+        convert.check_step(step)
+        name = convert.check_text(display_name, "display_name")
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        if name:
+            self._display_name = name  # the header of any file opened from now on
+        self._sink.put_item(lambda: encode_meta(wall, name), len(name))
+
+    def add_figure(self, tag: str, figure: Any, step: int, walltime: float | None = None) -> None:
+        """Record a matplotlib figure as an image, and close it (as VisualDL 2 does).
+
+        The figure is drawn on this thread (it may change once the call returns); its
+        PNG is encoded on the writer's thread. Needs matplotlib.
+        """
+        self._tag(tag)
+        step = convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        self._put_image(tag, step, wall, figures.render_figure(figure))
+
+    def add_image_matrix(
+        self,
+        tag: str,
+        imgs: Any,
+        step: int,
+        rows: int = -1,
+        scale: float = 1.0,
+        walltime: float | None = None,
+        dataformats: str = "HWC",
+    ) -> None:
+        """Record several images tiled into one: ``rows`` rows (-1: as square as possible),
+        each cell the size of the largest image, the whole ``scale`` times one cell along
+        its longer side of cells (as VisualDL 2 does)."""
+        self._tag(tag)
+        matrix = figures.check_image_matrix(imgs, rows, scale, dataformats)
+        step = convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        nbytes = sum(img.nbytes for img in matrix[0])
+        box = [matrix]  # emptied by the writer thread
+
+        def build() -> pb.Record:
+            tiled = figures.tile_images(box.pop())
+            return encode_image(tag, step, wall, convert.encode_png(convert.pil_image(tiled)), tiled.shape)
+
+        self._sink.put_item(build, nbytes)
+
+    def _put_image(self, tag: str, step: int, wall: float, hwc: Any) -> None:
+        shape = hwc.shape
+        pixels = [hwc]  # emptied by the writer thread: the copy is freed once PIL has its own
+
+        def build() -> pb.Record:
+            png = convert.encode_png(convert.pil_image(pixels.pop()))
+            return encode_image(tag, step, wall, png, shape)
+
+        self._sink.put_item(build, hwc.nbytes)
+
+    def add_audio(
+        self, tag: str, audio_array: Any, step: int, sample_rate: int = 8000, walltime: float | None = None
+    ) -> None:
+        """Record a mono clip: float amplitudes in [-1, 1] (louder ones are clipped, with a
+        warning) or int16 PCM samples, at ``sample_rate`` frames per second; stored as a
+        16-bit WAV."""
+        self._tag(tag)
+        samples = audio.check_audio(audio_array)
+        rate = audio.check_sample_rate(sample_rate)
+        step = convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        frames = len(samples)
+        box = [samples]
+
+        def build() -> pb.Record:
+            return encode_audio(tag, step, wall, audio.encode_wav(box.pop(), rate), rate, frames, 1)
+
+        self._sink.put_item(build, samples.nbytes)
+
+    def add_hparams(
+        self, hparams_dict: Mapping[str, Any], metrics_list: list[str], walltime: float | None = None
+    ) -> None:
+        """Record this run's hyperparameters (numbers, strings or bools; None is left out)
+        and the scalar tags of the metrics to compare runs by; the newest call wins."""
+        values, metrics = hparams.check_hparams(hparams_dict, metrics_list)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        size = sum(len(k) + len(str(v)) for k, v in values.items()) + sum(map(len, metrics))
+        self._sink.put_item(lambda: encode_hparams(wall, values, metrics), size)
+
+    def add_pr_curve(
+        self,
+        tag: str,
+        labels: Any,
+        predictions: Any,
+        step: int,
+        num_thresholds: int = 10,
+        weights: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Record a precision-recall curve of binary ``labels`` and ``predictions`` in
+        [0, 1] over ``num_thresholds`` thresholds (at most 127, as VisualDL 2);
+        ``weights``: a number or one per example."""
+        self._put_curve(tag, labels, predictions, step, num_thresholds, weights, walltime, roc=False)
+
+    def add_roc_curve(
+        self,
+        tag: str,
+        labels: Any,
+        predictions: Any,
+        step: int,
+        num_thresholds: int = 10,
+        weights: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Record an ROC curve (true and false positive rates per threshold), with the
+        arguments of :meth:`add_pr_curve`."""
+        self._put_curve(tag, labels, predictions, step, num_thresholds, weights, walltime, roc=True)
+
+    def _put_curve(
+        self,
+        tag: str,
+        labels: Any,
+        predictions: Any,
+        step: int,
+        num_thresholds: int,
+        weights: Any,
+        walltime: float | None,
+        *,
+        roc: bool,
+    ) -> None:
+        self._tag(tag)
+        curve = curves.check_curve(labels, predictions, num_thresholds, weights)
+        step = convert.check_step(step)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        nbytes = curve[0].nbytes * 2 + (curve[3].nbytes if isinstance(curve[3], np.ndarray) else 0)
+        box = [curve]
+
+        def build() -> pb.Record:
+            if roc:
+                return encode_roc_curve(tag, step, wall, curves.bin_roc_curve(box.pop()))
+            return encode_pr_curve(tag, step, wall, curves.bin_pr_curve(box.pop()))
+
+        self._sink.put_item(build, nbytes)
+
+    def add_embeddings(
+        self,
+        tag: str,
+        mat: Any = None,
+        metadata: Any = None,
+        metadata_header: Any = None,
+        walltime: float | None = None,
+        labels: Any = None,
+        hot_vectors: Any = None,
+        labels_meta: Any = None,
+    ) -> None:
+        """Record vectors to project, one per row of ``mat``, with ``metadata``: one label
+        per row, or a list of columns of labels named by ``metadata_header``.
+
+        ``labels``, ``hot_vectors`` and ``labels_meta`` are VisualDL 2's old names of
+        ``metadata``, ``mat`` and ``metadata_header`` (deprecated).
+        """
+        self._tag(tag)
+        for old, new, value in (("hot_vectors", "mat", hot_vectors), ("labels", "metadata", labels),
+                                ("labels_meta", "metadata_header", labels_meta)):  # fmt: skip
+            if value is not None:
+                warnings.warn(f"add_embeddings: {old} is deprecated; pass {new}", DeprecationWarning, stacklevel=2)
+        mat = hot_vectors if mat is None else mat
+        metadata = labels if metadata is None else metadata
+        metadata_header = labels_meta if metadata_header is None else metadata_header
+        vectors, header, row_labels = embeddings.check_embeddings(mat, metadata, metadata_header)
+        wall = time.time() if walltime is None else convert.check_walltime(walltime)
+        box = [vectors]
+
+        def build() -> pb.Record:
+            return encode_embeddings(tag, 0, wall, box.pop(), header, row_labels)
+
+        self._sink.put_item(build, vectors.nbytes + sum(map(len, row_labels)))
 
     # -- lifetime --------------------------------------------------------------------
 

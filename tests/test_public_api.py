@@ -28,12 +28,29 @@ LOGWRITER = {
     "max_pending_bytes: 'int' = 67108864, fsync: 'bool' = False, rank: 'int | None' = None, "
     "world_size: 'int | None' = None, local_rank: 'int | None' = None, role: 'str | None' = None, "
     "job: 'str | None' = None, attempt: 'int | None' = None) -> 'None'",
+    "add_audio": "(self, tag: 'str', audio_array: 'Any', step: 'int', sample_rate: 'int' = 8000, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "add_embeddings": "(self, tag: 'str', mat: 'Any' = None, metadata: 'Any' = None, metadata_header: 'Any' = None, "
+    "walltime: 'float | None' = None, labels: 'Any' = None, hot_vectors: 'Any' = None, "
+    "labels_meta: 'Any' = None) -> 'None'",
+    "add_figure": "(self, tag: 'str', figure: 'Any', step: 'int', walltime: 'float | None' = None) -> 'None'",
     "add_graph": "(self, model: 'Any', input_spec: 'Any' = None, verbose: 'bool' = False, *, "
     "name: 'str | None' = None) -> 'None'",
     "add_histogram": "(self, tag: 'str', values: 'Any', step: 'int', walltime: 'float | None' = None, "
     "buckets: 'int' = 10) -> 'None'",
+    "add_hparams": "(self, hparams_dict: 'Mapping[str, Any]', metrics_list: 'list[str]', "
+    "walltime: 'float | None' = None) -> 'None'",
     "add_image": "(self, tag: 'str', img: 'Any', step: 'int', walltime: 'float | None' = None, "
     "dataformats: 'str' = 'HWC') -> 'None'",
+    "add_image_matrix": "(self, tag: 'str', imgs: 'Any', step: 'int', rows: 'int' = -1, scale: 'float' = 1.0, "
+    "walltime: 'float | None' = None, dataformats: 'str' = 'HWC') -> 'None'",
+    "add_meta": "(self, tag: 'str' = 'meta_data_tag', display_name: 'str' = '', step: 'int' = 0, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "add_onnx_graph": "(self, graph: 'Any', walltime: 'float | None' = None) -> 'None'",
+    "add_pr_curve": "(self, tag: 'str', labels: 'Any', predictions: 'Any', step: 'int', num_thresholds: 'int' = 10, "
+    "weights: 'Any' = None, walltime: 'float | None' = None) -> 'None'",
+    "add_roc_curve": "(self, tag: 'str', labels: 'Any', predictions: 'Any', step: 'int', num_thresholds: 'int' = 10, "
+    "weights: 'Any' = None, walltime: 'float | None' = None) -> 'None'",
     "add_scalar": "(self, tag: 'str', value: 'Any', step: 'int', walltime: 'float | None' = None) -> 'None'",
     "add_scalars": "(self, main_tag: 'str', tag_scalar_dict: 'Mapping[str, Any]', step: 'int', "
     "walltime: 'float | None' = None) -> 'None'",

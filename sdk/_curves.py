@@ -1,0 +1,115 @@
+"""PR and ROC curves as LogWriter takes them: labels and predictions checked on the
+caller's thread, binned per threshold on the writer's thread.
+
+The binning is VisualDL 2's (and TensorBoard's): with ``n`` thresholds, a prediction
+``p`` falls in bucket ``floor(p * (n - 1))``; the counts at threshold ``i`` (``i / (n - 1)``)
+are those of the buckets ``>= i``, so a prediction at or above the threshold is a
+positive. ``weights`` multiply each element's count. Precision is ``tp / max(tp + fp,
+1e-7)``, recall ``tp / max(tp + fn, 1e-7)``, for PR curves; for ROC curves, the true
+positive rate is ``tp / max(tp + fn, 1e-7)`` and the false positive rate ``fp / max(fp +
+tn, 1e-7)`` (VisualDL 2.5 divides the true positives by ``tn + fp``: its TPR is not one).
+Counts are kept as floats, fractional weights too (VisualDL 2 truncates them).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from visualdl.sdk._convert import as_array, describe
+
+__all__ = ["MAX_THRESHOLDS", "Curve", "bin_pr_curve", "bin_roc_curve", "check_curve"]
+
+#: VisualDL 2 draws at most this many thresholds; more are taken as this many.
+MAX_THRESHOLDS = 127
+_MINIMUM_COUNT = 1e-7
+
+#: labels (float64 0/1), predictions (float64 in [0, 1]), thresholds, weights (a float or an array)
+Curve = tuple[np.ndarray, np.ndarray, int, "float | np.ndarray"]
+
+
+def _numbers(value: Any, name: str) -> np.ndarray:
+    arr = value if isinstance(value, np.ndarray) else as_array(value)
+    if arr is None:
+        if not isinstance(value, list | tuple):
+            raise TypeError(f"{name} must be an array of numbers; got {describe(value)}")
+        arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be an array of numbers; got an array of dtype {arr.dtype}")
+    return np.array(arr, dtype=np.float64).reshape(-1)
+
+
+def check_curve(labels: Any, predictions: Any, num_thresholds: Any, weights: Any) -> Curve:
+    """Owned float64 copies of ``labels`` (0 or 1, or bools) and ``predictions`` (in
+    [0, 1]) of the same size, the number of thresholds (2 to :data:`MAX_THRESHOLDS`;
+    more are taken as that many, as VisualDL 2 does) and the weights (None: 1.0; a
+    non-negative number, or one per element)."""
+    if (
+        isinstance(num_thresholds, bool | np.bool_)
+        or not isinstance(num_thresholds, numbers.Integral)
+        or int(num_thresholds) < 2
+    ):
+        raise ValueError(f"num_thresholds must be an integer of at least 2; got {describe(num_thresholds)}")
+    thresholds = min(int(num_thresholds), MAX_THRESHOLDS)
+    label_values = _numbers(labels, "labels")
+    prediction_values = _numbers(predictions, "predictions")
+    if label_values.size != prediction_values.size:
+        raise ValueError(
+            f"labels and predictions must have one element each per example; got {label_values.size} labels "
+            f"and {prediction_values.size} predictions"
+        )
+    if label_values.size == 0:
+        raise ValueError("labels and predictions must not be empty")
+    if not np.isin(label_values, (0.0, 1.0)).all():
+        bad = float(label_values[~np.isin(label_values, (0.0, 1.0))][0])
+        raise ValueError(f"labels must be 0 or 1 (or bools); got {bad!r}")
+    if not ((prediction_values >= 0.0) & (prediction_values <= 1.0)).all():  # also refuses NaN
+        bad = float(prediction_values[~((prediction_values >= 0.0) & (prediction_values <= 1.0))][0])
+        raise ValueError(f"predictions must be probabilities in [0, 1]; got {bad!r} (apply a sigmoid or softmax first)")
+    weight: float | np.ndarray
+    if weights is None:
+        weight = 1.0
+    elif isinstance(weights, bool | np.bool_):
+        raise TypeError(f"weights must be a number, or one per example; got {weights!r}")
+    elif isinstance(weights, numbers.Real):
+        weight = float(weights)
+        if not (np.isfinite(weight) and weight >= 0):
+            raise ValueError(f"weights must be a finite, non-negative number; got {weights!r}")
+    else:
+        weight = _numbers(weights, "weights")
+        if weight.size != label_values.size:
+            raise ValueError(
+                f"weights must be one number, or one per example; got {weight.size} weights "
+                f"for {label_values.size} examples"
+            )
+        if not (np.isfinite(weight).all() and (weight >= 0).all()):
+            raise ValueError("weights must be finite and non-negative")
+    return label_values, prediction_values, thresholds, weight
+
+
+def _counts(curve: Curve) -> dict[str, np.ndarray]:
+    labels, predictions, n, weights = curve
+    buckets = np.floor(predictions * (n - 1)).astype(np.int64)
+    tp = np.bincount(buckets, weights=labels * weights, minlength=n)[::-1].cumsum()[::-1]
+    fp = np.bincount(buckets, weights=(1.0 - labels) * weights, minlength=n)[::-1].cumsum()[::-1]
+    return {"thresholds": np.arange(n) / (n - 1), "tp": tp, "fp": fp, "tn": fp[0] - fp, "fn": tp[0] - tp}
+
+
+def bin_pr_curve(curve: Curve) -> dict[str, np.ndarray]:
+    """The columns of a PR curve record (:data:`visualdl._kinds.PR_CURVE_COLUMNS`)."""
+    columns = _counts(curve)
+    tp = columns["tp"]
+    columns["precision"] = tp / np.maximum(_MINIMUM_COUNT, tp + columns["fp"])
+    columns["recall"] = tp / np.maximum(_MINIMUM_COUNT, tp + columns["fn"])
+    return columns
+
+
+def bin_roc_curve(curve: Curve) -> dict[str, np.ndarray]:
+    """The columns of an ROC curve record (:data:`visualdl._kinds.ROC_CURVE_COLUMNS`)."""
+    columns = _counts(curve)
+    tp, fp = columns["tp"], columns["fp"]
+    columns["tpr"] = tp / np.maximum(_MINIMUM_COUNT, tp + columns["fn"])
+    columns["fpr"] = fp / np.maximum(_MINIMUM_COUNT, fp + columns["tn"])
+    return columns
