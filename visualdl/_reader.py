@@ -749,8 +749,10 @@ class LogReader:
 
     def hparams(self, run: str) -> HParamsEvent | None:
         """The newest hyperparameters of ``run``; None when it has none."""
-        events = self._events(run, "hparams", HPARAMS_TAG)
-        return events[-1] if events else None
+        if HPARAMS_TAG not in self.tags(run)["hparams"]:
+            return None
+        newest: HParamsEvent = self._events(run, "hparams", HPARAMS_TAG)[-1]
+        return newest
 
     def embeddings(self, run: str, tag: str) -> list[EmbeddingsEvent]:
         """Every embedding of ``tag`` by step; :meth:`read_blob` gives an event's vectors."""
