@@ -13,7 +13,14 @@ Measured, each as the median of several repeats:
   floats) across 10 tags, steps 0..N, default walltimes; measured in a fresh
   subprocess, which also gives the peak RSS growth of the run: the peak RSS (Linux
   VmHWM, reset just before the first call; elsewhere ``ru_maxrss``) minus the RSS then;
-* bytes on disk per scalar point (file size / points) of that run.
+* bytes on disk per scalar point (file size / points) of that run;
+* per-call time on the caller's thread, and incl. drain, of the calls VisualDL 2.5's
+  writer has besides (ours only): ``add_audio`` (1 s of 16 kHz float32), ``add_pr_curve``
+  and ``add_roc_curve`` (1,000 examples, 10 thresholds), ``add_hparams`` (10 values),
+  ``add_embeddings`` (1,000 x 64 float32, one label per row), ``add_image_matrix`` (16
+  images 32x32x3 uint8), ``add_figure`` (a 3x2-inch line plot at 100 dpi, drawn on the
+  caller's thread; when matplotlib is importable), ``add_meta`` and ``add_onnx_graph``
+  (a one-node model).
 
 When ``tensorboardX`` is importable, ``tensorboardX.SummaryWriter`` is measured the same
 way in the same run (``add_histogram`` with ``bins=10``, like ours) and the ratios
@@ -228,6 +235,76 @@ def time_calls(lib: Library, kind: str, calls: int, repeats: int, root: str) -> 
     return CallResult(calls, statistics.median(caller), statistics.median(drained), caller)
 
 
+def vdl25_calls(rng: np.random.Generator) -> dict[str, Callable[[Any, int], None]]:
+    """The calls of VisualDL 2.5's writer that ours has besides scalars, images and
+    histograms, each as ``call(writer, step)`` on fixed inputs."""
+    clip = (np.sin(np.arange(16_000) / 7.0) * 0.5).astype(np.float32)
+    labels = rng.integers(0, 2, 1_000)
+    predictions = rng.random(1_000)
+    hparams = {f"h{i}": (0.1 * i if i % 3 == 0 else i if i % 3 == 1 else f"v{i}") for i in range(10)}
+    mat = rng.standard_normal((1_000, 64)).astype(np.float32)
+    names = [f"row{i}" for i in range(1_000)]
+    tiles = rng.integers(0, 256, (16, 32, 32, 3), dtype=np.uint8)
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    model = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x], [y]))
+    calls: dict[str, Callable[[Any, int], None]] = {
+        "add_audio": lambda w, step: w.add_audio("audio", clip, step, sample_rate=16_000),
+        "add_pr_curve": lambda w, step: w.add_pr_curve("pr", labels, predictions, step),
+        "add_roc_curve": lambda w, step: w.add_roc_curve("roc", labels, predictions, step),
+        "add_hparams": lambda w, step: w.add_hparams(hparams, ["loss", "acc"]),
+        "add_embeddings": lambda w, step: w.add_embeddings("emb", mat, names),
+        "add_image_matrix": lambda w, step: w.add_image_matrix("grid", tiles, step),
+        "add_meta": lambda w, step: w.add_meta(display_name=f"run {step}"),
+        "add_onnx_graph": lambda w, step: w.add_onnx_graph(model),
+    }
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.figure import Figure
+    except ImportError:
+        return calls
+
+    def figure(w: Any, step: int) -> None:
+        fig = Figure(figsize=(3, 2), dpi=100)
+        fig.add_subplot().plot(predictions[:100])
+        w.add_figure("figure", fig, step)
+
+    calls["add_figure"] = figure
+    return calls
+
+
+def time_vdl25_call(name: str, call: Callable[[Any, int], None], calls: int, repeats: int, root: str) -> CallResult:
+    """Median per-call cost of one of :func:`vdl25_calls`, a fresh writer per repeat."""
+    from visualdl import LogWriter
+
+    def run(logdir: str, n: int) -> tuple[float, float]:
+        writer = LogWriter(logdir)
+        try:
+            gc.collect()
+            t0 = perf_counter()
+            for step in range(n):
+                call(writer, step)
+            t1 = perf_counter()
+        finally:
+            writer.close()
+        t2 = perf_counter()
+        return (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6
+
+    run(os.path.join(root, f"{name}-warmup"), max(2, calls // 10))
+    caller, drained = [], []
+    for r in range(repeats):
+        logdir = os.path.join(root, f"{name}-{r}")
+        c, d = run(logdir, calls)
+        shutil.rmtree(logdir, ignore_errors=True)
+        caller.append(c)
+        drained.append(d)
+    return CallResult(calls, statistics.median(caller), statistics.median(drained), caller)
+
+
 def loop_overhead_us(calls: int, repeats: int) -> float:
     """The same scalar loop calling a function that does nothing: the floor of any writer."""
 
@@ -395,6 +472,11 @@ def main() -> int:
                 n = sizes[lib.name][kind]
                 print(f"  {lib.name}: add_{kind} x {n:,} x {repeats} ...", flush=True)
                 calls[(lib.name, kind)] = time_calls(lib, kind, n, repeats, root)
+        vdl25_n = 20 if quick else 100
+        vdl25: dict[str, CallResult] = {}
+        for name, call in vdl25_calls(np.random.default_rng(2)).items():
+            print(f"  visualdl: {name} x {vdl25_n} x {repeats} ...", flush=True)
+            vdl25[name] = time_vdl25_call(name, call, vdl25_n, repeats, root)
         for lib in libs:
             n, r = sizes[lib.name]["points"], sizes[lib.name]["throughput_repeats"]
             print(f"  {lib.name}: sustained throughput, {n:,} points over {THROUGHPUT_TAGS} tags x {r} ...", flush=True)
@@ -450,6 +532,13 @@ def main() -> int:
         other_t.bytes_per_point if other_t else None,
     )
     row("peak RSS growth of the run, MB", mine_t.rss_growth_mb, "", "", other_t.rss_growth_mb if other_t else None)
+    print()
+    print(f"VisualDL 2.5's other calls (ours only; {vdl25_n} calls x {repeats} repeats; inputs in the docstring)")
+    print(f"{'call':<44} {'caller us/call':>14} {'incl. drain':>12}")
+    for name, result in vdl25.items():
+        print(f"{name + ', us/call (median)':<44} {fmt(result.caller_us):>14} {fmt(result.drained_us):>12}")
+    if "add_figure" not in vdl25:
+        print("add_figure: matplotlib not importable; skipped")
     print()
     print("details:")
     print(f"  loop overhead alone (same loop, a no-op function): {overhead:.3f} us/call, included above")

@@ -114,6 +114,9 @@ def test_bench_writer_quick_prints_every_figure():
     for label in [*WRITER_ROWS, "peak RSS growth of the run, MB", "loop overhead alone .*?:"]:
         figure(out, label)
     assert numbers(out, "total time") and "visualdl: throughput" in out
+    for call in ("audio", "pr_curve", "roc_curve", "hparams", "embeddings", "image_matrix", "meta", "onnx_graph"):
+        caller, drained = numbers(out, re.escape(f"add_{call}, us/call (median)"))
+        assert 0 < caller <= drained, call
 
 
 def test_bench_writer_quick_measures_tensorboardx():
