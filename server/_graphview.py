@@ -123,12 +123,9 @@ class GraphService:
             chosen = graphs[0] if name is None else next((g for g in graphs if g["name"] == name), None)
             if chosen is None:
                 raise NotFound(f"run {run!r} has no graph {name!r}; it has {[g['name'] for g in graphs]!r}")
-            event, blob = self.provider.read_graph(run=run, name=chosen["name"])
+            event, read = self.provider.graph(run=run, name=chosen["name"])  # read only when not cached
             key = ("log", run, event.name, event.ref.path, event.ref.offset)
             label = f"{run} / {event.name}"
-
-            def read() -> bytes:
-                return blob
 
             base_dir = None
         with self._lock:

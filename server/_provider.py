@@ -395,16 +395,21 @@ class DataProvider:
             "entries": [{"step": e.step, "wall_time": e.wall_time, "text": e.text} for e in entries],
         }
 
-    def read_graph(self, *, run: str, name: str) -> tuple[GraphEvent, bytes]:
-        """The newest graph ``name`` of ``run`` and its model bytes."""
+    def graph(self, *, run: str, name: str) -> tuple[GraphEvent, Callable[[], bytes]]:
+        """The newest graph ``name`` of ``run``, and how to read its model bytes: a caller
+        that has the model already (by the event's file and offset) reads nothing."""
         reader, local = self._resolve(run)
         event = next((e for e in reader.graphs(local) if e.name == name), None)
         if event is None:
             raise NotFound(f"run {run!r} has no graph {name!r}")
-        try:
-            return event, reader.read_blob(event)
-        except (OSError, VisualDLError) as e:
-            raise NotFound(f"graph {name!r} of {run!r} cannot be read: {e}") from e
+
+        def read() -> bytes:
+            try:
+                return reader.read_blob(event)
+            except (OSError, VisualDLError) as e:
+                raise NotFound(f"graph {name!r} of {run!r} cannot be read: {e}") from e
+
+        return event, read
 
     def list_graphs(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

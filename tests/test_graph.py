@@ -433,3 +433,24 @@ def test_graph_error_type_is_a_value_error():
     with pytest.raises(GraphError):
         parse_model(b"\x00")
     assert issubclass(GraphError, ValueError)
+
+
+def test_graph_warm_requests_do_not_read_the_model_again(client, monkeypatch):
+    from visualdl import _reader
+
+    reads = []
+    original = _reader.LogReader.read_blob
+
+    def counting(self, event):
+        reads.append(event)
+        return original(self, event)
+
+    monkeypatch.setattr(_reader.LogReader, "read_blob", counting)
+    query = {"run": "run", "name": "big"}
+    assert client.get("/api/graph", query_string=query).status_code == 200
+    assert len(reads) == 1
+    for expand in ("", "stage0", "stage1"):
+        response = client.get("/api/graph", query_string={**query, "expand": expand} if expand else query)
+        assert response.status_code == 200
+    assert client.get("/api/graph/search", query_string={**query, "q": "Conv"}).status_code == 200
+    assert len(reads) == 1  # the parsed model is cached by its file and offset
