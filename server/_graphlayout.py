@@ -7,7 +7,9 @@ edge routes:
    name-scope groups can form cycles even when the model is a DAG);
 2. layers by longest path from the sources;
 3. an edge spanning several layers gets a dummy point per layer in between, so routes
-   go around the boxes;
+   go around the boxes; the long edges of one source share theirs (a bundle branching
+   off at each target), so the points grow with the layers a source spans, not with
+   its edges times their spans;
 4. crossings are reduced by barycentre ordering, sweeping down and up a few times;
 5. x coordinates: each layer packed in its order, then pulled towards the mean of its
    neighbours' x in a few passes that keep the order and the gaps;
@@ -19,7 +21,6 @@ in about a second.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -63,21 +64,38 @@ def layout(sizes: Sequence[tuple[float, float]], edges: Sequence[tuple[int, int]
     chains: list[list[int]] = []
     up: list[list[int]] = [[] for _ in range(n)]
     down: list[list[int]] = [[] for _ in range(n)]
+    # The long edges of one source share their dummy points (a bundle that branches off at
+    # each target's layer): a node feeding many later layers, as in a DenseNet, costs one
+    # point per layer spanned, not one per edge and layer.
+    bundle: dict[int, list[int]] = {}
+    reach: dict[int, int] = {}
     for a, b in dag:
-        chain = [a]
-        for lv in range(layer_of[a] + 1, layer_of[b]):
-            d = len(layer_of)
-            layer_of.append(lv)
-            widths.append(2.0)
-            heights.append(2.0)
-            up.append([])
-            down.append([])
-            chain.append(d)
-        chain.append(b)
-        for u, v in itertools.pairwise(chain):
-            down[u].append(v)
-            up[v].append(u)
-        chains.append(chain)
+        reach[a] = max(reach.get(a, 0), layer_of[b] - layer_of[a] - 1)
+    for a, b in dag:
+        span = layer_of[b] - layer_of[a] - 1
+        if span <= 0:
+            down[a].append(b)
+            up[b].append(a)
+            chains.append([a, b])
+            continue
+        shared = bundle.get(a)
+        if shared is None:
+            shared = bundle[a] = []
+            prev = a
+            for lv in range(layer_of[a] + 1, layer_of[a] + 1 + reach[a]):
+                d = len(layer_of)
+                layer_of.append(lv)
+                widths.append(2.0)
+                heights.append(2.0)
+                up.append([prev])
+                down.append([])
+                down[prev].append(d)
+                shared.append(d)
+                prev = d
+        last = shared[span - 1]
+        down[last].append(b)
+        up[b].append(last)
+        chains.append([a, *shared[:span], b])
     total = len(layer_of)
     depth = max(layer_of, default=-1) + 1
     layers: list[list[int]] = [[] for _ in range(depth)]
@@ -151,7 +169,13 @@ def layout(sizes: Sequence[tuple[float, float]], edges: Sequence[tuple[int, int]
         points = [[round(x[c], 1), round(y[c], 1)] for c in chain]
         points[0][1] = round(y[a] + heights[a] / 2, 1)
         points[-1][1] = round(y[b] - heights[b] / 2, 1)
-        routes.append((a, b, points))
+        # A point in a straight vertical run adds nothing to the drawn line.
+        kept = [
+            p
+            for k, p in enumerate(points)
+            if k in (0, len(points) - 1) or not points[k - 1][0] == p[0] == points[k + 1][0]
+        ]
+        routes.append((a, b, kept))
     by_edge: dict[tuple[int, int], list[list[float]]] = {}
     for a, b, points in routes:
         by_edge[(a, b)] = points

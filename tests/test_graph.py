@@ -454,3 +454,16 @@ def test_graph_warm_requests_do_not_read_the_model_again(client, monkeypatch):
         assert response.status_code == 200
     assert client.get("/api/graph/search", query_string={**query, "q": "Conv"}).status_code == 200
     assert len(reads) == 1  # the parsed model is cached by its file and offset
+
+
+def test_graph_layout_bundles_the_long_edges_of_a_source():
+    # A chain of 40 nodes, each feeding every later one (a dense block): 780 edges, most long.
+    n = 40
+    edges = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    placed = layout([(100, 30)] * n, edges)
+    assert placed["width"] < 1500  # one bundle per source beside the chain (a fan of edges: 12,000 px)
+    assert sorted(placed["y"]) == placed["y"]  # the chain, top to bottom
+    for (a, b), route in zip(edges, placed["edges"], strict=True):
+        assert route[0][0] == placed["x"][a] and route[-1][0] == placed["x"][b]
+        ys = [p[1] for p in route]
+        assert ys == sorted(ys) and placed["y"][a] < ys[0] < ys[-1] < placed["y"][b]
