@@ -27,6 +27,8 @@ const SVG_STYLE = `
   .node.io text { fill: #222; }
   .node.hit rect { stroke: #ffd400; stroke-width: 4; }
   .node.selected rect { stroke: #000; stroke-width: 2.5; }
+  .node text.folded { font-size: 9px; font-weight: 600; }
+  .node.stack rect.stack-back { fill: #f6f8fb; stroke: #9aa7bd; stroke-dasharray: none; }
 `;
 
 function svg(tag, attrs = {}, ...children) {
@@ -192,15 +194,19 @@ export class GraphView {
     }
     const nodeLayer = svg('g', { class: 'nodes' });
     for (const n of nodes) {
-      const cls = n.kind === 'group' ? 'node group' : n.kind === 'op' ? 'node op-node' : 'node io';
+      const cls = n.kind === 'group' ? 'node group' : n.kind === 'stack' ? 'node group stack' : n.kind === 'op' ? 'node op-node' : 'node io';
       const g = svg('g', { class: `${cls}${this.hits.has(n.id) ? ' hit' : ''}`, 'data-id': n.id, transform: `translate(${n.x - n.w / 2},${n.y - n.h / 2})` });
       const fill = n.kind === 'op' ? CATEGORY_COLORS[n.category] ?? CATEGORY_COLORS.other : undefined;
-      g.append(svg('rect', { width: n.w, height: n.h, rx: n.kind === 'op' ? 5 : n.kind === 'group' ? 8 : 13, fill }));
+      if (n.kind === 'stack') g.append(svg('rect', { class: 'stack-back', x: 5, y: -5, width: n.w, height: n.h, rx: 8 }));
+      g.append(svg('rect', { width: n.w, height: n.h, rx: n.kind === 'op' ? 5 : n.kind === 'group' || n.kind === 'stack' ? 8 : 13, fill }));
       if (n.kind === 'op') {
         g.append(svg('text', { x: 8, y: 15 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 8, y: 28 }, fit(n.op_type, n.w)));
         const folded = n.folded ? ` · takes ${n.folded} folded constant node${n.folded > 1 ? 's' : ''} (see details)` : '';
         if (n.folded) g.append(svg('text', { class: 'folded', x: n.w - 5, y: 12, 'text-anchor': 'end' }, `+${n.folded}`));
         g.append(svg('title', {}, `${n.name} (${n.op_type})${folded}`));
+      } else if (n.kind === 'stack') {
+        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, `${n.count.toLocaleString()} alike · click to open`));
+        g.append(svg('title', {}, `${n.count.toLocaleString()} siblings alike, the first ${n.sample}`));
       } else if (n.kind === 'group') {
         g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, `${n.count} nodes · click to open`));
         g.append(svg('title', {}, `${n.path}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')}`));
@@ -244,8 +250,8 @@ export class GraphView {
   clickNode(id) {
     const n = this.data.nodes.find((m) => m.id === id);
     if (!n) return;
-    if (n.kind === 'group') {
-      this.load({ expand: [...this.current.expand, n.path], fitAfter: false });
+    if (n.kind === 'group' || n.kind === 'stack') {
+      this.load({ expand: [...this.current.expand, n.kind === 'group' ? n.path : n.stack], fitAfter: false });
       return;
     }
     for (const el of this.viewport.querySelectorAll('.node.selected')) el.classList.remove('selected');

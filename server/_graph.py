@@ -33,6 +33,10 @@ __all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "escape_invalid_utf8", "mode
 
 #: Graphs of more nodes than this open with every group collapsed.
 COLLAPSE_ABOVE = 300
+#: Siblings alike (same op or group content, same inputs and outputs) from this many on are drawn as one stack.
+STACK_ABOVE = 16
+#: The ``expanded`` entries that open a stack start with this.
+STACK = "stack:"
 #: Attribute values (lists, strings) are cut to this many items/characters for display.
 _CUT = 32
 
@@ -559,6 +563,7 @@ class Graph:
     def view(self, expanded: set[str]) -> dict[str, Any]:
         """What to draw with ``expanded`` groups open: items (nodes, collapsed groups, graph
         inputs and outputs) and the edges between them, aggregated, labelled by value."""
+        opened = expanded
         expanded = {g for g in expanded if g in self.groups}
         owner = self._visible(expanded)
         items: dict[str, dict[str, Any]] = {}
@@ -632,7 +637,9 @@ class Graph:
                 add(owner[self.producer[value]], f"out:{value}", value)
             elif value in input_set:
                 add(f"in:{value}", f"out:{value}", value)
-        return {"items": list(items.values()), "edges": list(edges.values()), "expanded": sorted(expanded)}
+        stacks = {g for g in opened if g.startswith(STACK)}
+        out_items, out_edges = _stacked(list(items.values()), list(edges.values()), stacks)
+        return {"items": out_items, "edges": out_edges, "expanded": sorted(expanded | stacks)}
 
     def node_detail(self, index: int) -> dict[str, Any]:
         n = self.nodes[index]
@@ -680,6 +687,68 @@ class Graph:
                 if len(hits) >= limit:
                     break
         return hits
+
+
+def _stacked(
+    items: list[dict[str, Any]], edges: list[dict[str, Any]], opened: set[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Siblings alike drawn as one stack: at least :data:`STACK_ABOVE` ops of one type, or
+    groups of the same ops, that take from the same items and give to the same items
+    (2,000 parallel branches of one model are one "x2,000" box, not a row 300,000 px wide).
+    A stack whose key (``stack:`` and its first member's id) is in ``opened`` is drawn open."""
+    preds: dict[str, set[str]] = defaultdict(set)
+    succs: dict[str, set[str]] = defaultdict(set)
+    for e in edges:
+        succs[e["source"]].add(e["target"])
+        preds[e["target"]].add(e["source"])
+    alike: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for item in items:
+        if item["kind"] == "op":
+            what: Any = ("op", item["op_type"])
+        elif item["kind"] == "group":
+            what = ("group", item["count"], tuple(sorted(item["ops"].items())))
+        else:
+            continue
+        alike[(what, frozenset(preds[item["id"]]), frozenset(succs[item["id"]]))].append(item)
+    into: dict[str, str] = {}
+    stacks: dict[str, dict[str, Any]] = {}
+    for members in alike.values():
+        if len(members) < STACK_ABOVE:
+            continue
+        first = members[0]
+        key = STACK + first["id"]
+        if key in opened:
+            continue
+        sid = "s:" + first["id"]
+        stacks[sid] = {
+            "id": sid,
+            "kind": "stack",
+            "label": f"{first.get('op_type') or first['label']} \u00d7{len(members):,}",  # a multiplication sign
+            "count": len(members),
+            "stack": key,
+            "sample": first.get("name") or first.get("path") or first["label"],
+            "ops": first.get("ops") or {first.get("op_type", ""): 1},
+        }
+        for m in members:
+            into[m["id"]] = sid
+    if not stacks:
+        return items, edges
+    out_items: list[dict[str, Any]] = []
+    for item in items:
+        sid = into.get(item["id"])
+        if sid is None:
+            out_items.append(item)
+        elif sid in stacks:
+            out_items.append(stacks.pop(sid))
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for e in edges:
+        src, dst = into.get(e["source"], e["source"]), into.get(e["target"], e["target"])
+        hit = merged.get((src, dst))
+        if hit is None:
+            merged[(src, dst)] = {**e, "source": src, "target": dst}
+        else:
+            hit["count"] += e["count"]
+    return out_items, list(merged.values())
 
 
 def _check_acyclic(nodes: list[dict[str, Any]], producer: dict[str, int], graph_name: str) -> None:

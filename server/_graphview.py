@@ -18,7 +18,15 @@ from typing import Any
 from onnx import ModelProto
 
 from visualdl.errors import InvalidArgument, NotFound
-from visualdl.server._graph import Graph, GraphError, external_data_files, infer_shapes, model_properties, parse_model
+from visualdl.server._graph import (
+    STACK,
+    Graph,
+    GraphError,
+    external_data_files,
+    infer_shapes,
+    model_properties,
+    parse_model,
+)
 from visualdl.server._graph import subgraph as find_subgraph
 from visualdl.server._graphlayout import layout
 from visualdl.server._params import MAX_PATH_DEPTH
@@ -53,7 +61,7 @@ def parse_path(text: str) -> list[tuple[int, str, int]]:
 
 def _size(item: dict[str, Any]) -> tuple[float, float]:
     label = item.get("label", "")
-    if item["kind"] == "group":
+    if item["kind"] in ("group", "stack"):
         return max(130.0, 7.0 * len(label) + 40), 50.0
     if item["kind"] == "op":
         return max(90.0, 6.6 * max(len(label), len(item.get("op_type", ""))) + 24), 36.0
@@ -192,8 +200,8 @@ class GraphService:
         elif expand is None:
             expanded = graph.default_expanded()
         else:
-            expanded = {g for g in expand if g in graph.groups}
-            for g in list(expanded):  # opening a group opens its parents
+            expanded = {g for g in expand if g in graph.groups or g.startswith(STACK)}
+            for g in [g for g in expanded if g in graph.groups]:  # opening a group opens its parents
                 parent = graph.groups[g]["parent"]
                 while parent:
                     expanded.add(parent)

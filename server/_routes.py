@@ -361,13 +361,14 @@ _GRAPH = _object(
             _object(
                 {
                     "id": STRING,
-                    "kind": {"enum": ["op", "group", "input", "output"]},
+                    "kind": {"enum": ["op", "group", "stack", "input", "output"]},
                     "x": NUMBER,
                     "y": NUMBER,
                     "w": NUMBER,
                     "h": NUMBER,
                 },
-                description="an op, a collapsed name-scope group, or a graph input or output, placed",
+                description="an op, a collapsed name-scope group, a stack of siblings alike (opened by its "
+                "'stack' key in expand), or a graph input or output, placed",
             )
         ),
         "edges": _array(_object({"source": STRING, "target": STRING, "points": {"type": "array"}})),

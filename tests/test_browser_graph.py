@@ -16,7 +16,7 @@ from test_browser import (  # noqa: F401 - fixtures used by name
     wait_for,
 )
 from test_graph import big_model, conv_model
-from test_graph_folding import _comb
+from test_graph_folding import _branches, _comb
 
 from visualdl import LogWriter
 
@@ -32,7 +32,10 @@ def server(tmp_path_factory):
     bad_file.write_bytes(conv_model().SerializeToString()[:100])
     comb_file = logdir / "comb.onnx"
     onnx.save(_comb(3), comb_file)
+    fan_file = logdir / "fan.onnx"
+    onnx.save(_branches(400, scoped=True), fan_file)
     args = ["--logdir", str(logdir), "--model", str(model_file), "--model", str(bad_file), "--model", str(comb_file)]
+    args += ["--model", str(fan_file)]
     with running_server(args, str(logdir / "server.log")) as base:
         yield base
 
@@ -98,4 +101,17 @@ def test_graph_folded_constants_show_as_a_badge_and_in_details(page, server):  #
     side = page.locator(".graph-side")
     wait_for(lambda: "Folded constants" in (side.text_content() or ""), "the folded nodes in the details")
     assert "ConstantOfShape" in side.locator("table.folded").text_content()
+    assert not page.errors, page.errors
+
+
+def test_graph_siblings_alike_are_a_stack_that_opens(page, server):  # noqa: F811 - the imported fixture
+    open_tab(page, server, "graphs")
+    wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
+    page.select_option("#graph-source", label="fan.onnx (model file)")
+    stack = page.locator("#graph-svg g.node.stack")
+    wait_for(lambda: stack.count() == 1, "the 400 branches drawn as one stack")
+    assert "\u00d7400" in stack.text_content()
+    stack.click()
+    wait_for(lambda: page.locator("#graph-svg g.node.group").count() >= 400, "the stack opened")
+    assert page.locator("#graph-svg g.node.stack").count() == 0
     assert not page.errors, page.errors

@@ -21,8 +21,8 @@ except ImportError:  # pragma: no cover - CI installs it
     torch = None  # type: ignore[assignment]
 
 
-def _widest_row(graph: Graph) -> int:
-    view = graph.view(set(graph.groups))
+def _widest_row(graph: Graph, expanded: set[str] | None = None) -> int:
+    view = graph.view(set(graph.groups) if expanded is None else expanded)
     items = view["items"]
     index = {item["id"]: i for i, item in enumerate(items)}
     placed = layout([_size(item) for item in items], [(index[e["source"]], index[e["target"]]) for e in view["edges"]])
@@ -134,3 +134,42 @@ def test_torch_export_lays_out_as_a_chain():
     )
     assert drawn["Constant"] == 0 and drawn["Conv"] == ops["Conv"] and drawn["Add"] == ops["Add"]
     assert _widest_row(graph) <= 3  # a residual chain: the main path, a skip, the shape branch
+
+
+def _branches(count: int, scoped: bool) -> onnx.ModelProto:
+    """``count`` parallel branches (Relu then Neg) from one input into one Concat."""
+    nodes = []
+    for b in range(count):
+        prefix = f"/branch{b}/" if scoped else f"b{b}_"
+        nodes.append(helper.make_node("Relu", ["x"], [f"r{b}"], name=f"{prefix}Relu"))
+        nodes.append(helper.make_node("Neg", [f"r{b}"], [f"n{b}"], name=f"{prefix}Neg"))
+    nodes.append(helper.make_node("Concat", [f"n{b}" for b in range(count)], ["y"], name="concat", axis=0))
+    graph = helper.make_graph(
+        nodes,
+        "fan",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [count])],
+    )
+    return helper.make_model(graph)
+
+
+def test_siblings_alike_are_one_stack_until_opened():
+    graph = Graph.build(_branches(500, scoped=True).graph)
+    view = graph.view(set())  # every branch a collapsed group of two nodes
+    stacks = [item for item in view["items"] if item["kind"] == "stack"]
+    assert len(stacks) == 1 and stacks[0]["count"] == 500 and "\u00d7500" in stacks[0]["label"]
+    assert {item["kind"] for item in view["items"]} == {"input", "stack", "op", "output"}
+    edges = {(e["source"], e["target"]): e["count"] for e in view["edges"]}
+    assert edges[("in:x", stacks[0]["id"])] == 500 and edges[(stacks[0]["id"], "n1000")] == 500
+    assert _widest_row(graph, set()) == 1
+    opened = graph.view({stacks[0]["stack"]})
+    assert sum(item["kind"] == "group" for item in opened["items"]) == 500
+    assert stacks[0]["stack"] in opened["expanded"]
+
+
+def test_few_siblings_or_different_ones_are_drawn_as_they_are():
+    graph = Graph.build(_branches(8, scoped=False).graph)
+    assert not [item for item in graph.view(set())["items"] if item["kind"] == "stack"]
+    # Unscoped branches are chains: each Relu feeds its own Neg, so no two Relus are alike.
+    graph = Graph.build(_branches(100, scoped=False).graph)
+    assert not [item for item in graph.view(set())["items"] if item["kind"] == "stack"]
