@@ -13,6 +13,8 @@ export const CATEGORY_COLORS = {
   control: '#e15759', custom: '#76b7b2', other: '#8c8c8c',
 };
 const LABELS_FROM_ZOOM = 1.3; // edge shapes are written on the edges from this zoom on
+const LEGIBLE_ZOOM = 0.6; // below this zoom a node's 11 px label is too small to read
+const OPEN_ZOOM = 0.9; // where a graph too large to fit legibly opens (on its inputs)
 const SVG_STYLE = `
   .edge { fill: none; stroke: #8a8f98; stroke-width: 1.2; }
   .edge-label { font: 10px system-ui, sans-serif; fill: #555; }
@@ -160,7 +162,7 @@ export class GraphView {
       this.message.hidden = !data.warnings.length;
       this.message.textContent = data.warnings.join(' ');
       this.draw();
-      if (fitAfter) this.fit();
+      if (fitAfter) this.firstView();
       this.drawCrumbs();
       this.host.dataset.state = 'ready';
     } catch (error) {
@@ -228,13 +230,35 @@ export class GraphView {
     this.svg.classList.toggle('show-edge-labels', k >= LABELS_FROM_ZOOM);
   }
 
-  fit() {
-    if (!this.data) return;
+  /** The zoom at which the whole graph fits the canvas (whatever the size: no floor). */
+  fitZoom() {
     const rect = this.host.getBoundingClientRect();
     const w = Math.max(this.data.width, 1);
     const hgt = Math.max(this.data.height, 1);
-    const k = Math.min(2, Math.max(0.02, Math.min((rect.width - 40) / w, (rect.height - 40) / hgt)));
-    this.view = { k, x: (rect.width - w * k) / 2, y: 20 };
+    return Math.min(2, Math.max(1e-4, Math.min((rect.width - 40) / w, (rect.height - 40) / hgt)));
+  }
+
+  fit() {
+    if (!this.data) return;
+    const rect = this.host.getBoundingClientRect();
+    const k = this.fitZoom();
+    this.view = { k, x: (rect.width - Math.max(this.data.width, 1) * k) / 2, y: 20 };
+    this.applyView();
+  }
+
+  /** A graph opens fitted when its labels are then legible; else at a legible zoom, on its inputs. */
+  firstView() {
+    if (!this.data) return;
+    if (this.fitZoom() >= LEGIBLE_ZOOM) {
+      this.fit();
+      return;
+    }
+    const rect = this.host.getBoundingClientRect();
+    const top = this.data.nodes.filter((n) => n.kind === 'input');
+    const first = top.length ? top : this.data.nodes.filter((n) => n.y === Math.min(...this.data.nodes.map((m) => m.y)));
+    const cx = first.reduce((sum, n) => sum + n.x, 0) / Math.max(first.length, 1);
+    const k = OPEN_ZOOM;
+    this.view = { k, x: rect.width / 2 - cx * k, y: 20 };
     this.applyView();
   }
 

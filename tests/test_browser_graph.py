@@ -35,7 +35,9 @@ def server(tmp_path_factory):
     fan_file = logdir / "fan.onnx"
     onnx.save(_branches(400, scoped=True), fan_file)
     args = ["--logdir", str(logdir), "--model", str(model_file), "--model", str(bad_file), "--model", str(comb_file)]
-    args += ["--model", str(fan_file)]
+    long_file = logdir / "long.onnx"
+    onnx.save(_comb(150), long_file)
+    args += ["--model", str(fan_file), "--model", str(long_file)]
     with running_server(args, str(logdir / "server.log")) as base:
         yield base
 
@@ -114,4 +116,21 @@ def test_graph_siblings_alike_are_a_stack_that_opens(page, server):  # noqa: F81
     stack.click()
     wait_for(lambda: page.locator("#graph-svg g.node.group").count() >= 400, "the stack opened")
     assert page.locator("#graph-svg g.node.stack").count() == 0
+    assert not page.errors, page.errors
+
+
+def test_graph_too_tall_to_fit_legibly_opens_legible_on_its_input(page, server):  # noqa: F811 - the imported fixture
+    open_tab(page, server, "graphs")
+    wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
+    page.select_option("#graph-source", label="long.onnx (model file)")
+    wait_for(lambda: page.locator("#graph-svg g.node.op-node", has_text="reshape149").count() == 1, "drawn")
+    transform = page.locator("#graph-svg > g").first.get_attribute("transform") or ""
+    assert transform.endswith("scale(0.9)"), transform  # not the fit's 0.05: labels are legible
+    canvas = page.locator(".graph-canvas").bounding_box()
+    box = page.locator("#graph-svg g.node.io", has_text="x").first.bounding_box()
+    assert canvas and box and canvas["x"] < box["x"] < canvas["x"] + canvas["width"]
+    assert canvas["y"] < box["y"] < canvas["y"] + canvas["height"]  # the input is in view
+    page.locator("#graph-fit").click()
+    transform = page.locator("#graph-svg > g").first.get_attribute("transform") or ""
+    assert float(transform.rsplit("scale(", 1)[1].rstrip(")")) < 0.1  # fit fits, however tall
     assert not page.errors, page.errors
