@@ -66,7 +66,37 @@ export class GraphView {
     this.viewport = svg('g', { class: 'viewport' });
     this.svg.append(this.viewport);
     this.host.append(this.svg);
+    // The overview: every box of the graph, and the part of it in view; a click goes there.
+    this.minimap = svg('svg', { class: 'graph-minimap', preserveAspectRatio: 'xMidYMid meet' });
+    this.minimapBoxes = svg('g', { class: 'minimap-boxes' });
+    this.minimapView = svg('rect', { class: 'minimap-view' });
+    this.minimap.append(this.minimapBoxes, this.minimapView);
+    this.host.append(this.minimap);
     this.bindEvents(panel);
+  }
+
+  drawMinimap() {
+    const { nodes, width, height } = this.data;
+    const w = Math.max(width, 1);
+    const hgt = Math.max(height, 1);
+    this.minimap.setAttribute('viewBox', `0 0 ${w} ${hgt}`);
+    this.minimapBoxes.replaceChildren(...nodes.map((n) => svg('rect', {
+      x: n.x - n.w / 2, y: n.y - n.h / 2, width: n.w, height: n.h,
+      fill: n.kind === 'op' ? CATEGORY_COLORS[n.category] ?? CATEGORY_COLORS.other : '#9aa7bd',
+    })));
+  }
+
+  updateMinimap() {
+    if (!this.data) return;
+    const rect = this.host.getBoundingClientRect();
+    const { x, y, k } = this.view;
+    const shown = { x: -x / k, y: -y / k, w: rect.width / k, h: rect.height / k };
+    const whole = shown.x <= 0 && shown.y <= 0 && shown.x + shown.w >= this.data.width && shown.y + shown.h >= this.data.height;
+    this.minimap.classList.toggle('hidden', whole); // all of it in view: no overview needed
+    for (const [key, value] of Object.entries({ x: shown.x, y: shown.y, width: shown.w, height: shown.h })) {
+      this.minimapView.setAttribute(key, String(value));
+    }
+    this.minimapView.setAttribute('stroke-width', String(Math.max(this.data.width, this.data.height) / 150));
   }
 
   bindEvents(panel) {
@@ -76,6 +106,16 @@ export class GraphView {
       this.find(this.search.value.trim());
     });
     panel.querySelector('#graph-fit').addEventListener('click', () => this.fit());
+    this.minimap.addEventListener('pointerdown', (event) => {
+      event.stopPropagation(); // not a drag of the canvas
+      const box = this.minimap.getBoundingClientRect();
+      const scale = Math.min(box.width / Math.max(this.data.width, 1), box.height / Math.max(this.data.height, 1));
+      const gx = (event.clientX - box.left - (box.width - this.data.width * scale) / 2) / scale;
+      const gy = (event.clientY - box.top - (box.height - this.data.height * scale) / 2) / scale;
+      const rect = this.host.getBoundingClientRect();
+      this.view = { ...this.view, x: rect.width / 2 - gx * this.view.k, y: rect.height / 2 - gy * this.view.k };
+      this.applyView();
+    });
     panel.querySelector('#graph-collapse').addEventListener('click', () => this.load({ expand: [] }));
     panel.querySelector('#graph-props').addEventListener('click', () => this.showProperties());
     panel.querySelector('#graph-svg-export').addEventListener('click', () => saveFile('graph.svg', this.svgText(), 'image/svg+xml'));
@@ -221,6 +261,7 @@ export class GraphView {
     const defs = svg('defs', {}, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
       svg('path', { d: 'M0,0L10,5L0,10z', fill: '#8a8f98' })));
     this.viewport.replaceChildren(defs, edgeLayer, labelLayer, nodeLayer);
+    this.drawMinimap();
     this.applyView();
   }
 
@@ -228,6 +269,7 @@ export class GraphView {
     const { x, y, k } = this.view;
     this.viewport.setAttribute('transform', `translate(${x},${y}) scale(${k})`);
     this.svg.classList.toggle('show-edge-labels', k >= LABELS_FROM_ZOOM);
+    this.updateMinimap();
   }
 
   /** The zoom at which the whole graph fits the canvas (whatever the size: no floor). */

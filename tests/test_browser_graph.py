@@ -130,7 +130,18 @@ def test_graph_too_tall_to_fit_legibly_opens_legible_on_its_input(page, server):
     box = page.locator("#graph-svg g.node.io", has_text="x").first.bounding_box()
     assert canvas and box and canvas["x"] < box["x"] < canvas["x"] + canvas["width"]
     assert canvas["y"] < box["y"] < canvas["y"] + canvas["height"]  # the input is in view
+    # The overview shows the whole graph and where the view is; a click there moves the view.
+    minimap = page.locator(".graph-minimap")
+    assert minimap.is_visible() and page.locator(".graph-minimap .minimap-boxes rect").count() >= 300
+    mini = minimap.bounding_box()
+    assert mini
+    page.mouse.click(mini["x"] + mini["width"] / 2, mini["y"] + mini["height"] / 2)  # the middle
+    after = page.locator("#graph-svg > g").first.get_attribute("transform") or ""
+    assert after != transform and after.endswith("scale(0.9)")
+    middle = page.locator("#graph-svg g.node.op-node", has_text="relu75").first.bounding_box()
+    assert middle and canvas["y"] < middle["y"] < canvas["y"] + canvas["height"]  # the middle of the chain
     page.locator("#graph-fit").click()
     transform = page.locator("#graph-svg > g").first.get_attribute("transform") or ""
     assert float(transform.rsplit("scale(", 1)[1].rstrip(")")) < 0.1  # fit fits, however tall
+    assert not minimap.is_visible()  # all of it in view
     assert not page.errors, page.errors
