@@ -73,16 +73,18 @@ def _expanded(items: Sequence[object]) -> list[object]:
     for item in items:
         if isinstance(item, _framebatch.Batch):
             for i in range(len(item)):
-                out.append(_framing.Frame(int(item.starts[i]) - _framing.HEADER_SIZE, item.payload(i)))
+                out.append(_framing.Frame(item.offset + item.frame(i), item.payload(i)))
         else:
             out.append(item)
     return out
 
 
-def _damaged(rng: random.Random, buf: bytes) -> bytes:
+def _damaged(rng: random.Random, buf: bytes, false_start: bytes = b"") -> bytes:
+    """``buf`` with a few bit flips, cuts, inserted bytes, zeroed words and, when given,
+    copies of ``false_start`` (what a record's start looks like in this framing)."""
     data = bytearray(buf)
     for _ in range(rng.choice([1, 1, 2, 5])):
-        what = rng.randrange(4)
+        what = rng.randrange(5 if false_start else 4)
         at = rng.randrange(len(data))
         if what == 0:
             data[at] ^= 1 << rng.randrange(8)
@@ -90,8 +92,10 @@ def _damaged(rng: random.Random, buf: bytes) -> bytes:
             del data[at : at + rng.randrange(1, 40)]
         elif what == 2:
             data[at:at] = rng.randbytes(rng.randrange(1, 40))
-        else:
+        elif what == 3:
             data[at : at + 4] = bytes(4)
+        else:
+            data[at:at] = false_start
     return bytes(data)
 
 

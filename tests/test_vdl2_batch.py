@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import random
 import struct
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
+from test_tfevents_batch import _damaged as _tfevents_damaged
+from test_tfevents_batch import _expanded
 
 from visualdl import _framebatch, _framing, _vdl2, _vdl2scalars
 from visualdl._kinds import HistogramEvent, ImageEvent, ScalarBlock, TextEvent
@@ -91,34 +92,9 @@ def _log(rng: random.Random, n: int, other: float = 0.05) -> bytes:
     return b"".join(_frame(_payload(rng, other)) for _ in range(n))
 
 
-def _expanded(items: Sequence[object]) -> list[object]:
-    """Batches as the frames they hold; other items as they are."""
-    out: list[object] = []
-    for item in items:
-        if isinstance(item, _framebatch.Batch):
-            for i in range(len(item)):
-                out.append(_framing.Frame(item.offset + item.frame(i), item.payload(i)))
-        else:
-            out.append(item)
-    return out
-
-
 def _damaged(rng: random.Random, buf: bytes) -> bytes:
-    data = bytearray(buf)
-    for _ in range(rng.choice([1, 1, 2, 5])):
-        what = rng.randrange(5)
-        at = rng.randrange(len(data))
-        if what == 0:
-            data[at] ^= 1 << rng.randrange(8)
-        elif what == 1:
-            del data[at : at + rng.randrange(1, 40)]
-        elif what == 2:
-            data[at:at] = rng.randbytes(rng.randrange(1, 40))
-        elif what == 3:
-            data[at : at + 4] = bytes(4)
-        else:  # a false record start
-            data[at:at] = bytes([rng.randrange(2, 40)]) + bytes(7) + b"\n"
-    return bytes(data)
+    # A false record start: a small length, its zero high bytes, then a values key.
+    return _tfevents_damaged(rng, buf, bytes([rng.randrange(2, 40)]) + bytes(7) + b"\n")
 
 
 def _same_scan(buf: bytes, file_end: int | None = None, stopped: bool = False) -> list[object]:
