@@ -23,9 +23,9 @@ from visualdl.sdk._convert import MAX_IMAGE_PIXELS, check_image, describe
 __all__ = ["Matrix", "check_image_matrix", "render_figure", "tile_images"]
 
 
-def render_figure(figure: Any) -> np.ndarray:
+def render_figure(figure: Any, close: bool = True) -> np.ndarray:
     """The RGB pixels (HWC uint8) of a matplotlib figure, which is then closed in pyplot
-    (as VisualDL 2 does)."""
+    (as VisualDL 2 does) unless ``close`` is False."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -37,7 +37,7 @@ def render_figure(figure: Any) -> np.ndarray:
     canvas.draw()
     rgb = np.array(np.asarray(canvas.buffer_rgba())[:, :, :3])
     pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is not None:
+    if close and pyplot is not None:
         pyplot.close(figure)
     return check_image(rgb, "HWC")
 

@@ -13,7 +13,7 @@ import socket
 import threading
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -360,6 +360,12 @@ class LogWriter:
             tiled = figures.tile_images(box.pop())
             return encode_image(tag, step, wall, convert.encode_png(convert.pil_image(tiled)), tiled.shape)
 
+        self._sink.put_item(build, nbytes)
+
+    def _put_record(self, tag: str, build: Callable[[], pb.Record], nbytes: int) -> None:
+        """Queue a record whose arguments the caller has already checked; ``build`` runs on
+        the writer's thread (the path of adapters such as :class:`~visualdl.sdk._summary.SummaryWriter`)."""
+        self._tag(tag)
         self._sink.put_item(build, nbytes)
 
     def _put_image(self, tag: str, step: int, wall: float, hwc: Any) -> None:

@@ -4,6 +4,7 @@ The public surface::
 
     from visualdl import LogWriter, LogReader     # and visualdl.errors, visualdl.notebook,
                                                   # visualdl.server.app (create_app, Settings)
+    from visualdl import SummaryWriter            # torch.utils.tensorboard's writer API
 
 Modules whose names start with ``_`` are internal.
 
@@ -63,9 +64,10 @@ if _in_checkout() and _CheckoutFinder(_ROOT) not in _sys.meta_path:
 
 if TYPE_CHECKING:
     from visualdl._reader import LogReader
+    from visualdl.sdk._summary import SummaryWriter
     from visualdl.sdk._writer import LogWriter
 
-__all__ = ["LogReader", "LogWriter", "__version__", "load_ipython_extension"]
+__all__ = ["LogReader", "LogWriter", "SummaryWriter", "__version__", "load_ipython_extension"]
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -81,6 +83,10 @@ def __getattr__(name: str) -> Any:
         from visualdl.sdk._writer import LogWriter
 
         return LogWriter
+    if name == "SummaryWriter":
+        from visualdl.sdk._summary import SummaryWriter
+
+        return SummaryWriter
     if name == "LogReader":
         from visualdl._reader import LogReader
 

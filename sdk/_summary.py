@@ -1,0 +1,573 @@
+"""SummaryWriter: ``torch.utils.tensorboard.SummaryWriter``'s calls, writing our format.
+
+A thin adapter over :class:`~visualdl.sdk._writer.LogWriter`: same constructor, method
+names, parameter names and defaults as torch's writer, so a script switches with its
+import line. Arguments are checked on the caller's thread (``TypeError``/``ValueError``
+naming the bad one); encoding and I/O happen on the writers' threads.
+
+As torch: ``global_step=None`` is step 0; ``walltime`` is seconds since the epoch;
+``add_scalars`` writes each key to a run of its own, ``<log_dir>/<main_tag>_<key>``, under
+the tag ``main_tag``; ``add_hparams`` writes the hyperparameters and the metrics into the
+run ``<log_dir>/<run_name>`` (default: the current time). Where our format differs:
+
+* ``purge_step`` is checked and not stored: a resumed writer's first step already
+  replaces the points logged at and after it (:mod:`visualdl._restarts`).
+* ``add_histogram`` stores equal-width buckets: ``bins`` is their number, or a numpy
+  estimator (``'auto'``, ``'fd'``, ...) choosing it; ``'tensorflow'`` is 30 buckets.
+* ``add_image(s)`` takes floats in [0, 1] and refuses others (torch clips them).
+* ``add_embedding``'s ``label_img`` is not stored (the kind holds vectors and labels; a
+  warning says so); ``hparam_domain_discrete`` is checked and not stored.
+* ``add_graph`` exports the model with ``torch.onnx.export`` and stores the ONNX graph.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from visualdl._kinds import (
+    SCALAR_LAYOUT_TAG,
+    LayoutCategory,
+    LayoutChart,
+    encode_embeddings,
+    encode_histogram,
+    encode_image,
+    encode_pr_curve,
+    encode_scalar_layout,
+)
+from visualdl._logformat import WALLTIME_MS_THRESHOLD
+from visualdl.proto import pb
+from visualdl.sdk import _convert as convert
+from visualdl.sdk import _embeddings as embeddings
+from visualdl.sdk import _figures as figures
+from visualdl.sdk import _hparams as hparams
+from visualdl.sdk._writer import LogWriter
+
+__all__ = ["SummaryWriter"]
+
+#: The number of buckets of ``bins='tensorflow'`` (TensorBoard draws histograms in 30).
+TENSORFLOW_BUCKETS = 30
+_NUMPY_BINS = frozenset(("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"))
+#: Images per row of ``add_images`` and of a list of figures, as torch tiles them.
+_GRID_COLUMNS = 8
+_COUNT_COLUMNS = ("tp", "fp", "tn", "fn")
+
+
+def _step(global_step: Any) -> int:
+    return 0 if global_step is None else convert.check_step(global_step, "global_step")
+
+
+def _walltime(walltime: Any) -> float:
+    """Seconds since the epoch (torch's unit; never taken as milliseconds)."""
+    if walltime is None:
+        return time.time()
+    seconds = convert.to_float(walltime, "walltime")
+    if not (math.isfinite(seconds) and 0 <= seconds <= WALLTIME_MS_THRESHOLD):
+        raise ValueError(f"walltime must be a finite, non-negative number of seconds since the epoch; got {walltime!r}")
+    return seconds
+
+
+def _bucket_count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= convert.MAX_BUCKETS:
+        raise ValueError(f"{name} must be an integer from 1 to {convert.MAX_BUCKETS}; got {convert.describe(value)}")
+    return value
+
+
+def _run_dir(log_dir: str, name: Any, what: str) -> str:
+    """``log_dir/name``, refusing names that would leave ``log_dir``."""
+    convert.check_tag(name, what)
+    parts = name.replace("\\", "/").split("/")
+    if os.path.isabs(name) or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{what} must be a relative run name without empty, '.' or '..' parts; got {name!r}")
+    return os.path.join(log_dir, name)
+
+
+def _hparam_value(name: str, value: Any) -> Any:
+    """A 0-d tensor or numpy scalar as a Python number; anything else as it is."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    arr = convert.as_array(value)
+    if arr is not None and arr.size == 1 and arr.dtype.kind in "biuf":
+        return arr.reshape(()).item()
+    return value
+
+
+def _grid(images: list[np.ndarray]) -> figures.Matrix:
+    """Images of one shape, 8 to a row (fewer when there are fewer), as torch tiles them."""
+    cols = min(len(images), _GRID_COLUMNS)
+    rows = -(-len(images) // cols)
+    height, width = images[0].shape[:2]
+    if rows * height * cols * width > convert.MAX_IMAGE_PIXELS:
+        raise ValueError(
+            f"img_tensor of {len(images)} images of {height}x{width} tiles into {rows * height}x{cols * width} "
+            f"pixels, above the limit of {convert.MAX_IMAGE_PIXELS:,}; log fewer or smaller images"
+        )
+    return images, rows, cols, (rows * height, cols * width)
+
+
+def _layout(layout: Any) -> tuple[LayoutCategory, ...]:
+    if not isinstance(layout, Mapping) or not layout:
+        raise TypeError(
+            "layout must be a dict of category -> {chart title: ['Multiline', [tags]] or ['Margin', "
+            f"[value, lower, upper]]}}; got {convert.describe(layout)}"
+        )
+    categories = []
+    for category, charts in layout.items():
+        convert.check_tag(category, "layout category")
+        if not isinstance(charts, Mapping):
+            raise TypeError(f"layout[{category!r}] must be a dict of chart title -> [kind, tags]; got {charts!r}")
+        out = []
+        for title, spec in charts.items():
+            where = f"layout[{category!r}][{title!r}]"
+            convert.check_tag(title, "layout chart title")
+            if not isinstance(spec, list | tuple) or len(spec) != 2 or not isinstance(spec[1], list | tuple):
+                raise TypeError(
+                    f"{where} must be ['Multiline', [tags]] or ['Margin', [value, lower, upper]]; got {spec!r}"
+                )
+            kind, tags = spec
+            checked = tuple(convert.check_tag(t, f"{where} tag") for t in tags)
+            if isinstance(kind, str) and kind.lower() == "margin":
+                if len(checked) != 3:
+                    raise ValueError(f"{where}: a Margin chart needs 3 tags (value, lower, upper); got {len(checked)}")
+                out.append(LayoutChart(title, margin=((checked[0], checked[1], checked[2]),)))
+            elif isinstance(kind, str) and kind.lower() == "multiline":
+                if not checked:
+                    raise ValueError(f"{where}: a Multiline chart needs at least one tag")
+                out.append(LayoutChart(title, multiline=checked))
+            else:
+                raise ValueError(f"{where}: the chart kind must be 'Multiline' or 'Margin'; got {kind!r}")
+        categories.append(LayoutCategory(category, tuple(out)))
+    return tuple(categories)
+
+
+def _curve_column(value: Any, name: str, size: int, *, rate: bool) -> np.ndarray:
+    arr = value if isinstance(value, np.ndarray) else convert.as_array(value)
+    if arr is None:
+        if not isinstance(value, list | tuple):
+            raise TypeError(f"{name} must be an array of numbers; got {convert.describe(value)}")
+        arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be an array of numbers; got an array of dtype {arr.dtype}")
+    column = np.array(arr, dtype=np.float64).reshape(-1)
+    if column.size != size:
+        raise ValueError(f"{name} must hold num_thresholds={size} values, one per threshold; got {column.size}")
+    low, high = (0.0, 1.0) if rate else (0.0, math.inf)
+    if not (np.isfinite(column) & (column >= low) & (column <= high)).all():
+        kind = "rates in [0, 1]" if rate else "finite, non-negative counts"
+        raise ValueError(f"{name} must hold {kind}")
+    return column
+
+
+class SummaryWriter:
+    """``torch.utils.tensorboard.SummaryWriter``'s API over :class:`LogWriter`.
+
+    Args:
+        log_dir: the run's directory. Default: ``runs/<time>_<host><comment>``.
+        comment: suffix of the default ``log_dir``.
+        purge_step: checked and not stored (a resumed writer's first step replaces
+            later points already; see the module docstring).
+        max_queue: pending points or records that wake the writer thread early.
+        flush_secs: at most this many seconds pass between a call and its data being
+            in the OS.
+        filename_suffix: appended to the file names.
+    """
+
+    def __init__(
+        self,
+        log_dir: str | os.PathLike[str] | None = None,
+        comment: str = "",
+        purge_step: int | None = None,
+        max_queue: int = 10,
+        flush_secs: float = 120,
+        filename_suffix: str = "",
+    ) -> None:
+        self._purge_step = None if purge_step is None else convert.check_step(purge_step, "purge_step")
+        self._options: dict[str, Any] = {
+            "max_queue": max_queue,
+            "flush_secs": flush_secs,
+            "filename_suffix": filename_suffix,
+        }
+        self._writer = LogWriter(log_dir or None, comment=comment, **self._options)
+        #: The runs of add_scalars, by directory.
+        self._runs: dict[str, LogWriter] = {}
+
+    @property
+    def log_dir(self) -> str:
+        return self._writer.logdir
+
+    def get_logdir(self) -> str:
+        """The directory of this writer's run."""
+        return self._writer.logdir
+
+    # -- scalars ---------------------------------------------------------------------
+
+    def add_scalar(
+        self,
+        tag: str,
+        scalar_value: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        new_style: bool = False,
+        double_precision: bool = False,
+    ) -> None:
+        """Record a number (NaN and infinities kept) or a one-element tensor; values are
+        stored as float64 whatever ``new_style`` and ``double_precision`` say."""
+        value = convert.to_float(scalar_value, "scalar_value")
+        self._writer.add_scalar(tag, value, _step(global_step), _walltime(walltime))
+
+    def add_scalars(
+        self,
+        main_tag: str,
+        tag_scalar_dict: Mapping[str, Any],
+        global_step: int | None = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Record each value of ``tag_scalar_dict`` under the tag ``main_tag`` in the run
+        ``<log_dir>/<main_tag>_<key>`` (``/`` in ``main_tag`` becomes ``_``), as torch does."""
+        convert.check_tag(main_tag, "main_tag")
+        if not isinstance(tag_scalar_dict, Mapping) or not tag_scalar_dict:
+            raise TypeError(
+                f"tag_scalar_dict must be a non-empty dict of tag -> number; got {convert.describe(tag_scalar_dict)}"
+            )
+        step, wall = _step(global_step), _walltime(walltime)
+        points = []
+        for key, value in tag_scalar_dict.items():
+            run = _run_dir(self.log_dir, f"{main_tag.replace('/', '_')}_{key}", "tag_scalar_dict key")
+            points.append((run, convert.to_float(value, f"tag_scalar_dict[{key!r}]")))
+        for run, value in points:
+            writer = self._runs.get(run)
+            if writer is None:
+                writer = self._runs[run] = LogWriter(run, **self._options)
+            writer.add_scalar(main_tag, value, step, wall)
+
+    # -- histograms, images, text, audio ---------------------------------------------
+
+    def add_histogram(
+        self,
+        tag: str,
+        values: Any,
+        global_step: int | None = None,
+        bins: Any = "tensorflow",
+        walltime: float | None = None,
+        max_bins: int | None = None,
+    ) -> None:
+        """Record the distribution of ``values`` in equal-width buckets: ``bins`` of them,
+        or as many as a numpy estimator (``'auto'``, ``'fd'``, ...) picks, at most ``max_bins``;
+        ``'tensorflow'`` is 30. NaN and infinities are counted apart."""
+        cap = convert.MAX_BUCKETS if max_bins is None else _bucket_count(max_bins, "max_bins")
+        if isinstance(bins, str):
+            if bins != "tensorflow" and bins not in _NUMPY_BINS:
+                raise ValueError(
+                    f"bins must be a number of buckets, 'tensorflow' or one of {', '.join(sorted(_NUMPY_BINS))}; "
+                    f"got {bins!r}"
+                )
+            data, _ = convert.check_histogram(values, 1)
+        else:
+            data, _ = convert.check_histogram(values, 1)
+            cap = min(cap, _bucket_count(bins, "bins"))
+        convert.check_tag(tag)
+        step, wall = _step(global_step), _walltime(walltime)
+        box = [data]
+
+        def build() -> pb.Record:
+            flat = box.pop()
+            buckets = cap
+            if isinstance(bins, str):
+                buckets = TENSORFLOW_BUCKETS
+                if bins != "tensorflow":
+                    finite = flat[np.isfinite(flat.astype(np.float64))]
+                    buckets = len(np.histogram_bin_edges(finite, bins)) - 1 if finite.size else 1
+                buckets = max(1, min(buckets, cap))
+            edges, counts, stats = convert.bin_histogram(flat, buckets)
+            return encode_histogram(tag, step, wall, edges, counts, stats)
+
+        self._writer._put_record(tag, build, data.nbytes)
+
+    def add_image(
+        self,
+        tag: str,
+        img_tensor: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        dataformats: str = "CHW",
+    ) -> None:
+        """Record an image laid out as ``dataformats`` (CHW, HWC or HW): uint8, or floats in [0, 1]."""
+        self._writer.add_image(tag, img_tensor, _step(global_step), _walltime(walltime), dataformats)
+
+    def add_images(
+        self,
+        tag: str,
+        img_tensor: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        dataformats: str = "NCHW",
+    ) -> None:
+        """Record a batch of images (NCHW, NHWC or NHW) tiled 8 to a row into one image."""
+        if not isinstance(dataformats, str) or dataformats.upper() not in ("NCHW", "NHWC", "NHW"):
+            raise ValueError(f"dataformats must be one of NCHW, NHWC, NHW; got {dataformats!r}")
+        arr = convert.as_array(img_tensor)
+        if arr is None:
+            raise TypeError(f"img_tensor must be an array or tensor of images; got {convert.describe(img_tensor)}")
+        if arr.ndim != len(dataformats) or arr.shape[0] == 0:
+            raise ValueError(
+                f"img_tensor has shape {arr.shape} but dataformats={dataformats!r} needs {len(dataformats)} "
+                "dimensions and at least one image"
+            )
+        images = [convert.check_image(img, dataformats[1:]) for img in arr]
+        self._put_tiled(tag, _grid(images), _step(global_step), _walltime(walltime))
+
+    def add_figure(
+        self,
+        tag: str,
+        figure: Any,
+        global_step: int | None = None,
+        close: bool = True,
+        walltime: float | None = None,
+    ) -> None:
+        """Record a matplotlib figure, or a list of them tiled 8 to a row; needs matplotlib."""
+        step, wall = _step(global_step), _walltime(walltime)
+        if isinstance(figure, list | tuple):
+            if not figure:
+                raise ValueError("figure must be a Figure or a non-empty list of them; got an empty list")
+            images = [figures.render_figure(f, close) for f in figure]
+            if len({img.shape for img in images}) > 1:
+                raise ValueError(f"figures of a list must have one size; got {sorted({img.shape for img in images})}")
+            self._put_tiled(tag, _grid(images), step, wall)
+        else:
+            self._put_tiled(tag, _grid([figures.render_figure(figure, close)]), step, wall)
+
+    def _put_tiled(self, tag: str, matrix: figures.Matrix, step: int, wall: float) -> None:
+        convert.check_tag(tag)
+        box = [matrix]
+
+        def build() -> pb.Record:
+            tiled = figures.tile_images(box.pop())
+            return encode_image(tag, step, wall, convert.encode_png(convert.pil_image(tiled)), tiled.shape)
+
+        self._writer._put_record(tag, build, sum(img.nbytes for img in matrix[0]))
+
+    def add_text(
+        self, tag: str, text_string: str, global_step: int | None = None, walltime: float | None = None
+    ) -> None:
+        """Record a text (Markdown in the UI)."""
+        self._writer.add_text(tag, text_string, _step(global_step), _walltime(walltime))
+
+    def add_audio(
+        self,
+        tag: str,
+        snd_tensor: Any,
+        global_step: int | None = None,
+        sample_rate: int = 44100,
+        walltime: float | None = None,
+    ) -> None:
+        """Record a mono clip (shape ``(1, L)`` or ``(L,)``) of amplitudes in [-1, 1]."""
+        self._writer.add_audio(tag, snd_tensor, _step(global_step), sample_rate, _walltime(walltime))
+
+    # -- curves, embeddings, hyperparameters -----------------------------------------
+
+    def add_pr_curve(
+        self,
+        tag: str,
+        labels: Any,
+        predictions: Any,
+        global_step: int | None = None,
+        num_thresholds: int = 127,
+        weights: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Record a precision-recall curve of binary ``labels`` and ``predictions`` in [0, 1]."""
+        step, wall = _step(global_step), _walltime(walltime)
+        self._writer.add_pr_curve(tag, labels, predictions, step, num_thresholds, weights, wall)
+
+    def add_pr_curve_raw(
+        self,
+        tag: str,
+        true_positive_counts: Any,
+        false_positive_counts: Any,
+        true_negative_counts: Any,
+        false_negative_counts: Any,
+        precision: Any,
+        recall: Any,
+        global_step: int | None = None,
+        num_thresholds: int = 127,
+        weights: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Record a precision-recall curve from its counts as given: ``num_thresholds``
+        values each, for the thresholds ``i / (num_thresholds - 1)``. ``weights`` is
+        unused (as in torch)."""
+        convert.check_tag(tag)
+        if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or num_thresholds < 2:
+            raise ValueError(f"num_thresholds must be an integer of at least 2; got {num_thresholds!r}")
+        given = (true_positive_counts, false_positive_counts, true_negative_counts, false_negative_counts)
+        names = ("true_positive_counts", "false_positive_counts", "true_negative_counts", "false_negative_counts")
+        columns = {
+            column: _curve_column(value, name, num_thresholds, rate=False)
+            for column, name, value in zip(_COUNT_COLUMNS, names, given, strict=True)
+        }
+        columns["precision"] = _curve_column(precision, "precision", num_thresholds, rate=True)
+        columns["recall"] = _curve_column(recall, "recall", num_thresholds, rate=True)
+        columns["thresholds"] = np.arange(num_thresholds) / (num_thresholds - 1)
+        step, wall = _step(global_step), _walltime(walltime)
+        self._writer._put_record(tag, lambda: encode_pr_curve(tag, step, wall, columns), 7 * 8 * num_thresholds)
+
+    def add_embedding(
+        self,
+        mat: Any,
+        metadata: Any = None,
+        label_img: Any = None,
+        global_step: int | None = None,
+        tag: str = "default",
+        metadata_header: Any = None,
+    ) -> None:
+        """Record vectors, one per row of ``mat``, with ``metadata``: one label per row, or
+        (with ``metadata_header`` naming the columns) one list of labels per row.
+        ``label_img`` is not stored (with a warning)."""
+        convert.check_tag(tag)
+        if metadata_header is not None and metadata is not None:
+            rows = metadata.tolist() if isinstance(metadata, np.ndarray) else metadata
+            if not isinstance(rows, list | tuple) or not all(isinstance(r, list | tuple) for r in rows):
+                raise TypeError(
+                    f"metadata must be one list of labels per row when metadata_header is given; got "
+                    f"{convert.describe(metadata)}"
+                )
+            widths = {len(r) for r in rows}
+            if widths and widths != {len(metadata_header)}:
+                raise ValueError(
+                    f"each row of metadata must hold one label per column of metadata_header "
+                    f"({len(metadata_header)}); got rows of {sorted(widths)} labels"
+                )
+            metadata = [list(column) for column in zip(*rows, strict=True)] if rows else rows
+        vectors, header, labels = embeddings.check_embeddings(mat, metadata, metadata_header)
+        if label_img is not None:
+            warnings.warn(
+                "add_embedding: label_img is not stored (embeddings keep vectors and labels); label the rows "
+                "with metadata instead",
+                UserWarning,
+                stacklevel=2,
+            )
+        step, wall = _step(global_step), time.time()
+        box = [vectors]
+        self._writer._put_record(
+            tag,
+            lambda: encode_embeddings(tag, step, wall, box.pop(), header, labels),
+            vectors.nbytes + sum(map(len, labels)),
+        )
+
+    def add_hparams(
+        self,
+        hparam_dict: dict[str, Any],
+        metric_dict: dict[str, Any],
+        hparam_domain_discrete: dict[str, list[Any]] | None = None,
+        run_name: str | None = None,
+        global_step: int | None = None,
+    ) -> None:
+        """Record hyperparameters and the metrics they led to in the run
+        ``<log_dir>/<run_name>`` (default: the current time): the hyperparameters, and
+        each metric as a scalar at ``global_step``. ``hparam_domain_discrete`` (the
+        values each hyperparameter may take) is checked and not stored."""
+        if not isinstance(hparam_dict, dict) or not isinstance(metric_dict, dict):
+            raise TypeError(
+                f"hparam_dict and metric_dict must be dicts; got {convert.describe(hparam_dict)} and "
+                f"{convert.describe(metric_dict)}"
+            )
+        converted = {name: _hparam_value(name, value) for name, value in hparam_dict.items()}
+        values, metric_tags = hparams.check_hparams(converted, list(metric_dict))
+        metrics = [(tag, convert.to_float(metric_dict[tag], f"metric_dict[{tag!r}]")) for tag in metric_tags]
+        if hparam_domain_discrete is not None:
+            if not isinstance(hparam_domain_discrete, Mapping):
+                raise TypeError(
+                    f"hparam_domain_discrete must be a dict of name -> list of values; got "
+                    f"{convert.describe(hparam_domain_discrete)}"
+                )
+            for name, domain in hparam_domain_discrete.items():
+                if name not in converted:
+                    raise ValueError(f"hparam_domain_discrete names {name!r}, which is not in hparam_dict")
+                if not isinstance(domain, list | tuple):
+                    raise TypeError(f"hparam_domain_discrete[{name!r}] must be a list of values; got {domain!r}")
+                if converted[name] not in domain:
+                    raise ValueError(
+                        f"hparam_dict[{name!r}] = {converted[name]!r} is not one of hparam_domain_discrete[{name!r}]"
+                    )
+        run = _run_dir(self.log_dir, run_name or str(time.time()), "run_name")
+        step, wall = _step(global_step), time.time()
+        writer = LogWriter(run, **self._options)
+        try:
+            writer.add_hparams(values, metric_tags, wall)
+            for tag, value in metrics:
+                writer.add_scalar(tag, value, step, wall)
+        finally:
+            writer.close()
+
+    def add_custom_scalars(self, layout: dict[str, Any]) -> None:
+        """Record how to group this run's scalar charts: ``{category: {chart title:
+        ['Multiline', [tag regexes]] or ['Margin', [value, lower, upper]]}}``; the newest wins."""
+        categories = _layout(layout)
+        wall = time.time()
+        size = sum(len(repr(chart)) for category in categories for chart in category.charts)
+        self._writer._put_record(SCALAR_LAYOUT_TAG, lambda: encode_scalar_layout(wall, categories), size)
+
+    # -- graphs ----------------------------------------------------------------------
+
+    def add_graph(
+        self, model: Any, input_to_model: Any = None, verbose: bool = False, use_strict_trace: bool = True
+    ) -> None:
+        """Record ``model`` (a ``torch.nn.Module``) as an ONNX graph, exported with
+        ``torch.onnx.export`` on ``input_to_model`` (a tensor or a tuple of tensors)
+        and named after the model's class. ``use_strict_trace`` is not used."""
+        try:
+            import torch
+            import torch.onnx
+        except ImportError as e:
+            raise ImportError("add_graph needs PyTorch to export the model to ONNX: pip install torch onnx") from e
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError(f"model must be a torch.nn.Module; got {convert.describe(model)}")
+        if input_to_model is None:
+            raise ValueError(
+                "add_graph needs input_to_model: an example input (a tensor or a tuple of tensors) to export "
+                "the model with"
+            )
+        args = tuple(input_to_model) if isinstance(input_to_model, list | tuple) else (input_to_model,)
+        try:
+            with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the exporter's deprecation and tracer warnings
+                path = os.path.join(folder, "model.onnx")
+                torch.onnx.export(model, args, path, verbose=bool(verbose), dynamo=False)
+                with open(path, "rb") as f:
+                    data = f.read()
+        except Exception as e:  # the exporter raises many kinds: name the model and why
+            raise ValueError(
+                f"could not export {type(model).__name__} to ONNX with torch.onnx.export ({type(e).__name__}: {e}); "
+                "check that input_to_model is what model.forward takes"
+            ) from e
+        self._writer.add_graph(data, name=type(model).__name__)
+
+    # -- lifetime --------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Return once everything added so far, in every run, is in the OS."""
+        self._writer.flush()
+        for writer in self._runs.values():
+            writer.flush()
+
+    def close(self) -> None:
+        """Flush and close every run's file. Idempotent."""
+        self._writer.close()
+        for writer in self._runs.values():
+            writer.close()
+
+    def __enter__(self) -> SummaryWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SummaryWriter(log_dir={self.log_dir!r})"
