@@ -1,0 +1,201 @@
+"""SummaryWriter: a torch.utils.tensorboard script with only its import changed, read back."""
+
+from __future__ import annotations
+
+import inspect
+import io
+import math
+import os
+import re
+import wave
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from visualdl import LogReader, SummaryWriter
+
+METHODS = [
+    "__init__",
+    "add_scalar",
+    "add_scalars",
+    "add_histogram",
+    "add_image",
+    "add_images",
+    "add_figure",
+    "add_text",
+    "add_audio",
+    "add_pr_curve",
+    "add_pr_curve_raw",
+    "add_embedding",
+    "add_hparams",
+    "add_custom_scalars",
+    "add_graph",
+    "flush",
+    "close",
+    "get_logdir",
+]
+WALL = 1_700_000_000.5
+
+
+class _Net(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.fc(x))
+
+
+def _torch_script(writer_class, log_dir):
+    """The calls of a torch.utils.tensorboard script; only ``writer_class`` changes."""
+    writer = writer_class(log_dir)
+    for step in range(3):
+        writer.add_scalar("loss", torch.tensor(1.0 / (step + 1)), step, walltime=WALL + step)
+    writer.add_scalar("loss", float("nan"), 3, walltime=WALL + 3)
+    writer.add_scalars("run_14h", {"xsinx": 1.5, "xcosx": -2.0}, 7, walltime=WALL)
+    writer.add_histogram("weights", torch.arange(10, dtype=torch.float32), 2, bins=5, walltime=WALL)
+    writer.add_histogram("default_bins", np.linspace(0, 1, 100), 2, walltime=WALL)
+    writer.add_image("chw", torch.ones(3, 4, 5) * 0.5, 1, walltime=WALL)
+    writer.add_images("nchw", torch.zeros(10, 1, 2, 3), 1, walltime=WALL)
+    writer.add_text("note", "hello *world*", 4, walltime=WALL)
+    writer.add_audio("clip", torch.zeros(1, 441), 5, walltime=WALL)
+    writer.add_pr_curve("pr", torch.tensor([0, 1, 1, 0]), torch.tensor([0.1, 0.9, 0.6, 0.4]), 6, walltime=WALL)
+    writer.add_embedding(torch.eye(3), metadata=["a", "b", "c"], global_step=8, tag="emb")
+    writer.add_embedding(torch.eye(2), metadata=[[1, "x"], [2, "y"]], metadata_header=["n", "s"], tag="emb2")
+    writer.add_hparams({"lr": 0.1, "bsize": 32, "opt": "sgd", "nesterov": True}, {"hparam/acc": 0.75}, run_name="hp")
+    writer.add_graph(_Net(), torch.zeros(1, 4))
+    writer.add_custom_scalars(
+        {"Training": {"Loss": ["Multiline", ["loss", "run_14h"]], "Band": ["Margin", ["loss", "lo", "hi"]]}}
+    )
+    writer.flush()
+    writer.close()
+
+
+def test_summary_writer_runs_a_torch_script_read_back_exactly(tmp_path):
+    _torch_script(SummaryWriter, tmp_path / "exp")
+    reader = LogReader(tmp_path)
+    assert reader.runs() == ["exp", "exp/hp", "exp/run_14h_xcosx", "exp/run_14h_xsinx"]
+
+    loss = reader.scalars("exp", "loss")
+    assert loss.steps.tolist() == [0, 1, 2, 3]
+    assert loss.values[:3].tolist() == [1.0, 0.5, pytest.approx(1 / 3)]
+    assert math.isnan(loss.values[3])
+    assert loss.wall_times.tolist() == [WALL, WALL + 1, WALL + 2, WALL + 3]  # seconds, as given
+    for key, value in (("xsinx", 1.5), ("xcosx", -2.0)):
+        series = reader.scalars(f"exp/run_14h_{key}", "run_14h")
+        assert (series.steps.tolist(), series.values.tolist(), series.wall_times.tolist()) == ([7], [value], [WALL])
+
+    (hist,) = reader.histograms("exp", "weights")
+    assert (hist.step, hist.wall_time, hist.counts.tolist()) == (2, WALL, [2.0] * 5)
+    assert len(reader.histograms("exp", "default_bins")[0].counts) == 30
+
+    (chw,) = reader.images("exp", "chw")
+    assert (chw.step, chw.wall_time, chw.height, chw.width, chw.channels) == (1, WALL, 4, 5, 3)
+    assert np.asarray(Image.open(io.BytesIO(reader.read_blob(chw))))[0, 0].tolist() == [128, 128, 128]
+    (grid,) = reader.images("exp", "nchw")
+    assert (grid.height, grid.width, grid.channels) == (2 * 2, 8 * 3, 1)  # 8 to a row, as torch
+
+    (text,) = reader.texts("exp", "note")
+    assert (text.step, text.wall_time, text.text) == (4, WALL, "hello *world*")
+    (clip,) = reader.audio("exp", "clip")
+    assert (clip.step, clip.sample_rate, clip.length_frames) == (5, 44100, 441)
+    with wave.open(io.BytesIO(reader.read_blob(clip))) as wav:
+        assert wav.getframerate() == 44100
+
+    (pr,) = reader.pr_curves("exp", "pr")
+    assert (pr.step, pr.wall_time, len(pr.thresholds)) == (6, WALL, 127)
+    assert (pr.tp[0], pr.fp[0], pr.tp[-1]) == (2.0, 2.0, 0.0)
+
+    (emb,) = reader.embeddings("exp", "emb")
+    assert (emb.step, emb.rows, emb.dimension, emb.metadata) == (8, 3, 3, (("a",), ("b",), ("c",)))
+    assert np.frombuffer(reader.read_blob(emb), "<f4").reshape(3, 3).tolist() == np.eye(3).tolist()
+    (emb2,) = reader.embeddings("exp", "emb2")
+    assert (emb2.metadata_header, emb2.metadata) == (("n", "s"), (("1", "x"), ("2", "y")))
+
+    assert reader.hparams("exp") is None
+    hp = reader.hparams("exp/hp")
+    assert hp is not None
+    assert hp.hparams == {"lr": 0.1, "bsize": 32, "opt": "sgd", "nesterov": True}
+    assert hp.metrics == ("hparam/acc",)
+    assert reader.scalars("exp/hp", "hparam/acc").values.tolist() == [0.75]
+
+    (graph,) = reader.graphs("exp")
+    assert (graph.name, graph.format) == ("_Net", "onnx")
+    assert b"Gemm" in reader.read_blob(graph)
+
+    (layout,) = reader._events("exp", "scalar_layouts", "layout")
+    (category,) = layout.categories
+    assert category.title == "Training"
+    assert [(c.title, c.multiline, c.margin) for c in category.charts] == [
+        ("Loss", ("loss", "run_14h"), ()),
+        ("Band", (), (("loss", "lo", "hi"),)),
+    ]
+
+
+def test_summary_writer_defaults_step_and_walltime_as_torch(tmp_path):
+    with SummaryWriter(tmp_path) as writer:
+        assert writer.get_logdir() == writer.log_dir == str(tmp_path)
+        writer.add_scalar("x", 2)
+        writer.add_pr_curve_raw("raw", [3, 1], [2, 0], [0, 2], [0, 2], [0.6, 1.0], [1.0, 0.3], 9, num_thresholds=2)
+    reader = LogReader(tmp_path)
+    series = reader.scalars(".", "x")
+    assert series.steps.tolist() == [0]
+    assert 0 < series.wall_times[0] < 1e11  # seconds
+    (raw,) = reader.pr_curves(".", "raw")
+    assert (raw.step, raw.thresholds.tolist(), raw.tp.tolist()) == (9, [0.0, 1.0], [3, 1])
+    assert (raw.fn.tolist(), raw.precision.tolist(), raw.recall.tolist()) == ([0, 2], [0.6, 1.0], [1.0, 0.3])
+
+
+def test_summary_writer_default_log_dir_is_torchs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    writer = SummaryWriter(comment="_lr0.1")
+    writer.close()
+    folder, name = os.path.split(writer.get_logdir())
+    assert folder == "runs" and name.endswith("_lr0.1")
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda w: w.add_scalar("x", "one", 1), TypeError, "scalar_value must be a real number"),
+        (lambda w: w.add_scalar("x", 1.0, -1), ValueError, "global_step must be a non-negative integer"),
+        (lambda w: w.add_scalar("x", 1.0, 1, walltime=1.7e12), ValueError, "seconds since the epoch"),
+        (lambda w: w.add_scalars("m", {"a/../../up": 1.0}, 1), ValueError, "'..' parts"),
+        (lambda w: w.add_histogram("h", [1.0], 1, bins="nope"), ValueError, "bins must be"),
+        (lambda w: w.add_image("i", torch.ones(5, 4, 3), 1), ValueError, "channels"),
+        (lambda w: w.add_images("i", torch.ones(3, 4, 5), 1), ValueError, "needs 4 dimensions"),
+        (lambda w: w.add_pr_curve_raw("r", [1], [1], [1], [1], [1], [1], 1), ValueError, "num_thresholds=127"),
+        (lambda w: w.add_embedding(torch.eye(2), metadata=["a"]), ValueError, "one label per row"),
+        (lambda w: w.add_hparams({"lr": 0.1}, [0.5]), TypeError, "must be dicts"),
+        (lambda w: w.add_hparams({"lr": 0.1}, {}, {"lr": [0.2]}), ValueError, "not one of"),
+        (lambda w: w.add_custom_scalars({"c": {"t": ["Pie", ["a"]]}}), ValueError, "'Multiline' or 'Margin'"),
+        (lambda w: w.add_custom_scalars({"c": {"t": ["Margin", ["a"]]}}), ValueError, "needs 3 tags"),
+        (lambda w: w.add_graph(_Net()), ValueError, "needs input_to_model"),
+        (lambda w: w.add_graph(_Net(), torch.zeros(1, 7)), ValueError, "could not export _Net"),
+        (lambda w: w.add_graph("model.onnx", torch.zeros(1)), TypeError, "torch.nn.Module"),
+    ],
+)
+def test_summary_writer_refuses_bad_input_on_the_callers_thread(tmp_path, call, error, message):
+    with SummaryWriter(tmp_path) as writer:
+        with pytest.raises(error, match=re.escape(message)):
+            call(writer)
+        writer.add_scalar("still", 1.0, 1)
+    assert LogReader(tmp_path).scalars(".", "still").values.tolist() == [1.0]
+
+
+def test_summary_writer_warns_that_label_img_is_not_stored(tmp_path):
+    with SummaryWriter(tmp_path) as writer, pytest.warns(UserWarning, match="label_img is not stored"):
+        writer.add_embedding(torch.eye(2), label_img=torch.zeros(2, 3, 4, 4))
+    assert LogReader(tmp_path).embeddings(".", "default")[0].rows == 2
+
+
+def test_summary_writer_signatures_equal_torchs():
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    def shape(function):
+        return [(p.name, p.default, p.kind) for p in inspect.signature(function).parameters.values()]
+
+    ours = {m: shape(getattr(SummaryWriter, m)) for m in METHODS}
+    assert ours == {m: shape(getattr(TorchWriter, m)) for m in METHODS}
