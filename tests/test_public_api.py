@@ -1,6 +1,6 @@
 """The public API, pinned: what users import and call must not change by accident.
 
-The public surface is ``visualdl`` (LogWriter, LogReader), ``visualdl.errors``,
+The public surface is ``visualdl`` (LogWriter, LogReader, SummaryWriter), ``visualdl.errors``,
 ``visualdl.notebook`` and ``visualdl.server.app`` (create_app, Settings); modules whose
 names start with ``_`` are internal. A change here is a change for every user: make it on
 purpose, update this file and the README together.
@@ -62,6 +62,47 @@ LOGWRITER = {
     "stats": "(self) -> 'dict[str, Any]'",
 }
 LOGWRITER_PROPERTIES = ["file_name", "logdir", "placement"]
+
+# torch.utils.tensorboard.SummaryWriter's names and defaults (tests/test_sdk_summary_writer.py compares them).
+SUMMARYWRITER = {
+    "__init__": "(self, log_dir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', "
+    "purge_step: 'int | None' = None, max_queue: 'int' = 10, flush_secs: 'float' = 120, "
+    "filename_suffix: 'str' = '') -> 'None'",
+    "add_audio": "(self, tag: 'str', snd_tensor: 'Any', global_step: 'int | None' = None, sample_rate: 'int' = 44100, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "add_custom_scalars": "(self, layout: 'dict[str, Any]') -> 'None'",
+    "add_embedding": "(self, mat: 'Any', metadata: 'Any' = None, label_img: 'Any' = None, "
+    "global_step: 'int | None' = None, tag: 'str' = 'default', metadata_header: 'Any' = None) -> 'None'",
+    "add_figure": "(self, tag: 'str', figure: 'Any', global_step: 'int | None' = None, close: 'bool' = True, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "add_graph": "(self, model: 'Any', input_to_model: 'Any' = None, verbose: 'bool' = False, "
+    "use_strict_trace: 'bool' = True) -> 'None'",
+    "add_histogram": "(self, tag: 'str', values: 'Any', global_step: 'int | None' = None, bins: 'Any' = 'tensorflow', "
+    "walltime: 'float | None' = None, max_bins: 'int | None' = None) -> 'None'",
+    "add_hparams": "(self, hparam_dict: 'dict[str, Any]', metric_dict: 'dict[str, Any]', "
+    "hparam_domain_discrete: 'dict[str, list[Any]] | None' = None, run_name: 'str | None' = None, "
+    "global_step: 'int | None' = None) -> 'None'",
+    "add_image": "(self, tag: 'str', img_tensor: 'Any', global_step: 'int | None' = None, "
+    "walltime: 'float | None' = None, dataformats: 'str' = 'CHW') -> 'None'",
+    "add_images": "(self, tag: 'str', img_tensor: 'Any', global_step: 'int | None' = None, "
+    "walltime: 'float | None' = None, dataformats: 'str' = 'NCHW') -> 'None'",
+    "add_pr_curve": "(self, tag: 'str', labels: 'Any', predictions: 'Any', global_step: 'int | None' = None, "
+    "num_thresholds: 'int' = 127, weights: 'Any' = None, walltime: 'float | None' = None) -> 'None'",
+    "add_pr_curve_raw": "(self, tag: 'str', true_positive_counts: 'Any', false_positive_counts: 'Any', "
+    "true_negative_counts: 'Any', false_negative_counts: 'Any', precision: 'Any', recall: 'Any', "
+    "global_step: 'int | None' = None, num_thresholds: 'int' = 127, weights: 'Any' = None, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "add_scalar": "(self, tag: 'str', scalar_value: 'Any', global_step: 'int | None' = None, "
+    "walltime: 'float | None' = None, new_style: 'bool' = False, double_precision: 'bool' = False) -> 'None'",
+    "add_scalars": "(self, main_tag: 'str', tag_scalar_dict: 'Mapping[str, Any]', global_step: 'int | None' = None, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "add_text": "(self, tag: 'str', text_string: 'str', global_step: 'int | None' = None, "
+    "walltime: 'float | None' = None) -> 'None'",
+    "close": "(self) -> 'None'",
+    "flush": "(self) -> 'None'",
+    "get_logdir": "(self) -> 'str'",
+}
+SUMMARYWRITER_PROPERTIES = ["log_dir"]
 
 LOGREADER = {
     "audio": "(self, run: 'str', tag: 'str') -> 'list[AudioEvent]'",
@@ -163,7 +204,7 @@ def _properties(cls: type) -> list[str]:
 
 
 def test_visualdl_exports_exactly_its_all():
-    assert visualdl.__all__ == ["LogReader", "LogWriter", "__version__", "load_ipython_extension"]
+    assert visualdl.__all__ == ["LogReader", "LogWriter", "SummaryWriter", "__version__", "load_ipython_extension"]
     exported = [n for n in visualdl.__all__ if n != "__version__"]
     assert [n for n in exported if getattr(visualdl, n, None) is None] == []
     # Lazy attributes are not in vars() until used; nothing else public may be there.
@@ -173,6 +214,11 @@ def test_visualdl_exports_exactly_its_all():
 def test_logwriter_methods_and_signatures_are_pinned():
     assert _methods(visualdl.LogWriter) == LOGWRITER
     assert _properties(visualdl.LogWriter) == LOGWRITER_PROPERTIES
+
+
+def test_summarywriter_methods_and_signatures_are_pinned():
+    assert _methods(visualdl.SummaryWriter) == SUMMARYWRITER
+    assert _properties(visualdl.SummaryWriter) == SUMMARYWRITER_PROPERTIES
 
 
 def test_logreader_methods_and_signatures_are_pinned():
@@ -263,7 +309,8 @@ def test_readme_calls_only_public_methods():
     """Every ``writer.x(``, ``reader.x(`` and ``notebook.x(`` in the README exists and is pinned here."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    known = {"writer": set(LOGWRITER) | set(LOGWRITER_PROPERTIES), "reader": set(LOGREADER) | set(LOGREADER_PROPERTIES)}
+    known = {"writer": set(LOGWRITER) | set(LOGWRITER_PROPERTIES) | set(SUMMARYWRITER) | set(SUMMARYWRITER_PROPERTIES)}
+    known["reader"] = set(LOGREADER) | set(LOGREADER_PROPERTIES)
     known["notebook"] = set(NOTEBOOK)
     used = re.findall(r"(?<![\w/])(writer|reader|notebook)\.([A-Za-z_]\w*)\b", readme)
     assert used, "the README shows no calls"
