@@ -23,6 +23,7 @@ run ``<log_dir>/<run_name>`` (default: the current time). Where our format diffe
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import tempfile
 import time
@@ -75,9 +76,11 @@ def _walltime(walltime: Any) -> float:
 
 
 def _bucket_count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= convert.MAX_BUCKETS:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer from 1 to {convert.MAX_BUCKETS}; got {convert.describe(value)}")
-    return value
+    if not 1 <= int(value) <= convert.MAX_BUCKETS:
+        raise ValueError(f"{name} must be an integer from 1 to {convert.MAX_BUCKETS}; got {convert.describe(value)}")
+    return int(value)
 
 
 def _run_dir(log_dir: str, name: Any, what: str) -> str:
@@ -404,8 +407,14 @@ class SummaryWriter:
         values each, for the thresholds ``i / (num_thresholds - 1)``. ``weights`` is
         unused (as in torch)."""
         convert.check_tag(tag)
-        if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or num_thresholds < 2:
-            raise ValueError(f"num_thresholds must be an integer of at least 2; got {num_thresholds!r}")
+        given_count: Any = num_thresholds  # annotated int, checked as anything
+        if (
+            isinstance(given_count, bool | np.bool_)
+            or not isinstance(given_count, numbers.Integral)
+            or int(given_count) < 2
+        ):
+            raise ValueError(f"num_thresholds must be an integer of at least 2; got {given_count!r}")
+        num_thresholds = int(given_count)
         given = (true_positive_counts, false_positive_counts, true_negative_counts, false_negative_counts)
         names = ("true_positive_counts", "false_positive_counts", "true_negative_counts", "false_negative_counts")
         columns = {
