@@ -168,6 +168,10 @@ def _curve_column(value: Any, name: str, size: int, *, rate: bool) -> np.ndarray
     return column
 
 
+#: The longest a SummaryWriter leaves data unflushed (LogWriter's default).
+_FLUSH_SECS = 1.0
+
+
 class SummaryWriter:
     """``torch.utils.tensorboard.SummaryWriter``'s API over :class:`LogWriter`.
 
@@ -178,7 +182,9 @@ class SummaryWriter:
             later points already; see the module docstring).
         max_queue: pending points or records that wake the writer thread early.
         flush_secs: at most this many seconds pass between a call and its data being
-            in the OS.
+            in the OS; never more than :class:`LogWriter`'s 1 s default, whatever torch's
+            120 s default says (flushing costs the training thread nothing here, and a
+            killed process loses less).
         filename_suffix: appended to the file names.
     """
 
@@ -194,7 +200,8 @@ class SummaryWriter:
         self._purge_step = None if purge_step is None else convert.check_step(purge_step, "purge_step")
         self._options: dict[str, Any] = {
             "max_queue": max_queue,
-            "flush_secs": flush_secs,
+            # Not a number: left to LogWriter's check, which says what it wants.
+            "flush_secs": min(flush_secs, _FLUSH_SECS) if isinstance(flush_secs, (int, float)) else flush_secs,
             "filename_suffix": filename_suffix,
         }
         self._writer = LogWriter(log_dir or None, comment=comment, **self._options)
