@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import tempfile
 import time
 import warnings
 from collections.abc import Mapping
@@ -47,6 +46,7 @@ from visualdl._logformat import WALLTIME_MS_THRESHOLD
 from visualdl.proto import pb
 from visualdl.sdk import _convert as convert
 from visualdl.sdk import _embeddings as embeddings
+from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk._writer import LogWriter
@@ -538,31 +538,7 @@ class SummaryWriter:
         """Record ``model`` (a ``torch.nn.Module``) as an ONNX graph, exported with
         ``torch.onnx.export`` on ``input_to_model`` (a tensor or a tuple of tensors)
         and named after the model's class. ``use_strict_trace`` is not used."""
-        try:
-            import torch
-            import torch.onnx
-        except ImportError as e:
-            raise ImportError("add_graph needs PyTorch to export the model to ONNX: pip install torch onnx") from e
-        if not isinstance(model, torch.nn.Module):
-            raise TypeError(f"model must be a torch.nn.Module; got {convert.describe(model)}")
-        if input_to_model is None:
-            raise ValueError(
-                "add_graph needs input_to_model: an example input (a tensor or a tuple of tensors) to export "
-                "the model with"
-            )
-        args = tuple(input_to_model) if isinstance(input_to_model, list | tuple) else (input_to_model,)
-        try:
-            with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the exporter's deprecation and tracer warnings
-                path = os.path.join(folder, "model.onnx")
-                torch.onnx.export(model, args, path, verbose=bool(verbose), dynamo=False)
-                with open(path, "rb") as f:
-                    data = f.read()
-        except Exception as e:  # the exporter raises many kinds: name the model and why
-            raise ValueError(
-                f"could not export {type(model).__name__} to ONNX with torch.onnx.export ({type(e).__name__}: {e}); "
-                "check that input_to_model is what model.forward takes"
-            ) from e
+        data = export.torch_to_onnx(model, input_to_model, verbose)
         self._writer.add_graph(data, name=type(model).__name__)
 
     # -- lifetime --------------------------------------------------------------------

@@ -37,6 +37,7 @@ from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert
 from visualdl.sdk import _curves as curves
 from visualdl.sdk import _embeddings as embeddings
+from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
@@ -294,12 +295,18 @@ class LogWriter:
         self._sink.put_item(lambda: encode_text(tag, step, wall, text_string), size)
 
     def add_graph(self, model: Any, input_spec: Any = None, verbose: bool = False, *, name: str | None = None) -> None:
-        """Record an ONNX model (an ``onnx.ModelProto``, a path to an ``.onnx`` file, or bytes).
+        """Record an ONNX model (an ``onnx.ModelProto``, a path to an ``.onnx`` file, or bytes),
+        or a ``torch.nn.Module`` exported to ONNX with ``torch.onnx.export`` on
+        ``input_spec``, an example input (a tensor or a tuple of tensors).
 
         A run may hold several graphs by ``name`` (default: the graph's own name, the
-        file's stem, or ``model``); the newest of a name wins. ``input_spec`` and
-        ``verbose`` are accepted for VisualDL 2 scripts and ignored.
+        file's stem, the torch model's class, or ``model``); the newest of a name wins.
+        ``verbose`` is the exporter's; ``input_spec`` of an ONNX model is not used.
         """
+        if export.is_torch_module(model):
+            data = export.torch_to_onnx(model, input_spec, verbose, argument="input_spec")
+            self._put_graph(data, type(model).__name__ if name is None else name, None)
+            return
         self._put_graph(model, name, None)
 
     def add_onnx_graph(self, graph: Any, walltime: float | None = None) -> None:

@@ -172,7 +172,7 @@ def test_summary_writer_default_log_dir_is_torchs(tmp_path, monkeypatch):
         (lambda w: w.add_hparams({"lr": 0.1}, {}, {"lr": [0.2]}), ValueError, "not one of"),
         (lambda w: w.add_custom_scalars({"c": {"t": ["Pie", ["a"]]}}), ValueError, "'Multiline' or 'Margin'"),
         (lambda w: w.add_custom_scalars({"c": {"t": ["Margin", ["a"]]}}), ValueError, "needs 3 tags"),
-        (lambda w: w.add_graph(_Net()), ValueError, "needs input_to_model"),
+        (lambda w: w.add_graph(_Net()), ValueError, "input_to_model is needed"),
         (lambda w: w.add_graph(_Net(), torch.zeros(1, 7)), ValueError, "could not export _Net"),
         (lambda w: w.add_graph("model.onnx", torch.zeros(1)), TypeError, "torch.nn.Module"),
     ],
