@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11vdl2_record.proto\x12\rvisualdl.vdl2\"\xa9\x05\n\x06Record\x12+\n\x06values\x18\x01 \x03(\x0b\x32\x1b.visualdl.vdl2.Record.Value\x1a%\n\x05Image\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a#\n\x04Text\x12\x1b\n\x13\x65ncoded_text_string\x18\x01 \x01(\t\x1a,\n\tHistogram\x12\x0c\n\x04hist\x18\x01 \x03(\x01\x12\x11\n\tbin_edges\x18\x02 \x03(\x01\x1a \n\x08MetaData\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x1a&\n\x08TagValue\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x02\x1a\xad\x03\n\x05Value\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\x03\x12\x0f\n\x05value\x18\x04 \x01(\x02H\x00\x12,\n\x05image\x18\x05 \x01(\x0b\x32\x1b.visualdl.vdl2.Record.ImageH\x00\x12\x0f\n\x05\x61udio\x18\x06 \x01(\x0cH\x00\x12\x14\n\nembeddings\x18\x07 \x01(\x0cH\x00\x12\x34\n\thistogram\x18\x08 \x01(\x0b\x32\x1f.visualdl.vdl2.Record.HistogramH\x00\x12\x12\n\x08pr_curve\x18\t \x01(\x0cH\x00\x12\x33\n\tmeta_data\x18\n \x01(\x0b\x32\x1e.visualdl.vdl2.Record.MetaDataH\x00\x12\x13\n\troc_curve\x18\x0b \x01(\x0cH\x00\x12*\n\x04text\x18\x0c \x01(\x0b\x32\x1a.visualdl.vdl2.Record.TextH\x00\x12\x10\n\x06hparam\x18\r \x01(\x0cH\x00\x12\x33\n\ttag_value\x18\x0e \x01(\x0b\x32\x1e.visualdl.vdl2.Record.TagValueH\x00\x42\x0b\n\tone_valueb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11vdl2_record.proto\x12\rvisualdl.vdl2\"\xfb\x0b\n\x06Record\x12+\n\x06values\x18\x01 \x03(\x0b\x32\x1b.visualdl.vdl2.Record.Value\x1a%\n\x05Image\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a#\n\x04Text\x12\x1b\n\x13\x65ncoded_text_string\x18\x01 \x01(\t\x1a,\n\tHistogram\x12\x0c\n\x04hist\x18\x01 \x03(\x01\x12\x11\n\tbin_edges\x18\x02 \x03(\x01\x1a}\n\x05\x41udio\x12\x13\n\x0bsample_rate\x18\x01 \x01(\x02\x12\x14\n\x0cnum_channels\x18\x02 \x01(\x03\x12\x15\n\rlength_frames\x18\x03 \x01(\x03\x12\x1c\n\x14\x65ncoded_audio_string\x18\x04 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x05 \x01(\t\x1a+\n\tEmbedding\x12\r\n\x05label\x18\x01 \x03(\t\x12\x0f\n\x07vectors\x18\x02 \x03(\x02\x1aU\n\nEmbeddings\x12\x33\n\nembeddings\x18\x01 \x03(\x0b\x32\x1f.visualdl.vdl2.Record.Embedding\x12\x12\n\nlabel_meta\x18\x02 \x03(\t\x1a\\\n\x07PRCurve\x12\n\n\x02TP\x18\x01 \x03(\x03\x12\n\n\x02\x46P\x18\x02 \x03(\x03\x12\n\n\x02TN\x18\x03 \x03(\x03\x12\n\n\x02\x46N\x18\x04 \x03(\x03\x12\x11\n\tprecision\x18\x05 \x03(\x01\x12\x0e\n\x06recall\x18\x06 \x03(\x01\x1aU\n\tROC_Curve\x12\n\n\x02TP\x18\x01 \x03(\x03\x12\n\n\x02\x46P\x18\x02 \x03(\x03\x12\n\n\x02TN\x18\x03 \x03(\x03\x12\n\n\x02\x46N\x18\x04 \x03(\x03\x12\x0b\n\x03tpr\x18\x05 \x03(\x01\x12\x0b\n\x03\x66pr\x18\x06 \x03(\x01\x1a\xfa\x01\n\x06HParam\x12<\n\x0bhparamInfos\x18\x01 \x03(\x0b\x32\'.visualdl.vdl2.Record.HParam.HparamInfo\x12<\n\x0bmetricInfos\x18\x02 \x03(\x0b\x32\'.visualdl.vdl2.Record.HParam.HparamInfo\x12\x0c\n\x04name\x18\x03 \x01(\t\x1a\x66\n\nHparamInfo\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x15\n\x0b\x66loat_value\x18\x02 \x01(\x01H\x00\x12\x16\n\x0cstring_value\x18\x03 \x01(\tH\x00\x12\x0c\n\x04name\x18\x04 \x01(\tB\x06\n\x04type\x1a \n\x08MetaData\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x1a&\n\x08TagValue\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x02\x1a\xca\x04\n\x05Value\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\x03\x12\x0f\n\x05value\x18\x04 \x01(\x02H\x00\x12,\n\x05image\x18\x05 \x01(\x0b\x32\x1b.visualdl.vdl2.Record.ImageH\x00\x12,\n\x05\x61udio\x18\x06 \x01(\x0b\x32\x1b.visualdl.vdl2.Record.AudioH\x00\x12\x36\n\nembeddings\x18\x07 \x01(\x0b\x32 .visualdl.vdl2.Record.EmbeddingsH\x00\x12\x34\n\thistogram\x18\x08 \x01(\x0b\x32\x1f.visualdl.vdl2.Record.HistogramH\x00\x12\x31\n\x08pr_curve\x18\t \x01(\x0b\x32\x1d.visualdl.vdl2.Record.PRCurveH\x00\x12\x33\n\tmeta_data\x18\n \x01(\x0b\x32\x1e.visualdl.vdl2.Record.MetaDataH\x00\x12\x34\n\troc_curve\x18\x0b \x01(\x0b\x32\x1f.visualdl.vdl2.Record.ROC_CurveH\x00\x12*\n\x04text\x18\x0c \x01(\x0b\x32\x1a.visualdl.vdl2.Record.TextH\x00\x12.\n\x06hparam\x18\r \x01(\x0b\x32\x1c.visualdl.vdl2.Record.HParamH\x00\x12\x33\n\ttag_value\x18\x0e \x01(\x0b\x32\x1e.visualdl.vdl2.Record.TagValueH\x00\x42\x0b\n\tone_valueb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,17 +32,31 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'vdl2_record_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_RECORD']._serialized_start=37
-  _globals['_RECORD']._serialized_end=718
+  _globals['_RECORD']._serialized_end=1568
   _globals['_RECORD_IMAGE']._serialized_start=92
   _globals['_RECORD_IMAGE']._serialized_end=129
   _globals['_RECORD_TEXT']._serialized_start=131
   _globals['_RECORD_TEXT']._serialized_end=166
   _globals['_RECORD_HISTOGRAM']._serialized_start=168
   _globals['_RECORD_HISTOGRAM']._serialized_end=212
-  _globals['_RECORD_METADATA']._serialized_start=214
-  _globals['_RECORD_METADATA']._serialized_end=246
-  _globals['_RECORD_TAGVALUE']._serialized_start=248
-  _globals['_RECORD_TAGVALUE']._serialized_end=286
-  _globals['_RECORD_VALUE']._serialized_start=289
-  _globals['_RECORD_VALUE']._serialized_end=718
+  _globals['_RECORD_AUDIO']._serialized_start=214
+  _globals['_RECORD_AUDIO']._serialized_end=339
+  _globals['_RECORD_EMBEDDING']._serialized_start=341
+  _globals['_RECORD_EMBEDDING']._serialized_end=384
+  _globals['_RECORD_EMBEDDINGS']._serialized_start=386
+  _globals['_RECORD_EMBEDDINGS']._serialized_end=471
+  _globals['_RECORD_PRCURVE']._serialized_start=473
+  _globals['_RECORD_PRCURVE']._serialized_end=565
+  _globals['_RECORD_ROC_CURVE']._serialized_start=567
+  _globals['_RECORD_ROC_CURVE']._serialized_end=652
+  _globals['_RECORD_HPARAM']._serialized_start=655
+  _globals['_RECORD_HPARAM']._serialized_end=905
+  _globals['_RECORD_HPARAM_HPARAMINFO']._serialized_start=803
+  _globals['_RECORD_HPARAM_HPARAMINFO']._serialized_end=905
+  _globals['_RECORD_METADATA']._serialized_start=907
+  _globals['_RECORD_METADATA']._serialized_end=939
+  _globals['_RECORD_TAGVALUE']._serialized_start=941
+  _globals['_RECORD_TAGVALUE']._serialized_end=979
+  _globals['_RECORD_VALUE']._serialized_start=982
+  _globals['_RECORD_VALUE']._serialized_end=1568
 # @@protoc_insertion_point(module_scope)

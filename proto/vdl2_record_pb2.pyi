@@ -25,6 +25,83 @@ class Record(_message.Message):
         hist: _containers.RepeatedScalarFieldContainer[float]
         bin_edges: _containers.RepeatedScalarFieldContainer[float]
         def __init__(self, hist: _Optional[_Iterable[float]] = ..., bin_edges: _Optional[_Iterable[float]] = ...) -> None: ...
+    class Audio(_message.Message):
+        __slots__ = ("sample_rate", "num_channels", "length_frames", "encoded_audio_string", "content_type")
+        SAMPLE_RATE_FIELD_NUMBER: _ClassVar[int]
+        NUM_CHANNELS_FIELD_NUMBER: _ClassVar[int]
+        LENGTH_FRAMES_FIELD_NUMBER: _ClassVar[int]
+        ENCODED_AUDIO_STRING_FIELD_NUMBER: _ClassVar[int]
+        CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+        sample_rate: float
+        num_channels: int
+        length_frames: int
+        encoded_audio_string: bytes
+        content_type: str
+        def __init__(self, sample_rate: _Optional[float] = ..., num_channels: _Optional[int] = ..., length_frames: _Optional[int] = ..., encoded_audio_string: _Optional[bytes] = ..., content_type: _Optional[str] = ...) -> None: ...
+    class Embedding(_message.Message):
+        __slots__ = ("label", "vectors")
+        LABEL_FIELD_NUMBER: _ClassVar[int]
+        VECTORS_FIELD_NUMBER: _ClassVar[int]
+        label: _containers.RepeatedScalarFieldContainer[str]
+        vectors: _containers.RepeatedScalarFieldContainer[float]
+        def __init__(self, label: _Optional[_Iterable[str]] = ..., vectors: _Optional[_Iterable[float]] = ...) -> None: ...
+    class Embeddings(_message.Message):
+        __slots__ = ("embeddings", "label_meta")
+        EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
+        LABEL_META_FIELD_NUMBER: _ClassVar[int]
+        embeddings: _containers.RepeatedCompositeFieldContainer[Record.Embedding]
+        label_meta: _containers.RepeatedScalarFieldContainer[str]
+        def __init__(self, embeddings: _Optional[_Iterable[_Union[Record.Embedding, _Mapping]]] = ..., label_meta: _Optional[_Iterable[str]] = ...) -> None: ...
+    class PRCurve(_message.Message):
+        __slots__ = ("TP", "FP", "TN", "FN", "precision", "recall")
+        TP_FIELD_NUMBER: _ClassVar[int]
+        FP_FIELD_NUMBER: _ClassVar[int]
+        TN_FIELD_NUMBER: _ClassVar[int]
+        FN_FIELD_NUMBER: _ClassVar[int]
+        PRECISION_FIELD_NUMBER: _ClassVar[int]
+        RECALL_FIELD_NUMBER: _ClassVar[int]
+        TP: _containers.RepeatedScalarFieldContainer[int]
+        FP: _containers.RepeatedScalarFieldContainer[int]
+        TN: _containers.RepeatedScalarFieldContainer[int]
+        FN: _containers.RepeatedScalarFieldContainer[int]
+        precision: _containers.RepeatedScalarFieldContainer[float]
+        recall: _containers.RepeatedScalarFieldContainer[float]
+        def __init__(self, TP: _Optional[_Iterable[int]] = ..., FP: _Optional[_Iterable[int]] = ..., TN: _Optional[_Iterable[int]] = ..., FN: _Optional[_Iterable[int]] = ..., precision: _Optional[_Iterable[float]] = ..., recall: _Optional[_Iterable[float]] = ...) -> None: ...
+    class ROC_Curve(_message.Message):
+        __slots__ = ("TP", "FP", "TN", "FN", "tpr", "fpr")
+        TP_FIELD_NUMBER: _ClassVar[int]
+        FP_FIELD_NUMBER: _ClassVar[int]
+        TN_FIELD_NUMBER: _ClassVar[int]
+        FN_FIELD_NUMBER: _ClassVar[int]
+        TPR_FIELD_NUMBER: _ClassVar[int]
+        FPR_FIELD_NUMBER: _ClassVar[int]
+        TP: _containers.RepeatedScalarFieldContainer[int]
+        FP: _containers.RepeatedScalarFieldContainer[int]
+        TN: _containers.RepeatedScalarFieldContainer[int]
+        FN: _containers.RepeatedScalarFieldContainer[int]
+        tpr: _containers.RepeatedScalarFieldContainer[float]
+        fpr: _containers.RepeatedScalarFieldContainer[float]
+        def __init__(self, TP: _Optional[_Iterable[int]] = ..., FP: _Optional[_Iterable[int]] = ..., TN: _Optional[_Iterable[int]] = ..., FN: _Optional[_Iterable[int]] = ..., tpr: _Optional[_Iterable[float]] = ..., fpr: _Optional[_Iterable[float]] = ...) -> None: ...
+    class HParam(_message.Message):
+        __slots__ = ("hparamInfos", "metricInfos", "name")
+        class HparamInfo(_message.Message):
+            __slots__ = ("int_value", "float_value", "string_value", "name")
+            INT_VALUE_FIELD_NUMBER: _ClassVar[int]
+            FLOAT_VALUE_FIELD_NUMBER: _ClassVar[int]
+            STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+            NAME_FIELD_NUMBER: _ClassVar[int]
+            int_value: int
+            float_value: float
+            string_value: str
+            name: str
+            def __init__(self, int_value: _Optional[int] = ..., float_value: _Optional[float] = ..., string_value: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+        HPARAMINFOS_FIELD_NUMBER: _ClassVar[int]
+        METRICINFOS_FIELD_NUMBER: _ClassVar[int]
+        NAME_FIELD_NUMBER: _ClassVar[int]
+        hparamInfos: _containers.RepeatedCompositeFieldContainer[Record.HParam.HparamInfo]
+        metricInfos: _containers.RepeatedCompositeFieldContainer[Record.HParam.HparamInfo]
+        name: str
+        def __init__(self, hparamInfos: _Optional[_Iterable[_Union[Record.HParam.HparamInfo, _Mapping]]] = ..., metricInfos: _Optional[_Iterable[_Union[Record.HParam.HparamInfo, _Mapping]]] = ..., name: _Optional[str] = ...) -> None: ...
     class MetaData(_message.Message):
         __slots__ = ("display_name",)
         DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -58,16 +135,16 @@ class Record(_message.Message):
         timestamp: int
         value: float
         image: Record.Image
-        audio: bytes
-        embeddings: bytes
+        audio: Record.Audio
+        embeddings: Record.Embeddings
         histogram: Record.Histogram
-        pr_curve: bytes
+        pr_curve: Record.PRCurve
         meta_data: Record.MetaData
-        roc_curve: bytes
+        roc_curve: Record.ROC_Curve
         text: Record.Text
-        hparam: bytes
+        hparam: Record.HParam
         tag_value: Record.TagValue
-        def __init__(self, id: _Optional[int] = ..., tag: _Optional[str] = ..., timestamp: _Optional[int] = ..., value: _Optional[float] = ..., image: _Optional[_Union[Record.Image, _Mapping]] = ..., audio: _Optional[bytes] = ..., embeddings: _Optional[bytes] = ..., histogram: _Optional[_Union[Record.Histogram, _Mapping]] = ..., pr_curve: _Optional[bytes] = ..., meta_data: _Optional[_Union[Record.MetaData, _Mapping]] = ..., roc_curve: _Optional[bytes] = ..., text: _Optional[_Union[Record.Text, _Mapping]] = ..., hparam: _Optional[bytes] = ..., tag_value: _Optional[_Union[Record.TagValue, _Mapping]] = ...) -> None: ...
+        def __init__(self, id: _Optional[int] = ..., tag: _Optional[str] = ..., timestamp: _Optional[int] = ..., value: _Optional[float] = ..., image: _Optional[_Union[Record.Image, _Mapping]] = ..., audio: _Optional[_Union[Record.Audio, _Mapping]] = ..., embeddings: _Optional[_Union[Record.Embeddings, _Mapping]] = ..., histogram: _Optional[_Union[Record.Histogram, _Mapping]] = ..., pr_curve: _Optional[_Union[Record.PRCurve, _Mapping]] = ..., meta_data: _Optional[_Union[Record.MetaData, _Mapping]] = ..., roc_curve: _Optional[_Union[Record.ROC_Curve, _Mapping]] = ..., text: _Optional[_Union[Record.Text, _Mapping]] = ..., hparam: _Optional[_Union[Record.HParam, _Mapping]] = ..., tag_value: _Optional[_Union[Record.TagValue, _Mapping]] = ...) -> None: ...
     VALUES_FIELD_NUMBER: _ClassVar[int]
     values: _containers.RepeatedCompositeFieldContainer[Record.Value]
     def __init__(self, values: _Optional[_Iterable[_Union[Record.Value, _Mapping]]] = ...) -> None: ...

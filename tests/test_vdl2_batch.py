@@ -14,7 +14,7 @@ from test_tfevents_batch import _damaged as _tfevents_damaged
 from test_tfevents_batch import _expanded
 
 from visualdl import _framebatch, _framing, _vdl2, _vdl2scalars
-from visualdl._kinds import HistogramEvent, ImageEvent, ScalarBlock, TextEvent
+from visualdl._kinds import AudioEvent, HistogramEvent, ImageEvent, ScalarBlock, TextEvent
 from visualdl.proto import vdl2
 
 STEPS = [0, 1, 127, 128, 16383, 16384, 2**21, 2**28, 2**35, 2**42, 2**49, 2**56, 2**62, -1, -(2**63), 2**63 - 1]
@@ -69,7 +69,8 @@ def _other(rng: random.Random) -> vdl2.Record.Value:
         value.histogram.hist.extend([1.0, 2.0])
         value.histogram.bin_edges.extend([0.0, 0.5, 1.0])
     elif which == 4:
-        value.audio = b"x" * 10
+        value.audio.sample_rate = 8000
+        value.audio.encoded_audio_string = b"x" * 10
     elif which == 5:
         value.image.encoded_image_string = b"not a png"
     # 6: no value at all (an unknown kind)
@@ -206,7 +207,7 @@ def _canon(decoded: _vdl2.Decoded) -> list[Any]:
         elif isinstance(event, HistogramEvent):
             out.append((kind, tag, event.step, event.wall_time, event.edges.tolist(), event.counts.tolist()))
         else:
-            assert isinstance(event, (ImageEvent, TextEvent))
+            assert isinstance(event, (ImageEvent, TextEvent, AudioEvent))
             out.append((kind, tag, event))
     return [out, decoded.meta, decoded.counted, decoded.problems]
 

@@ -215,8 +215,10 @@ def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> 
 
     The record's checksums are checked first by streaming it, a chunk at a time:
     nothing the size of the blob is held in memory. A VisualDL 2 record has none: its
-    length is checked, and that the bytes still start like a PNG. :class:`LogFormatError`
-    when the record is gone or changed on disk.
+    length is checked, and that an image's bytes still start like a PNG. VisualDL 2's
+    embeddings are no one span of the file (each row is a field of its own):
+    :meth:`LogReader.read_blob` gathers them, and here they are a :class:`LogFormatError`,
+    as a record gone or changed on disk is.
     """
     ref = event.ref
     kind = BLOB_KIND[type(event)]
@@ -235,8 +237,10 @@ def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> 
 
         try:
             if isinstance(ref, ValueRef):
+                if isinstance(event, EmbeddingsEvent):
+                    raise LogFormatError("VisualDL 2's embeddings are no one span of the file")
                 at, size = _vdl2.blob_span(read, length, ref)
-                if png_shape(read(at, min(size, 26))) is None:
+                if isinstance(event, ImageEvent) and png_shape(read(at, min(size, 26))) is None:
                     raise LogFormatError("the image is not a PNG any more (changed on disk)")
             elif isinstance(ref, BlobRef):  # an image of a TensorBoard event file
                 at, size = event_blob_span(read, length, ref)
@@ -245,6 +249,26 @@ def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> 
         except LogFormatError as e:
             raise LogFormatError(e.message, ref.path, ref.offset) from e
     return ref.path, start + at, size
+
+
+def _vdl2_vectors(event: EmbeddingsEvent) -> bytes:
+    """The vectors of a VisualDL 2 embeddings event, gathered from its record read again."""
+    ref = event.ref
+    assert isinstance(ref, ValueRef)
+    f, _ = open_regular(ref.path)
+    with f:
+        length = check_vdl2_record(f, ref.path, ref.offset)
+        f.seek(ref.offset + _vdl2.HEAD_SIZE)
+        payload = f.read(length)
+    try:
+        if len(payload) != length:
+            raise LogFormatError("record is gone (file truncated)")
+        data = _vdl2.embedding_vectors(payload, ref.value)
+        if len(data) != event.rows * event.dimension * 4:
+            raise LogFormatError("the embeddings changed on disk")
+    except LogFormatError as e:
+        raise LogFormatError(e.message, ref.path, ref.offset) from e
+    return data
 
 
 class _Decoder(Protocol):
@@ -767,6 +791,8 @@ class LogReader:
     def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
         """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
         of an audio event, the vectors of an embeddings event (float32, row after row)."""
+        if isinstance(event, EmbeddingsEvent) and isinstance(event.ref, ValueRef):
+            return _vdl2_vectors(event)
         path, offset, length = open_blob(event)
         f, _ = open_regular(path)
         with f:

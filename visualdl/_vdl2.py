@@ -41,6 +41,19 @@ nothing checks the bytes:
   centres, and the NaN and infinity counts are 0 (numpy refuses such values, so
   VisualDL 2 cannot write them).
 * ``text``: a :class:`~visualdl._kinds.TextEvent`.
+* ``audio``: an :class:`~visualdl._kinds.AudioEvent`; the WAV stays in the file, as
+  an image's PNG.
+* ``pr_curve``, ``roc_curve``: a :class:`~visualdl._kinds.PrCurveEvent` or
+  :class:`~visualdl._kinds.RocCurveEvent` of the stored counts and rates; VisualDL 2
+  stores no thresholds: threshold ``i`` of ``n`` is ``i / (n - 1)``, as its writer
+  bins predictions.
+* ``hparam``: an :class:`~visualdl._kinds.HParamsEvent` (tag
+  :data:`~visualdl._kinds.HPARAMS_TAG`) of the values as typed (int, float, str) and
+  the metrics' names (their stored ``float_value`` 0 means nothing).
+* ``embeddings``: an :class:`~visualdl._kinds.EmbeddingsEvent`; its labels are the
+  rows' ``label`` columns, named by ``label_meta`` (one unnamed column: ``label``).
+  Each row's vector is a field of its own, so :func:`embedding_vectors` gathers them
+  when asked, from the record parsed again.
 * ``meta_data``: a :class:`Meta` (the writer's display name), not an event.
 * the kinds without a view here (:data:`COUNTED_KINDS`, and values of no known
   kind) are counted per tag and kind in :attr:`Decoded.counted`.
@@ -73,7 +86,21 @@ from google.protobuf.message import DecodeError
 from visualdl import _vdl2scalars as vdl2scalars
 from visualdl._framebatch import Batch, Batched, Layout
 from visualdl._framing import Corruption, Frame
-from visualdl._kinds import KINDS, HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
+from visualdl._kinds import (
+    HPARAMS_TAG,
+    KINDS,
+    AudioEvent,
+    EmbeddingsEvent,
+    HistogramEvent,
+    HParamsEvent,
+    ImageEvent,
+    PrCurveEvent,
+    RecordRef,
+    RocCurveEvent,
+    ScalarBlock,
+    TextEvent,
+    png_shape,
+)
 from visualdl._logformat import WALLTIME_MS_THRESHOLD, _fields
 from visualdl._tfevents import Points
 from visualdl.errors import LogFormatError
@@ -96,6 +123,7 @@ __all__ = [
     "ValueRef",
     "blob_span",
     "decode",
+    "embedding_vectors",
     "is_vdl2_file",
     "length_of",
     "parse_record",
@@ -107,8 +135,9 @@ __all__ = [
 FILE_MARKER = "vdlrecords"
 #: A longer record is garbage: protobuf messages stop at 2 GiB.
 MAX_RECORD_BYTES = (1 << 31) - 1
-#: VisualDL 2's kinds that have no view here: their values are counted, not read.
-COUNTED_KINDS = ("audio", "embeddings", "hparam", "pr_curve", "roc_curve")
+#: VisualDL 2's kinds that have no view here: their values are counted, not read (none
+#: now; values of no known kind are still counted, as ``"unknown"``).
+COUNTED_KINDS: tuple[str, ...] = ()
 
 #: The length prefix of a record: its payload starts this many bytes after the record.
 HEAD_SIZE = 8
@@ -370,8 +399,9 @@ BATCHED = Batched(_VALUES_KEY, LAYOUT)
 
 @dataclass(frozen=True, slots=True)
 class ValueRef(RecordRef):
-    """Where an image's PNG lies: the record (``offset`` of its length prefix) and the
-    index of the ``Value`` in it (VisualDL 2 writes one per record)."""
+    """Where an image's PNG, a clip's WAV or an embedding's rows lie: the record
+    (``offset`` of its length prefix) and the index of the ``Value`` in it (VisualDL 2
+    writes one per record)."""
 
     value: int = 0
 
@@ -502,6 +532,78 @@ def _text(value: _Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
     return TextEvent(step, wall, value.text.encoded_text_string)
 
 
+def _audio(value: _Value, step: int, wall: float, ref: ValueRef) -> AudioEvent:
+    audio = value.audio
+    rate = audio.sample_rate
+    if not (rate > 0 and rate == int(rate)):
+        raise LogFormatError(f"audio with a sample rate of {rate}")
+    if audio.num_channels < 0 or audio.length_frames < 0:
+        raise LogFormatError(f"audio of {audio.num_channels} channels and {audio.length_frames} frames")
+    size = len(audio.encoded_audio_string)
+    return AudioEvent(step, wall, int(rate), audio.length_frames, audio.num_channels, size, ref)
+
+
+def _curve_columns(curve: vdl2.Record.PRCurve | vdl2.Record.ROC_Curve, rates: tuple[str, str]) -> list[np.ndarray]:
+    """thresholds, TP, FP, TN, FN and the two rates, float64, one element per threshold:
+    threshold ``i`` of ``n`` is ``i / (n - 1)`` (VisualDL 2 stores none)."""
+    columns = [np.array(getattr(curve, name), np.float64) for name in ("TP", "FP", "TN", "FN", *rates)]
+    n = columns[0].size
+    if any(c.size != n for c in columns):
+        sizes = ", ".join(str(c.size) for c in columns)
+        raise LogFormatError(f"curve with columns of different lengths ({sizes})")
+    thresholds = np.arange(n) / (n - 1) if n > 1 else np.zeros(n)
+    return [thresholds, *columns]
+
+
+def _pr_curve(value: _Value, step: int, wall: float, ref: ValueRef) -> PrCurveEvent:
+    return PrCurveEvent(step, wall, *_curve_columns(value.pr_curve, ("precision", "recall")))
+
+
+def _roc_curve(value: _Value, step: int, wall: float, ref: ValueRef) -> RocCurveEvent:
+    return RocCurveEvent(step, wall, *_curve_columns(value.roc_curve, ("tpr", "fpr")))
+
+
+def _hparams(value: _Value, step: int, wall: float, ref: ValueRef) -> HParamsEvent:
+    hparams: dict[str, int | float | str | bool] = {}
+    for info in value.hparam.hparamInfos:
+        which = info.WhichOneof("type")
+        if which is None:
+            raise LogFormatError(f"hyperparameter {info.name!r} without a value")
+        hparams[info.name] = getattr(info, which)
+    return HParamsEvent(wall, hparams, tuple(info.name for info in value.hparam.metricInfos))
+
+
+def _embeddings(value: _Value, step: int, wall: float, ref: ValueRef) -> EmbeddingsEvent:
+    rows = value.embeddings.embeddings
+    dimension = len(rows[0].vectors) if rows else 0
+    width = len(rows[0].label) if rows else 0
+    for i, row in enumerate(rows):
+        if len(row.vectors) != dimension or len(row.label) != width:
+            raise LogFormatError(
+                f"embedding row {i} of {len(row.vectors)} values and {len(row.label)} labels, "
+                f"row 0 of {dimension} and {width}"
+            )
+    header = tuple(value.embeddings.label_meta)
+    if width and not header:  # one unnamed column, as VisualDL 2 writes a list of labels
+        header = ("label",) if width == 1 else tuple(f"label {k}" for k in range(width))
+    if len(header) != width:
+        raise LogFormatError(f"embeddings with {len(header)} label names for {width} labels a row")
+    metadata = tuple(tuple(row.label) for row in rows) if width else ()
+    return EmbeddingsEvent(step, wall, len(rows), dimension, header, metadata, ref)
+
+
+def embedding_vectors(payload: bytes, value: int = 0) -> bytes:
+    """The vectors of the embeddings ``value`` of the record ``payload``, float32
+    little-endian, row after row (what an :class:`EmbeddingsEvent`'s bytes are): VisualDL 2
+    stores each row apart, so they are gathered, not read as one span of the file.
+    :class:`LogFormatError` when that value is not embeddings."""
+    values = parse_record(payload).values
+    if not 0 <= value < len(values) or values[value].WhichOneof("one_value") != "embeddings":
+        raise LogFormatError(f"value {value} of the record is not embeddings")
+    rows = values[value].embeddings.embeddings
+    return b"".join(np.array(row.vectors, "<f4").tobytes() for row in rows)
+
+
 #: VisualDL 2's kind (the ``one_value`` field) -> (our kind, its event from a Value).
 #: How each value field other than the scalars' (``value``, ``tag_value``) is read: the
 #: kind (:data:`visualdl._kinds.KINDS`) it gives, and how its event is made. Fields of no
@@ -510,16 +612,17 @@ READERS: dict[str, tuple[str, Callable[[_Value, int, float, ValueRef], object]]]
     "image": (KINDS["images"].name, _image),
     "histogram": (KINDS["histograms"].name, _histogram),
     "text": (KINDS["text"].name, _text),
+    "audio": (KINDS["audio"].name, _audio),
+    "pr_curve": (KINDS["pr_curves"].name, _pr_curve),
+    "roc_curve": (KINDS["roc_curves"].name, _roc_curve),
+    "hparam": (KINDS["hparams"].name, _hparams),
+    "embeddings": (KINDS["embeddings"].name, _embeddings),
 }
 _SCALARS = KINDS["scalars"].name
+_HPARAMS = KINDS["hparams"].name
 #: Kinds that VisualDL 2's log records do not hold, and why.
 NOT_READ = {
     "graphs": "VisualDL 2 keeps models in files of their own, not in its log records",
-    "audio": "read from this format in a later change: counted, not shown",
-    "pr_curves": "read from this format in a later change: counted, not shown",
-    "roc_curves": "read from this format in a later change: counted, not shown",
-    "hparams": "read from this format in a later change: counted, not shown",
-    "embeddings": "read from this format in a later change: counted, not shown",
     "scalar_layouts": "VisualDL 2 has no custom scalar layouts",
 }
 
@@ -621,8 +724,9 @@ def _values_into(path: str, frames: Sequence[tuple[int, bytes]], points: Points,
             elif which in READERS:
                 kind, make = READERS[which]
                 ref = ValueRef(path, offset, 0 if indices is None else indices[i])
+                tag = HPARAMS_TAG if kind == _HPARAMS else value.tag
                 try:
-                    events.append((kind, value.tag, make(value, value.id, _seconds(value.timestamp), ref)))
+                    events.append((kind, tag, make(value, value.id, _seconds(value.timestamp), ref)))
                 except LogFormatError as e:
                     problems.append((offset, f"{which} {value.tag!r}: {e.message}"))
             else:
@@ -694,16 +798,17 @@ def _first_wall_time(decoded: Decoded) -> float | None:
     return min(walls, default=None)
 
 
-#: Field numbers on the way to an image's bytes: Record.values, Value.image, Image.encoded_image_string.
-_VALUES, _IMAGE, _ENCODED = 1, 5, 4
+#: Field numbers on the way to an image's or a clip's bytes: Record.values, Value.image
+#: or Value.audio, Image.encoded_image_string or Audio.encoded_audio_string.
+_VALUES, _IMAGE, _AUDIO, _ENCODED = 1, 5, 6, 4
 _LEN = 2
 
 
 def blob_span(read: Callable[[int, int], bytes], length: int, ref: ValueRef) -> tuple[int, int]:
-    """Where the PNG bytes ``ref`` points at lie in the serialized ``Record`` of ``length``
-    bytes: ``(offset from the payload's start, size)``. ``read(offset, n)`` returns up to
-    ``n`` bytes of the payload; only keys and lengths are read, never the PNG bytes.
-    :class:`LogFormatError` when the record holds no such image."""
+    """Where the PNG (or WAV) bytes ``ref`` points at lie in the serialized ``Record`` of
+    ``length`` bytes: ``(offset from the payload's start, size)``. ``read(offset, n)``
+    returns up to ``n`` bytes of the payload; only keys and lengths are read, never the
+    bytes themselves. :class:`LogFormatError` when the value is no image or clip."""
     index = 0
     for number, wire, begin, end in _fields(read, 0, length):
         if number != _VALUES or wire != _LEN:
@@ -711,7 +816,7 @@ def blob_span(read: Callable[[int, int], bytes], length: int, ref: ValueRef) -> 
         if index == ref.value:
             span = None
             for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
-                if inner == _IMAGE and inner_wire == _LEN:
+                if inner in (_IMAGE, _AUDIO) and inner_wire == _LEN:
                     for field, field_wire, f_begin, f_end in _fields(read, i_begin, i_end):
                         if field == _ENCODED and field_wire == _LEN:
                             span = (f_begin, f_end - f_begin)
@@ -719,4 +824,4 @@ def blob_span(read: Callable[[int, int], bytes], length: int, ref: ValueRef) -> 
                 break
             return span
         index += 1
-    raise LogFormatError(f"value {ref.value} of the record is not an image")
+    raise LogFormatError(f"value {ref.value} of the record is not an image or a clip")
