@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tensorboard_event.proto\x12\x14visualdl.tensorboard\"\xe2\x01\n\x05\x45vent\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x0c\n\x04step\x18\x02 \x01(\x03\x12\x16\n\x0c\x66ile_version\x18\x03 \x01(\tH\x00\x12\x13\n\tgraph_def\x18\x04 \x01(\x0cH\x00\x12\x30\n\x07summary\x18\x05 \x01(\x0b\x32\x1d.visualdl.tensorboard.SummaryH\x00\x12\x37\n\x0bsession_log\x18\x07 \x01(\x0b\x32 .visualdl.tensorboard.SessionLogH\x00\x12\x18\n\x0emeta_graph_def\x18\t \x01(\x0cH\x00\x42\x06\n\x04what\"\xc0\x01\n\nSessionLog\x12>\n\x06status\x18\x01 \x01(\x0e\x32..visualdl.tensorboard.SessionLog.SessionStatus\x12\x17\n\x0f\x63heckpoint_path\x18\x02 \x01(\t\x12\x0b\n\x03msg\x18\x03 \x01(\t\"L\n\rSessionStatus\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\t\n\x05START\x10\x01\x12\x08\n\x04STOP\x10\x02\x12\x0e\n\nCHECKPOINT\x10\x03\"\xaa\x03\n\x07Summary\x12\x32\n\x05value\x18\x01 \x03(\x0b\x32#.visualdl.tensorboard.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a\x90\x02\n\x05Value\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x37\n\x08metadata\x18\t \x01(\x0b\x32%.visualdl.tensorboard.SummaryMetadata\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12\x34\n\x05image\x18\x04 \x01(\x0b\x32#.visualdl.tensorboard.Summary.ImageH\x00\x12\x35\n\x05histo\x18\x05 \x01(\x0b\x32$.visualdl.tensorboard.HistogramProtoH\x00\x12\x33\n\x06tensor\x18\x08 \x01(\x0b\x32!.visualdl.tensorboard.TensorProtoH\x00\x42\x07\n\x05value\"\xbf\x01\n\x0fSummaryMetadata\x12\x45\n\x0bplugin_data\x18\x01 \x01(\x0b\x32\x30.visualdl.tensorboard.SummaryMetadata.PluginData\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x1b\n\x13summary_description\x18\x03 \x01(\t\x1a\x32\n\nPluginData\x12\x13\n\x0bplugin_name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\x87\x01\n\x0eHistogramProto\x12\x0b\n\x03min\x18\x01 \x01(\x01\x12\x0b\n\x03max\x18\x02 \x01(\x01\x12\x0b\n\x03num\x18\x03 \x01(\x01\x12\x0b\n\x03sum\x18\x04 \x01(\x01\x12\x13\n\x0bsum_squares\x18\x05 \x01(\x01\x12\x18\n\x0c\x62ucket_limit\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x12\n\x06\x62ucket\x18\x07 \x03(\x01\x42\x02\x10\x01\"\x84\x01\n\x10TensorShapeProto\x12\x37\n\x03\x64im\x18\x02 \x03(\x0b\x32*.visualdl.tensorboard.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xf5\x02\n\x0bTensorProto\x12-\n\x05\x64type\x18\x01 \x01(\x0e\x32\x1e.visualdl.tensorboard.DataType\x12<\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32&.visualdl.tensorboard.TensorShapeProto\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x14\n\x08half_val\x18\r \x03(\x05\x42\x02\x10\x01\x12\x15\n\tfloat_val\x18\x05 \x03(\x02\x42\x02\x10\x01\x12\x16\n\ndouble_val\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x13\n\x07int_val\x18\x07 \x03(\x05\x42\x02\x10\x01\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x15\n\tint64_val\x18\n \x03(\x03\x42\x02\x10\x01\x12\x14\n\x08\x62ool_val\x18\x0b \x03(\x08\x42\x02\x10\x01\x12\x16\n\nuint32_val\x18\x10 \x03(\rB\x02\x10\x01\x12\x16\n\nuint64_val\x18\x11 \x03(\x04\x42\x02\x10\x01*\xd2\x01\n\x08\x44\x61taType\x12\x0e\n\nDT_INVALID\x10\x00\x12\x0c\n\x08\x44T_FLOAT\x10\x01\x12\r\n\tDT_DOUBLE\x10\x02\x12\x0c\n\x08\x44T_INT32\x10\x03\x12\x0c\n\x08\x44T_UINT8\x10\x04\x12\x0c\n\x08\x44T_INT16\x10\x05\x12\x0b\n\x07\x44T_INT8\x10\x06\x12\r\n\tDT_STRING\x10\x07\x12\x0c\n\x08\x44T_INT64\x10\t\x12\x0b\n\x07\x44T_BOOL\x10\n\x12\r\n\tDT_UINT16\x10\x11\x12\x0b\n\x07\x44T_HALF\x10\x13\x12\r\n\tDT_UINT32\x10\x16\x12\r\n\tDT_UINT64\x10\x17\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tensorboard_event.proto\x12\x14visualdl.tensorboard\"\xe2\x01\n\x05\x45vent\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x0c\n\x04step\x18\x02 \x01(\x03\x12\x16\n\x0c\x66ile_version\x18\x03 \x01(\tH\x00\x12\x13\n\tgraph_def\x18\x04 \x01(\x0cH\x00\x12\x30\n\x07summary\x18\x05 \x01(\x0b\x32\x1d.visualdl.tensorboard.SummaryH\x00\x12\x37\n\x0bsession_log\x18\x07 \x01(\x0b\x32 .visualdl.tensorboard.SessionLogH\x00\x12\x18\n\x0emeta_graph_def\x18\t \x01(\x0cH\x00\x42\x06\n\x04what\"\xc0\x01\n\nSessionLog\x12>\n\x06status\x18\x01 \x01(\x0e\x32..visualdl.tensorboard.SessionLog.SessionStatus\x12\x17\n\x0f\x63heckpoint_path\x18\x02 \x01(\t\x12\x0b\n\x03msg\x18\x03 \x01(\t\"L\n\rSessionStatus\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\t\n\x05START\x10\x01\x12\x08\n\x04STOP\x10\x02\x12\x0e\n\nCHECKPOINT\x10\x03\"\xdf\x04\n\x07Summary\x12\x32\n\x05value\x18\x01 \x03(\x0b\x32#.visualdl.tensorboard.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a}\n\x05\x41udio\x12\x13\n\x0bsample_rate\x18\x01 \x01(\x02\x12\x14\n\x0cnum_channels\x18\x02 \x01(\x03\x12\x15\n\rlength_frames\x18\x03 \x01(\x03\x12\x1c\n\x14\x65ncoded_audio_string\x18\x04 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x05 \x01(\t\x1a\xc6\x02\n\x05Value\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x37\n\x08metadata\x18\t \x01(\x0b\x32%.visualdl.tensorboard.SummaryMetadata\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12\x34\n\x05image\x18\x04 \x01(\x0b\x32#.visualdl.tensorboard.Summary.ImageH\x00\x12\x35\n\x05histo\x18\x05 \x01(\x0b\x32$.visualdl.tensorboard.HistogramProtoH\x00\x12\x34\n\x05\x61udio\x18\x06 \x01(\x0b\x32#.visualdl.tensorboard.Summary.AudioH\x00\x12\x33\n\x06tensor\x18\x08 \x01(\x0b\x32!.visualdl.tensorboard.TensorProtoH\x00\x42\x07\n\x05value\"\xbf\x01\n\x0fSummaryMetadata\x12\x45\n\x0bplugin_data\x18\x01 \x01(\x0b\x32\x30.visualdl.tensorboard.SummaryMetadata.PluginData\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x1b\n\x13summary_description\x18\x03 \x01(\t\x1a\x32\n\nPluginData\x12\x13\n\x0bplugin_name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\x87\x01\n\x0eHistogramProto\x12\x0b\n\x03min\x18\x01 \x01(\x01\x12\x0b\n\x03max\x18\x02 \x01(\x01\x12\x0b\n\x03num\x18\x03 \x01(\x01\x12\x0b\n\x03sum\x18\x04 \x01(\x01\x12\x13\n\x0bsum_squares\x18\x05 \x01(\x01\x12\x18\n\x0c\x62ucket_limit\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x12\n\x06\x62ucket\x18\x07 \x03(\x01\x42\x02\x10\x01\"\x84\x01\n\x10TensorShapeProto\x12\x37\n\x03\x64im\x18\x02 \x03(\x0b\x32*.visualdl.tensorboard.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xf5\x02\n\x0bTensorProto\x12-\n\x05\x64type\x18\x01 \x01(\x0e\x32\x1e.visualdl.tensorboard.DataType\x12<\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32&.visualdl.tensorboard.TensorShapeProto\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x14\n\x08half_val\x18\r \x03(\x05\x42\x02\x10\x01\x12\x15\n\tfloat_val\x18\x05 \x03(\x02\x42\x02\x10\x01\x12\x16\n\ndouble_val\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x13\n\x07int_val\x18\x07 \x03(\x05\x42\x02\x10\x01\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x15\n\tint64_val\x18\n \x03(\x03\x42\x02\x10\x01\x12\x14\n\x08\x62ool_val\x18\x0b \x03(\x08\x42\x02\x10\x01\x12\x16\n\nuint32_val\x18\x10 \x03(\rB\x02\x10\x01\x12\x16\n\nuint64_val\x18\x11 \x03(\x04\x42\x02\x10\x01\"\xd4\x01\n\x11HParamsPluginData\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12=\n\nexperiment\x18\x02 \x01(\x0b\x32\'.visualdl.tensorboard.HParamsExperimentH\x00\x12K\n\x12session_start_info\x18\x03 \x01(\x0b\x32-.visualdl.tensorboard.HParamsSessionStartInfoH\x00\x12\x1a\n\x10session_end_info\x18\x04 \x01(\x0cH\x00\x42\x06\n\x04\x64\x61ta\"R\n\x11HParamsExperiment\x12=\n\x0cmetric_infos\x18\x05 \x03(\x0b\x32\'.visualdl.tensorboard.HParamsMetricInfo\"J\n\x11HParamsMetricInfo\x12\x35\n\x04name\x18\x01 \x01(\x0b\x32\'.visualdl.tensorboard.HParamsMetricName\"/\n\x11HParamsMetricName\x12\r\n\x05group\x18\x01 \x01(\t\x12\x0b\n\x03tag\x18\x02 \x01(\t\"\xc0\x01\n\x17HParamsSessionStartInfo\x12\x44\n\x07hparams\x18\x01 \x03(\x0b\x32\x33.visualdl.tensorboard.HParamsSessionStartInfo.Entry\x12\x17\n\x0fstart_time_secs\x18\x05 \x01(\x01\x1a\x46\n\x05\x45ntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x30\n\x05value\x18\x02 \x01(\x0b\x32!.visualdl.tensorboard.HParamValue\"\x9f\x01\n\x0bHParamValue\x12\x14\n\nnull_value\x18\x01 \x01(\x05H\x00\x12\x16\n\x0cnumber_value\x18\x02 \x01(\x01H\x00\x12\x16\n\x0cstring_value\x18\x03 \x01(\tH\x00\x12\x14\n\nbool_value\x18\x04 \x01(\x08H\x00\x12\x16\n\x0cstruct_value\x18\x05 \x01(\x0cH\x00\x12\x14\n\nlist_value\x18\x06 \x01(\x0cH\x00\x42\x06\n\x04kind\"Q\n\x06Layout\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x36\n\x08\x63\x61tegory\x18\x02 \x03(\x0b\x32$.visualdl.tensorboard.LayoutCategory\"a\n\x0eLayoutCategory\x12\r\n\x05title\x18\x01 \x01(\t\x12\x30\n\x05\x63hart\x18\x02 \x03(\x0b\x32!.visualdl.tensorboard.LayoutChart\x12\x0e\n\x06\x63losed\x18\x03 \x01(\x08\"\x99\x01\n\x0bLayoutChart\x12\r\n\x05title\x18\x01 \x01(\t\x12:\n\tmultiline\x18\x02 \x01(\x0b\x32%.visualdl.tensorboard.LayoutMultilineH\x00\x12\x34\n\x06margin\x18\x03 \x01(\x0b\x32\".visualdl.tensorboard.LayoutMarginH\x00\x42\t\n\x07\x63ontent\"\x1e\n\x0fLayoutMultiline\x12\x0b\n\x03tag\x18\x01 \x03(\t\"\x80\x01\n\x0cLayoutMargin\x12\x39\n\x06series\x18\x01 \x03(\x0b\x32).visualdl.tensorboard.LayoutMargin.Series\x1a\x35\n\x06Series\x12\r\n\x05value\x18\x01 \x01(\t\x12\r\n\x05lower\x18\x02 \x01(\t\x12\r\n\x05upper\x18\x03 \x01(\t*\xd2\x01\n\x08\x44\x61taType\x12\x0e\n\nDT_INVALID\x10\x00\x12\x0c\n\x08\x44T_FLOAT\x10\x01\x12\r\n\tDT_DOUBLE\x10\x02\x12\x0c\n\x08\x44T_INT32\x10\x03\x12\x0c\n\x08\x44T_UINT8\x10\x04\x12\x0c\n\x08\x44T_INT16\x10\x05\x12\x0b\n\x07\x44T_INT8\x10\x06\x12\r\n\tDT_STRING\x10\x07\x12\x0c\n\x08\x44T_INT64\x10\t\x12\x0b\n\x07\x44T_BOOL\x10\n\x12\r\n\tDT_UINT16\x10\x11\x12\x0b\n\x07\x44T_HALF\x10\x13\x12\r\n\tDT_UINT32\x10\x16\x12\r\n\tDT_UINT64\x10\x17\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -51,8 +51,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TENSORPROTO'].fields_by_name['uint32_val']._serialized_options = b'\020\001'
   _globals['_TENSORPROTO'].fields_by_name['uint64_val']._loaded_options = None
   _globals['_TENSORPROTO'].fields_by_name['uint64_val']._serialized_options = b'\020\001'
-  _globals['_DATATYPE']._serialized_start=1746
-  _globals['_DATATYPE']._serialized_end=1956
+  _globals['_DATATYPE']._serialized_start=3209
+  _globals['_DATATYPE']._serialized_end=3419
   _globals['_EVENT']._serialized_start=50
   _globals['_EVENT']._serialized_end=276
   _globals['_SESSIONLOG']._serialized_start=279
@@ -60,21 +60,49 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SESSIONLOG_SESSIONSTATUS']._serialized_start=395
   _globals['_SESSIONLOG_SESSIONSTATUS']._serialized_end=471
   _globals['_SUMMARY']._serialized_start=474
-  _globals['_SUMMARY']._serialized_end=900
+  _globals['_SUMMARY']._serialized_end=1081
   _globals['_SUMMARY_IMAGE']._serialized_start=537
   _globals['_SUMMARY_IMAGE']._serialized_end=625
-  _globals['_SUMMARY_VALUE']._serialized_start=628
-  _globals['_SUMMARY_VALUE']._serialized_end=900
-  _globals['_SUMMARYMETADATA']._serialized_start=903
-  _globals['_SUMMARYMETADATA']._serialized_end=1094
-  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_start=1044
-  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_end=1094
-  _globals['_HISTOGRAMPROTO']._serialized_start=1097
-  _globals['_HISTOGRAMPROTO']._serialized_end=1232
-  _globals['_TENSORSHAPEPROTO']._serialized_start=1235
-  _globals['_TENSORSHAPEPROTO']._serialized_end=1367
-  _globals['_TENSORSHAPEPROTO_DIM']._serialized_start=1334
-  _globals['_TENSORSHAPEPROTO_DIM']._serialized_end=1367
-  _globals['_TENSORPROTO']._serialized_start=1370
-  _globals['_TENSORPROTO']._serialized_end=1743
+  _globals['_SUMMARY_AUDIO']._serialized_start=627
+  _globals['_SUMMARY_AUDIO']._serialized_end=752
+  _globals['_SUMMARY_VALUE']._serialized_start=755
+  _globals['_SUMMARY_VALUE']._serialized_end=1081
+  _globals['_SUMMARYMETADATA']._serialized_start=1084
+  _globals['_SUMMARYMETADATA']._serialized_end=1275
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_start=1225
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_end=1275
+  _globals['_HISTOGRAMPROTO']._serialized_start=1278
+  _globals['_HISTOGRAMPROTO']._serialized_end=1413
+  _globals['_TENSORSHAPEPROTO']._serialized_start=1416
+  _globals['_TENSORSHAPEPROTO']._serialized_end=1548
+  _globals['_TENSORSHAPEPROTO_DIM']._serialized_start=1515
+  _globals['_TENSORSHAPEPROTO_DIM']._serialized_end=1548
+  _globals['_TENSORPROTO']._serialized_start=1551
+  _globals['_TENSORPROTO']._serialized_end=1924
+  _globals['_HPARAMSPLUGINDATA']._serialized_start=1927
+  _globals['_HPARAMSPLUGINDATA']._serialized_end=2139
+  _globals['_HPARAMSEXPERIMENT']._serialized_start=2141
+  _globals['_HPARAMSEXPERIMENT']._serialized_end=2223
+  _globals['_HPARAMSMETRICINFO']._serialized_start=2225
+  _globals['_HPARAMSMETRICINFO']._serialized_end=2299
+  _globals['_HPARAMSMETRICNAME']._serialized_start=2301
+  _globals['_HPARAMSMETRICNAME']._serialized_end=2348
+  _globals['_HPARAMSSESSIONSTARTINFO']._serialized_start=2351
+  _globals['_HPARAMSSESSIONSTARTINFO']._serialized_end=2543
+  _globals['_HPARAMSSESSIONSTARTINFO_ENTRY']._serialized_start=2473
+  _globals['_HPARAMSSESSIONSTARTINFO_ENTRY']._serialized_end=2543
+  _globals['_HPARAMVALUE']._serialized_start=2546
+  _globals['_HPARAMVALUE']._serialized_end=2705
+  _globals['_LAYOUT']._serialized_start=2707
+  _globals['_LAYOUT']._serialized_end=2788
+  _globals['_LAYOUTCATEGORY']._serialized_start=2790
+  _globals['_LAYOUTCATEGORY']._serialized_end=2887
+  _globals['_LAYOUTCHART']._serialized_start=2890
+  _globals['_LAYOUTCHART']._serialized_end=3043
+  _globals['_LAYOUTMULTILINE']._serialized_start=3045
+  _globals['_LAYOUTMULTILINE']._serialized_end=3075
+  _globals['_LAYOUTMARGIN']._serialized_start=3078
+  _globals['_LAYOUTMARGIN']._serialized_end=3206
+  _globals['_LAYOUTMARGIN_SERIES']._serialized_start=3153
+  _globals['_LAYOUTMARGIN_SERIES']._serialized_end=3206
 # @@protoc_insertion_point(module_scope)

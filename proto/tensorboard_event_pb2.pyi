@@ -89,21 +89,36 @@ class Summary(_message.Message):
         colorspace: int
         encoded_image_string: bytes
         def __init__(self, height: _Optional[int] = ..., width: _Optional[int] = ..., colorspace: _Optional[int] = ..., encoded_image_string: _Optional[bytes] = ...) -> None: ...
+    class Audio(_message.Message):
+        __slots__ = ("sample_rate", "num_channels", "length_frames", "encoded_audio_string", "content_type")
+        SAMPLE_RATE_FIELD_NUMBER: _ClassVar[int]
+        NUM_CHANNELS_FIELD_NUMBER: _ClassVar[int]
+        LENGTH_FRAMES_FIELD_NUMBER: _ClassVar[int]
+        ENCODED_AUDIO_STRING_FIELD_NUMBER: _ClassVar[int]
+        CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+        sample_rate: float
+        num_channels: int
+        length_frames: int
+        encoded_audio_string: bytes
+        content_type: str
+        def __init__(self, sample_rate: _Optional[float] = ..., num_channels: _Optional[int] = ..., length_frames: _Optional[int] = ..., encoded_audio_string: _Optional[bytes] = ..., content_type: _Optional[str] = ...) -> None: ...
     class Value(_message.Message):
-        __slots__ = ("tag", "metadata", "simple_value", "image", "histo", "tensor")
+        __slots__ = ("tag", "metadata", "simple_value", "image", "histo", "audio", "tensor")
         TAG_FIELD_NUMBER: _ClassVar[int]
         METADATA_FIELD_NUMBER: _ClassVar[int]
         SIMPLE_VALUE_FIELD_NUMBER: _ClassVar[int]
         IMAGE_FIELD_NUMBER: _ClassVar[int]
         HISTO_FIELD_NUMBER: _ClassVar[int]
+        AUDIO_FIELD_NUMBER: _ClassVar[int]
         TENSOR_FIELD_NUMBER: _ClassVar[int]
         tag: str
         metadata: SummaryMetadata
         simple_value: float
         image: Summary.Image
         histo: HistogramProto
+        audio: Summary.Audio
         tensor: TensorProto
-        def __init__(self, tag: _Optional[str] = ..., metadata: _Optional[_Union[SummaryMetadata, _Mapping]] = ..., simple_value: _Optional[float] = ..., image: _Optional[_Union[Summary.Image, _Mapping]] = ..., histo: _Optional[_Union[HistogramProto, _Mapping]] = ..., tensor: _Optional[_Union[TensorProto, _Mapping]] = ...) -> None: ...
+        def __init__(self, tag: _Optional[str] = ..., metadata: _Optional[_Union[SummaryMetadata, _Mapping]] = ..., simple_value: _Optional[float] = ..., image: _Optional[_Union[Summary.Image, _Mapping]] = ..., histo: _Optional[_Union[HistogramProto, _Mapping]] = ..., audio: _Optional[_Union[Summary.Audio, _Mapping]] = ..., tensor: _Optional[_Union[TensorProto, _Mapping]] = ...) -> None: ...
     VALUE_FIELD_NUMBER: _ClassVar[int]
     value: _containers.RepeatedCompositeFieldContainer[Summary.Value]
     def __init__(self, value: _Optional[_Iterable[_Union[Summary.Value, _Mapping]]] = ...) -> None: ...
@@ -187,3 +202,115 @@ class TensorProto(_message.Message):
     uint32_val: _containers.RepeatedScalarFieldContainer[int]
     uint64_val: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, dtype: _Optional[_Union[DataType, str]] = ..., tensor_shape: _Optional[_Union[TensorShapeProto, _Mapping]] = ..., version_number: _Optional[int] = ..., tensor_content: _Optional[bytes] = ..., half_val: _Optional[_Iterable[int]] = ..., float_val: _Optional[_Iterable[float]] = ..., double_val: _Optional[_Iterable[float]] = ..., int_val: _Optional[_Iterable[int]] = ..., string_val: _Optional[_Iterable[bytes]] = ..., int64_val: _Optional[_Iterable[int]] = ..., bool_val: _Optional[_Iterable[bool]] = ..., uint32_val: _Optional[_Iterable[int]] = ..., uint64_val: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class HParamsPluginData(_message.Message):
+    __slots__ = ("version", "experiment", "session_start_info", "session_end_info")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EXPERIMENT_FIELD_NUMBER: _ClassVar[int]
+    SESSION_START_INFO_FIELD_NUMBER: _ClassVar[int]
+    SESSION_END_INFO_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    experiment: HParamsExperiment
+    session_start_info: HParamsSessionStartInfo
+    session_end_info: bytes
+    def __init__(self, version: _Optional[int] = ..., experiment: _Optional[_Union[HParamsExperiment, _Mapping]] = ..., session_start_info: _Optional[_Union[HParamsSessionStartInfo, _Mapping]] = ..., session_end_info: _Optional[bytes] = ...) -> None: ...
+
+class HParamsExperiment(_message.Message):
+    __slots__ = ("metric_infos",)
+    METRIC_INFOS_FIELD_NUMBER: _ClassVar[int]
+    metric_infos: _containers.RepeatedCompositeFieldContainer[HParamsMetricInfo]
+    def __init__(self, metric_infos: _Optional[_Iterable[_Union[HParamsMetricInfo, _Mapping]]] = ...) -> None: ...
+
+class HParamsMetricInfo(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: HParamsMetricName
+    def __init__(self, name: _Optional[_Union[HParamsMetricName, _Mapping]] = ...) -> None: ...
+
+class HParamsMetricName(_message.Message):
+    __slots__ = ("group", "tag")
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    group: str
+    tag: str
+    def __init__(self, group: _Optional[str] = ..., tag: _Optional[str] = ...) -> None: ...
+
+class HParamsSessionStartInfo(_message.Message):
+    __slots__ = ("hparams", "start_time_secs")
+    class Entry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: HParamValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[HParamValue, _Mapping]] = ...) -> None: ...
+    HPARAMS_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_SECS_FIELD_NUMBER: _ClassVar[int]
+    hparams: _containers.RepeatedCompositeFieldContainer[HParamsSessionStartInfo.Entry]
+    start_time_secs: float
+    def __init__(self, hparams: _Optional[_Iterable[_Union[HParamsSessionStartInfo.Entry, _Mapping]]] = ..., start_time_secs: _Optional[float] = ...) -> None: ...
+
+class HParamValue(_message.Message):
+    __slots__ = ("null_value", "number_value", "string_value", "bool_value", "struct_value", "list_value")
+    NULL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_VALUE_FIELD_NUMBER: _ClassVar[int]
+    STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    BOOL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    STRUCT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    LIST_VALUE_FIELD_NUMBER: _ClassVar[int]
+    null_value: int
+    number_value: float
+    string_value: str
+    bool_value: bool
+    struct_value: bytes
+    list_value: bytes
+    def __init__(self, null_value: _Optional[int] = ..., number_value: _Optional[float] = ..., string_value: _Optional[str] = ..., bool_value: _Optional[bool] = ..., struct_value: _Optional[bytes] = ..., list_value: _Optional[bytes] = ...) -> None: ...
+
+class Layout(_message.Message):
+    __slots__ = ("version", "category")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    category: _containers.RepeatedCompositeFieldContainer[LayoutCategory]
+    def __init__(self, version: _Optional[int] = ..., category: _Optional[_Iterable[_Union[LayoutCategory, _Mapping]]] = ...) -> None: ...
+
+class LayoutCategory(_message.Message):
+    __slots__ = ("title", "chart", "closed")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CHART_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    chart: _containers.RepeatedCompositeFieldContainer[LayoutChart]
+    closed: bool
+    def __init__(self, title: _Optional[str] = ..., chart: _Optional[_Iterable[_Union[LayoutChart, _Mapping]]] = ..., closed: _Optional[bool] = ...) -> None: ...
+
+class LayoutChart(_message.Message):
+    __slots__ = ("title", "multiline", "margin")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    MULTILINE_FIELD_NUMBER: _ClassVar[int]
+    MARGIN_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    multiline: LayoutMultiline
+    margin: LayoutMargin
+    def __init__(self, title: _Optional[str] = ..., multiline: _Optional[_Union[LayoutMultiline, _Mapping]] = ..., margin: _Optional[_Union[LayoutMargin, _Mapping]] = ...) -> None: ...
+
+class LayoutMultiline(_message.Message):
+    __slots__ = ("tag",)
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    tag: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tag: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class LayoutMargin(_message.Message):
+    __slots__ = ("series",)
+    class Series(_message.Message):
+        __slots__ = ("value", "lower", "upper")
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        LOWER_FIELD_NUMBER: _ClassVar[int]
+        UPPER_FIELD_NUMBER: _ClassVar[int]
+        value: str
+        lower: str
+        upper: str
+        def __init__(self, value: _Optional[str] = ..., lower: _Optional[str] = ..., upper: _Optional[str] = ...) -> None: ...
+    SERIES_FIELD_NUMBER: _ClassVar[int]
+    series: _containers.RepeatedCompositeFieldContainer[LayoutMargin.Series]
+    def __init__(self, series: _Optional[_Iterable[_Union[LayoutMargin.Series, _Mapping]]] = ...) -> None: ...

@@ -175,12 +175,12 @@ def test_tfevents_images_histograms_text(logdir, writer):
 def test_tfevents_other_plugins_are_counted_not_shown(logdir):
     w = XWriter(logdir)
     w.add_scalar("x", 1.0, 0)
-    w.add_pr_curve("pr", np.array([1, 0, 1, 1]), np.array([0.9, 0.2, 0.7, 0.4]), 0)
+    w.add_mesh("mesh", np.zeros((1, 3, 3), np.float32))  # its vertices: a tensor of plugin "mesh"
     w.close()
     reader = LogReader(logdir)
     assert reader.tags(".")["scalars"] == ["x"]
     (info,) = reader.writers(".")
-    assert info.unshown == (("pr", "pr_curves", 1),)
+    assert info.unshown == (("mesh_1", "mesh", 1),)
 
 
 def test_tfevents_next_to_our_files_in_one_run(logdir):

@@ -5,9 +5,9 @@ An event file (``*tfevents*`` in its basename, written by TensorFlow, tensorboar
 and every payload is one serialized ``Event`` (``proto/tensorboard_event.proto``). A
 :class:`EventDecoder` follows one file and turns its events into what the reader
 stores for our records: scalar points into a :class:`~visualdl._kinds.ScalarBlock`,
-images, histograms and text into the kinds' events. Values of other plugins are
-counted per tag (:attr:`EventDecoder.other`), never shown, so that nothing vanishes
-without a trace.
+images, histograms, text, audio, PR curves, hparams and scalar layouts into the
+kinds' events. Values of other plugins are counted per tag
+(:attr:`EventDecoder.other`), never shown, so that nothing vanishes without a trace.
 
 How a value is read:
 
@@ -24,6 +24,17 @@ How a value is read:
 * ``tensor`` with plugin ``histograms``: a ``[k, 3]`` tensor of (left, right, count).
 * ``tensor`` with plugin ``text``: a string tensor of any rank, its elements joined
   by newlines.
+* ``audio`` (legacy ``Summary.Audio``, what tensorboardX and torch write): a clip whose
+  WAV bytes stay in the file, as an image's PNG.
+* ``tensor`` with plugin ``pr_curves``: a ``[6, n]`` float tensor, rows TP, FP, TN, FN,
+  precision and recall; threshold ``i`` of ``n`` is ``i / (n - 1)``, as the writers bin.
+* values of plugin ``hparams`` (no value, or a tensor; the data is the metadata's
+  ``HParamsPluginData``): the experiment names the metrics (their scalar tags), the
+  session start info holds the values (a number is a float, TensorBoard keeps no
+  integers; strings and bools as they are); the session start, merged with the
+  file's latest experiment, is one hyperparameters event of the run.
+* ``tensor`` with plugin ``custom_scalars``: the ``Layout`` in its one string (or in
+  the metadata content when there is none), a scalar layout of the run.
 * ``session_log`` ``START`` at step ``s`` (a restarted TensorFlow session, the
   ``purge_step`` of tensorboardX and torch): an item of kind :data:`SESSION_START`
   with ``(wall time, s)``; :func:`purge` moves the run's points written before it
@@ -48,7 +59,22 @@ from google.protobuf.message import DecodeError
 from visualdl import _tfscalars as tfscalars
 from visualdl._framebatch import Batch
 from visualdl._framing import HEADER_SIZE
-from visualdl._kinds import HistogramEvent, ImageEvent, RecordRef, ScalarBlock, TextEvent, png_shape
+from visualdl._kinds import (
+    HPARAMS_TAG,
+    SCALAR_LAYOUT_TAG,
+    AudioEvent,
+    HistogramEvent,
+    HParamsEvent,
+    ImageEvent,
+    LayoutCategory,
+    LayoutChart,
+    PrCurveEvent,
+    RecordRef,
+    ScalarBlock,
+    ScalarLayoutEvent,
+    TextEvent,
+    png_shape,
+)
 from visualdl._logformat import _fields
 from visualdl._series import ScalarSeries, merge
 from visualdl.errors import LogFormatError
@@ -131,17 +157,19 @@ def header_for(path: str, first: tb.Event) -> pb.Header:
 
 @dataclass(frozen=True, slots=True)
 class BlobRef(RecordRef):
-    """Where an image's PNG bytes lie in an event file: the record, the index of the
-    ``Summary.Value``, and of the PNG among the tensor's strings (-1: a legacy ``Image``)."""
+    """Where an image's PNG bytes (or a clip's WAV) lie in an event file: the record, the
+    index of the ``Summary.Value``, and of the PNG among the tensor's strings (-1: a legacy
+    ``Image`` or ``Audio``)."""
 
     value: int = 0
     element: int = -1
 
 
 _LEN = 2
-#: Field numbers on the way to an image's bytes: Event.summary, Summary.value, Value.image,
-#: Image.encoded_image_string; Value.tensor, TensorProto.string_val.
-_SUMMARY, _VALUE, _IMAGE, _ENCODED, _TENSOR, _STRING_VAL = 5, 1, 4, 4, 8, 8
+#: Field numbers on the way to an image's (or a clip's) bytes: Event.summary, Summary.value,
+#: Value.image (Value.audio), Image.encoded_image_string (Audio.encoded_audio_string);
+#: Value.tensor, TensorProto.string_val.
+_SUMMARY, _VALUE, _IMAGE, _AUDIO, _ENCODED, _TENSOR, _STRING_VAL = 5, 1, 4, 6, 4, 8, 8
 
 
 def blob_span(read: Callable[[int, int], bytes], length: int, ref: BlobRef) -> tuple[int, int]:
@@ -167,7 +195,7 @@ def _span_in_value(read: Callable[[int, int], bytes], start: int, stop: int, ele
     for number, wire, begin, end in _fields(read, start, stop):
         if wire != _LEN:
             continue
-        if element < 0 and number == _IMAGE:
+        if element < 0 and number in (_IMAGE, _AUDIO):
             for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
                 if inner == _ENCODED and inner_wire == _LEN:
                     span = (i_begin, i_end - i_begin)
@@ -330,7 +358,7 @@ class EventDecoder:
     :func:`header_for`).
     """
 
-    __slots__ = ("header", "plugins", "other", "problems")
+    __slots__ = ("header", "plugins", "other", "problems", "hparams")
 
     def __init__(self) -> None:
         #: What is known of the file's writer, once an event was read.
@@ -341,6 +369,8 @@ class EventDecoder:
         self.other: dict[str, tuple[str, int]] = {}
         #: ``(offset, message)`` of the values that could not be read, since last taken.
         self.problems: list[tuple[int, str]] = []
+        #: The latest hyperparameters and metrics read (None: no session start yet, no experiment).
+        self.hparams: tuple[dict[str, int | float | str | bool] | None, tuple[str, ...] | None] = (None, None)
 
     def decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
         """Items hold events, payloads, or batches of payloads (:class:`Batch`): those of
@@ -437,8 +467,26 @@ class EventDecoder:
             if kind == "scalars":
                 for _, name, number in items:
                     points.add(name, step, cast(float, number), wall)
+            elif kind == "hparams":
+                out.extend(self._hparams(items))
             else:
                 out.extend(items)
+
+    def _hparams(self, items: list[tuple[str, str, object]]) -> list[tuple[str, str, object]]:
+        """The run's hyperparameters once a session start was read: its values, with the
+        metrics of the file's latest experiment (before or after it)."""
+        out: list[tuple[str, str, object]] = []
+        for _, part, event in items:
+            assert isinstance(event, HParamsEvent)
+            values, metrics = self.hparams
+            if part == _EXPERIMENT:
+                metrics = event.metrics
+            else:
+                values = event.hparams
+            self.hparams = (values, metrics)
+            if values is not None:
+                out.append(("hparams", HPARAMS_TAG, HParamsEvent(event.wall_time, values, metrics or ())))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,6 +550,78 @@ def _text_tensor(v: Value) -> list[tuple[str, str, object]]:
     return [("text", v.tag, TextEvent(v.step, v.wall, "\n".join(texts)))]
 
 
+def _audio_legacy(v: Value) -> list[tuple[str, str, object]]:
+    audio = v.value.audio
+    rate = audio.sample_rate
+    if not (rate > 0 and rate == int(rate)):
+        raise LogFormatError(f"audio with a sample rate of {rate}")
+    if audio.num_channels < 0 or audio.length_frames < 0:
+        raise LogFormatError(f"audio of {audio.num_channels} channels and {audio.length_frames} frames")
+    ref = BlobRef(v.path, v.offset, v.index, -1)
+    size = len(audio.encoded_audio_string)
+    return [("audio", v.tag, AudioEvent(v.step, v.wall, int(rate), audio.length_frames, audio.num_channels, size, ref))]
+
+
+def _pr_curve_tensor(v: Value) -> list[tuple[str, str, object]]:
+    shape = _shape(v.value.tensor)
+    if len(shape) != 2 or shape[0] != 6 or shape[1] < 1:
+        raise LogFormatError(f"PR curve tensor of shape {shape}, not [6, thresholds]")
+    data = _elements(v.value.tensor)
+    if data.dtype.kind != "f":
+        raise LogFormatError(f"PR curve tensor of dtype {data.dtype}, not a float")
+    rows = data.astype(np.float64).reshape(6, shape[1])
+    n = shape[1]
+    thresholds = np.arange(n) / (n - 1) if n > 1 else np.zeros(1)
+    return [("pr_curves", v.tag, PrCurveEvent(v.step, v.wall, thresholds, *(rows[i].copy() for i in range(6))))]
+
+
+#: The item tags of the two parts of a run's hyperparameters (:meth:`EventDecoder._hparams`).
+_EXPERIMENT, _SESSION = "experiment", "session_start_info"
+
+
+def _hparams_plugin(v: Value) -> list[tuple[str, str, object]]:
+    try:
+        data = tb.HParamsPluginData.FromString(v.value.metadata.plugin_data.content)
+    except DecodeError as e:
+        raise LogFormatError(f"undecodable hparams plugin data ({e})") from e
+    which = data.WhichOneof("data")
+    if which == "experiment":
+        metrics = tuple(m.name.tag for m in data.experiment.metric_infos)
+        return [("hparams", _EXPERIMENT, HParamsEvent(v.wall, {}, metrics))]
+    if which != "session_start_info":
+        return []  # the session's end, or no data: nothing to show
+    hparams: dict[str, int | float | str | bool] = {}
+    for entry in data.session_start_info.hparams:
+        kind = entry.value.WhichOneof("kind")
+        if kind not in ("number_value", "string_value", "bool_value"):
+            raise LogFormatError(f"hyperparameter {entry.key!r} of a {kind or 'missing'} value")
+        hparams[entry.key] = getattr(entry.value, kind)
+    return [("hparams", _SESSION, HParamsEvent(v.wall, hparams, ()))]
+
+
+def _custom_scalars(v: Value) -> list[tuple[str, str, object]]:
+    tensor = v.value.tensor
+    if v.value.HasField("tensor"):
+        strings = _strings(tensor)
+        if len(strings) != 1:
+            raise LogFormatError(f"custom scalars tensor of {len(strings)} strings, not 1")
+        content = strings[0]
+    else:
+        content = v.value.metadata.plugin_data.content
+    try:
+        layout = tb.Layout.FromString(content)
+    except DecodeError as e:
+        raise LogFormatError(f"undecodable custom scalars layout ({e})") from e
+    categories = []
+    for category in layout.category:
+        charts = []
+        for chart in category.chart:
+            margin = tuple((s.value, s.lower, s.upper) for s in chart.margin.series)
+            charts.append(LayoutChart(chart.title, tuple(chart.multiline.tag), margin))
+        categories.append(LayoutCategory(category.title, tuple(charts), category.closed))
+    return [("scalar_layouts", SCALAR_LAYOUT_TAG, ScalarLayoutEvent(v.wall, tuple(categories)))]
+
+
 #: How each ``Summary.Value`` is read, by ``(its value field, its tag's plugin)``; a plugin
 #: of ``""`` matches any. Each entry names the kind (:data:`visualdl._kinds.KINDS`) it
 #: gives, and its reader returns ``(kind, tag, event)`` items (for scalars, the value in
@@ -514,16 +634,22 @@ READERS: dict[tuple[str, str], tuple[str, Callable[[Value], list[tuple[str, str,
     ("histo", ""): ("histograms", _histogram_legacy),
     ("tensor", "histograms"): ("histograms", _histogram_tensor),
     ("tensor", "text"): ("text", _text_tensor),
+    ("audio", ""): ("audio", _audio_legacy),
+    ("tensor", "pr_curves"): ("pr_curves", _pr_curve_tensor),
+    ("", "hparams"): ("hparams", _hparams_plugin),
+    ("tensor", "hparams"): ("hparams", _hparams_plugin),
+    ("tensor", "custom_scalars"): ("scalar_layouts", _custom_scalars),
+    ("", "custom_scalars"): ("scalar_layouts", _custom_scalars),
 }
 #: Kinds that no event file holds in a form read here, and why.
 NOT_READ = {
     "graphs": "TensorBoard's graphs are TensorFlow GraphDefs, not ONNX models: counted, not shown",
-    "audio": "read from this format in a later change: counted, not shown",
-    "pr_curves": "read from this format in a later change: counted, not shown",
-    "roc_curves": "read from this format in a later change: counted, not shown",
-    "hparams": "read from this format in a later change: counted, not shown",
-    "embeddings": "read from this format in a later change: counted, not shown",
-    "scalar_layouts": "read from this format in a later change",
+    "roc_curves": "TensorBoard has no ROC curves (no plugin writes them)",
+    "embeddings": (
+        "tensorboardX and torch write embeddings to projector files beside the event files "
+        "(projector_config.pbtxt naming tensors.tsv and metadata.tsv), not into event records; "
+        "the reader follows event files only"
+    ),
 }
 
 
