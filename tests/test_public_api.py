@@ -114,6 +114,7 @@ LOGREADER = {
     "images": "(self, run: 'str', tag: 'str') -> 'list[ImageEvent]'",
     "job_scalars": "(self, run: 'str', tag: 'str') -> 'dict[str, tuple[list[int], JobSeries]]'",
     "poll": "(self, progress: 'Callable[[int, int, int], None] | None' = None) -> 'PollResult'",
+    "scalar_layout": "(self, run: 'str') -> 'ScalarLayoutEvent | None'",
     "pr_curves": "(self, run: 'str', tag: 'str') -> 'list[PrCurveEvent]'",
     "progress": "(self, run: 'str') -> 'list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]'",
     "read_blob": "(self, event: 'ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent') -> 'bytes'",

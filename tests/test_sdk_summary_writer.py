@@ -125,7 +125,8 @@ def test_summary_writer_runs_a_torch_script_read_back_exactly(tmp_path):
     assert (graph.name, graph.format) == ("_Net", "onnx")
     assert b"Gemm" in reader.read_blob(graph)
 
-    (layout,) = reader._events("exp", "scalar_layouts", "layout")
+    layout = reader.scalar_layout("exp")
+    assert layout is not None
     (category,) = layout.categories
     assert category.title == "Training"
     assert [(c.title, c.multiline, c.margin) for c in category.charts] == [

@@ -124,7 +124,8 @@ def test_tfevents_custom_scalars_are_the_layout(tmp_path, writer):
     w.close()
     reader = LogReader(str(tmp_path))
     assert reader.tags(".")["scalar_layouts"] == [SCALAR_LAYOUT_TAG]
-    (event,) = reader._events(".", "scalar_layouts", SCALAR_LAYOUT_TAG)  # no public accessor yet
+    event = reader.scalar_layout(".")
+    assert event is not None
     assert isinstance(event, ScalarLayoutEvent)
     want = tuple(
         LayoutCategory(

@@ -47,6 +47,7 @@ from visualdl._kinds import (
     HPARAMS_TAG,
     KIND_BY_FIELD,
     KINDS,
+    SCALAR_LAYOUT_TAG,
     AudioEvent,
     EmbeddingsEvent,
     GraphEvent,
@@ -56,6 +57,7 @@ from visualdl._kinds import (
     PrCurveEvent,
     RocCurveEvent,
     ScalarBlock,
+    ScalarLayoutEvent,
     TextEvent,
     png_shape,
 )
@@ -776,6 +778,13 @@ class LogReader:
         if HPARAMS_TAG not in self.tags(run)["hparams"]:
             return None
         newest: HParamsEvent = self._events(run, "hparams", HPARAMS_TAG)[-1]
+        return newest
+
+    def scalar_layout(self, run: str) -> ScalarLayoutEvent | None:
+        """The newest custom scalar layout of ``run`` (charts of several tags); None when it has none."""
+        if SCALAR_LAYOUT_TAG not in self.tags(run)["scalar_layouts"]:
+            return None
+        newest: ScalarLayoutEvent = self._events(run, "scalar_layouts", SCALAR_LAYOUT_TAG)[-1]
         return newest
 
     def embeddings(self, run: str, tag: str) -> list[EmbeddingsEvent]:
