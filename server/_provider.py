@@ -455,8 +455,11 @@ def _has_tag(reader: LogReader, run: str, kind: str, tag: str) -> bool:
 
 
 def _writer_json(w: WriterInfo) -> dict[str, Any]:
-    fields = ("host", "pid", "display_name", "rank", "world_size", "role", "job", "attempt", "closed")
-    return {name: getattr(w, name) for name in fields}
+    fields = ("host", "pid", "display_name", "rank", "world_size", "role", "job", "attempt", "closed", "format")
+    out = {name: getattr(w, name) for name in fields}
+    # What a foreign file holds that no view shows yet, so that nothing vanishes unsaid.
+    out["unshown"] = [{"tag": tag, "kind": kind, "count": count} for tag, kind, count in w.unshown]
+    return out
 
 
 def _finite_or_none(value: float) -> float | None:

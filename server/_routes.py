@@ -162,6 +162,13 @@ _WRITER = _object(
         "job": STRING,
         "attempt": INTEGER,
         "closed": BOOLEAN,
+        "format": {"enum": ["visualdl", "tfevents", "vdl2"], "description": "the file's format"},
+        "unshown": _array(
+            _object(
+                {"tag": STRING, "kind": STRING, "count": INTEGER},
+                description="values of a kind no view shows, of one tag (TensorBoard plugins, VisualDL 2 kinds)",
+            )
+        ),
     }
 )
 _RUNS = _object(

@@ -138,3 +138,19 @@ def test_tfevents_jpeg_and_gif_images_are_served_as_what_they_are(logdir):
         assert response.status_code == 200
         assert response.content_type == mime
         assert response.data == encoded[fmt]
+
+
+def test_tfevents_runs_say_each_files_format_and_what_it_holds_unshown(logdir):
+    from visualdl import LogWriter
+
+    w = XWriter(os.path.join(logdir, "mixed"))
+    w.add_scalar("loss", 1.0, 0)
+    w.add_mesh("shape", vertices=np.zeros((1, 3, 3)), global_step=0)  # no view for meshes
+    w.close()
+    with LogWriter(os.path.join(logdir, "mixed")) as ours:
+        ours.add_scalar("acc", 0.5, 0)
+    (run,) = _client(logdir).get("/api/runs").get_json()["runs"]
+    by_format = {w["format"]: w for w in run["writers"]}
+    assert set(by_format) == {"tfevents", "visualdl"}
+    assert by_format["tfevents"]["unshown"] == [{"tag": "shape_1", "kind": "mesh", "count": 1}]  # the vertices
+    assert by_format["visualdl"]["unshown"] == []
