@@ -20,11 +20,18 @@ export const STYLE = {
 };
 const NONFINITE = STYLE.nonfinite;
 
-export const AXIS_TITLES = { step: 'step', relative: 'relative time (hours)', wall: 'wall time' };
+export const AXIS_TITLES = { step: 'step', relative: 'relative time', wall: 'wall time' };
 
-/** A series' x values in the axis' units. */
-function xValues(series, xAxis, start) {
-  if (xAxis === 'relative') return series.wall_times.map((w) => (w - start) / 3600);
+/** The unit of a relative time axis spanning ``span`` seconds: seconds, minutes or hours. */
+export function relativeUnit(span) {
+  if (!(span >= 120)) return { seconds: 1, name: 'seconds' };
+  if (span < 2 * 3600) return { seconds: 60, name: 'minutes' };
+  return { seconds: 3600, name: 'hours' };
+}
+
+/** A series' x values in the axis' units (``unit``: of a relative axis). */
+function xValues(series, xAxis, start, unit) {
+  if (xAxis === 'relative') return series.wall_times.map((w) => (w - start) / unit.seconds);
   if (xAxis === 'wall') return series.wall_times.map(localMs);
   return series.steps;
 }
@@ -57,14 +64,16 @@ export const GROUP_ABOVE = 16;
  * GROUP_ABOVE runs get traces of their own (meta.run), more are merged by colour (meta.runs).
  */
 export function buildFigure(series, opt) {
-  const shown = series.map((s) => {
-    const start = opt.runStart(s.job ?? s.run) ?? s.wall_times[0];
-    return {
-      run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
-      xs: xValues(s, opt.xAxis, start), smoothed: smooth(s.values, opt.smoothing), color: opt.colorOf(s.colorKey ?? s.run),
-      band: s.band ?? null, rank: s.rank,
-    };
-  });
+  const starts = series.map((s) => opt.runStart(s.job ?? s.run) ?? s.wall_times[0]);
+  // A relative axis in seconds, minutes or hours, as its longest run's span asks.
+  const span = Math.max(0, ...series.map((s, i) => (s.wall_times.length ? s.wall_times[s.wall_times.length - 1] - starts[i] : 0)));
+  const unit = relativeUnit(span);
+  const shown = series.map((s, i) => ({
+    run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
+    xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, opt.smoothing), color: opt.colorOf(s.colorKey ?? s.run),
+    band: s.band ?? null, rank: s.rank,
+  }));
+  opt = { ...opt, xTitle: opt.xAxis === 'relative' ? `${AXIS_TITLES.relative} (${unit.name})` : AXIS_TITLES[opt.xAxis] };
   const groups = shown.length > GROUP_ABOVE ? mergeByColor(shown) : shown.map((s) => ({ color: s.color, members: [s] }));
   const data = [];
   for (const s of shown) if (s.band) data.push(...bandTraces(s));
@@ -203,7 +212,7 @@ function layoutOf(shown, opt) {
     hoverlabel: { namelength: -1 },
     xaxis: {
       type: opt.xAxis === 'wall' ? 'date' : 'linear',
-      title: { text: AXIS_TITLES[opt.xAxis], standoff: 6 },
+      title: { text: opt.xTitle ?? AXIS_TITLES[opt.xAxis], standoff: 6 },
       autorange: !opt.zoomX, range: opt.zoomX ?? undefined,
       gridcolor: '#eee', zeroline: false, automargin: true,
     },

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 import urllib.request
 
 import nbformat
@@ -224,3 +225,14 @@ def _decoded(value):
 
         return np.frombuffer(base64.b64decode(value["bdata"]), value["dtype"]).tolist()
     return list(value)
+
+
+def test_notebook_relative_time_in_a_unit_fit_for_the_span(tmp_path):
+    with LogWriter(tmp_path / "quick") as w:
+        t0 = time.time()  # just after the writer started: the run's start
+        for step in range(5):
+            w.add_scalar("loss", 1.0, step, walltime=t0 + 2 * step)  # an 8-second job
+    fig = notebook.scalars(tmp_path, x_axis="relative", smoothing=0)
+    raw = _trace(fig, "quick (raw)")
+    assert list(raw.x) == pytest.approx([0, 2, 4, 6, 8], abs=0.5)
+    assert fig.layout.xaxis.title.text == "relative time (seconds)"

@@ -175,12 +175,20 @@ def smooth(values: Any, weight: float) -> np.ndarray:
     return out
 
 
-def _x(entry: dict[str, Any], x_axis: str, start: float) -> Any:
+def _relative_unit(span: float) -> tuple[float, str]:
+    """Seconds per unit, and its name, of a relative time axis spanning ``span`` seconds
+    (``relativeUnit`` of frontend_static/scalarfigure.js)."""
+    if not span >= 120:
+        return 1.0, "seconds"
+    return (60.0, "minutes") if span < 2 * 3600 else (3600.0, "hours")
+
+
+def _x(entry: dict[str, Any], x_axis: str, start: float, unit: float = 3600.0) -> Any:
     if x_axis == "step":
         return np.asarray(entry["steps"])
     walls = np.asarray(entry["wall_times"], np.float64)
     if x_axis == "relative":
-        return (walls - start) / 3600.0
+        return (walls - start) / unit
     return walls.astype("datetime64[s]") if walls.size else walls
 
 
@@ -199,7 +207,8 @@ def scalars(
     """One subplot per scalar tag, one line per run (the raw line faint, the smoothed one solid).
 
     ``tags``/``runs``: a regular expression (searched) or a list of exact names; None: all.
-    ``x_axis``: ``"step"``, ``"relative"`` (hours since the run started) or ``"wall"``.
+    ``x_axis``: ``"step"``, ``"relative"`` (time since the run started, in seconds, minutes or
+    hours as the chart's span asks) or ``"wall"``.
     A job's run is drawn as its mean over ranks with a min/max band per role, or one line
     per rank with ``ranks="each"``. NaN and ±Inf are gaps in the line, marked at the top
     (NaN: x, +Inf: triangle up) or bottom (-Inf: triangle down) of the chart, as in the web UI.
@@ -228,16 +237,26 @@ def scalars(
     fig.update_yaxes(range=[0, 1], fixedrange=True, visible=False, showgrid=False, secondary_y=True)
     for i, tag in enumerate(chosen):
         row, col = i // columns + 1, i % columns + 1
+        entries = []
         for run in by_tag[tag]:
             if run not in wanted_runs:
                 continue
             try:
-                entry = provider.read_scalars(run=run, tag=tag, max_points=max_points, ranks=ranks)
+                entries.append((run, provider.read_scalars(run=run, tag=tag, max_points=max_points, ranks=ranks)))
             except NotFound:
                 continue  # removed meanwhile
+        # A relative axis in seconds, minutes or hours, as the chart's longest run asks (as the web UI does).
+        span = 0.0
+        for run, entry in entries:
+            for _, series, _ in _lines(run, entry, ranks):
+                walls = series["wall_times"]
+                if len(walls):
+                    span = max(span, float(walls[-1]) - (starts.get(run) or float(walls[0])))
+        unit, unit_name = _relative_unit(span)
+        for run, entry in entries:
             for name, series, band in _lines(run, entry, ranks):
                 color = _color(name)
-                x = _x(series, x_axis, starts.get(run) or 0.0)
+                x = _x(series, x_axis, starts.get(run) or 0.0, unit)
                 values = np.asarray(series["values"], np.float64)
                 shown = dict(row=row, col=col)
                 if band is not None:
@@ -328,7 +347,9 @@ def scalars(
                         **shown,
                     )
         fig.update_xaxes(
-            title_text={"step": "step", "relative": "hours", "wall": "wall time"}[x_axis], row=row, col=col
+            title_text={"step": "step", "relative": f"relative time ({unit_name})", "wall": "wall time"}[x_axis],
+            row=row,
+            col=col,
         )
         if log_y:
             fig.update_yaxes(type="log", row=row, col=col)

@@ -77,14 +77,22 @@ test('names from the logs are escaped for plotly, the meta keeps them as they ar
   assert.equal(kind(fig, 'smoothed')[0].customdata[0][2], '&lt;b&gt;x&lt;/b&gt; &amp; y');
 });
 
-test('x axes: step, relative hours since the run started, local wall time', () => {
-  const s = series('alpha', [1, 2, 3]);
+test('x axes: step, relative time since the run started in a unit fit for its span, local wall time', () => {
+  const s = series('alpha', [1, 2, 3]); // a point a minute
   const relative = buildFigure([s], { ...OPT, xAxis: 'relative', runStart: () => T0 - 1800 });
-  assert.deepEqual(kind(relative, 'raw')[0].x, [0.5, 0.5 + 1 / 60, 0.5 + 2 / 60]);
+  assert.deepEqual(kind(relative, 'raw')[0].x, [30, 31, 32]); // 32 minutes: in minutes
   assert.equal(relative.layout.xaxis.type, 'linear');
-  assert.equal(relative.layout.xaxis.title.text, 'relative time (hours)');
+  assert.equal(relative.layout.xaxis.title.text, 'relative time (minutes)');
+  const long = buildFigure([s], { ...OPT, xAxis: 'relative', runStart: () => T0 - 3 * 3600 });
+  assert.deepEqual(kind(long, 'raw')[0].x, [3, 3 + 1 / 60, 3 + 2 / 60]);
+  assert.equal(long.layout.xaxis.title.text, 'relative time (hours)');
+  // An 8-second job is in seconds, not 0.002 hours.
+  const quick = { ...s, wall_times: [T0, T0 + 4, T0 + 8] };
+  const short = buildFigure([quick], { ...OPT, xAxis: 'relative' });
+  assert.deepEqual(kind(short, 'raw')[0].x, [0, 4, 8]);
+  assert.equal(short.layout.xaxis.title.text, 'relative time (seconds)');
   // No start known: the run's first point.
-  assert.deepEqual(kind(buildFigure([s], { ...OPT, xAxis: 'relative' }), 'raw')[0].x, [0, 1 / 60, 2 / 60]);
+  assert.deepEqual(kind(buildFigure([s], { ...OPT, xAxis: 'relative' }), 'raw')[0].x, [0, 1, 2]);
   const wall = buildFigure([s], { ...OPT, xAxis: 'wall' });
   assert.equal(wall.layout.xaxis.type, 'date');
   assert.deepEqual(kind(wall, 'raw')[0].x, s.wall_times.map(localMs));
