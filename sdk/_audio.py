@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.sdk._convert import MAX_PAYLOAD_BYTES, as_array, describe
+from visualdl.sdk._convert import MAX_PAYLOAD_BYTES, describe, number_array
 
 __all__ = ["MAX_SAMPLE_RATE", "check_audio", "check_sample_rate", "encode_wav"]
 
@@ -42,13 +42,7 @@ def check_sample_rate(sample_rate: Any) -> int:
 def check_audio(audio_array: Any) -> np.ndarray:
     """A one-dimensional owned copy of the clip: ``int16`` PCM samples, or float64
     amplitudes (clipped to [-1, 1] by :func:`encode_wav`, with a warning here)."""
-    arr = audio_array if isinstance(audio_array, np.ndarray) else as_array(audio_array)
-    if arr is None:
-        if not isinstance(audio_array, list | tuple):
-            raise TypeError(f"audio_array must be an array of samples; got {describe(audio_array)}")
-        arr = np.asarray(audio_array)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"audio_array must hold numbers; got an array of dtype {arr.dtype}")
+    arr = number_array(audio_array, "audio_array", "an array of samples")
     squeezed = arr.squeeze() if arr.ndim != 1 else arr
     if squeezed.ndim != 1:
         raise ValueError(

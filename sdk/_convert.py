@@ -282,18 +282,27 @@ def encode_png(image: PILImage) -> bytes:
 MAX_BUCKETS = 100_000
 
 
+def number_array(value: Any, name: str, what: str = "an array of numbers") -> np.ndarray:
+    """``value`` (an array, a tensor, a list or tuple) as a numpy array of numbers, not
+    copied when it is one; ``TypeError`` naming ``name`` and saying it must be ``what``."""
+    arr = value if isinstance(value, np.ndarray) else as_array(value)
+    if arr is None:
+        if not isinstance(value, list | tuple):
+            raise TypeError(f"{name} must be {what}; got {describe(value)}")
+        try:
+            arr = np.asarray(value)
+        except ValueError as e:  # ragged nested lists
+            raise ValueError(f"{name} must have rows of one length ({e})") from e
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be an array of numbers; got an array of dtype {arr.dtype}")
+    return arr
+
+
 def check_histogram(values: Any, buckets: Any) -> tuple[np.ndarray, int]:
     """Validate histogram input; returns a flat owned copy and the bucket count."""
     if isinstance(buckets, bool) or not isinstance(buckets, numbers.Integral) or not 1 <= int(buckets) <= MAX_BUCKETS:
         raise ValueError(f"buckets must be an integer from 1 to {MAX_BUCKETS}; got {describe(buckets)}")
-    arr = values if isinstance(values, np.ndarray) else as_array(values)
-    if arr is None:
-        if isinstance(values, list | tuple):
-            arr = np.asarray(values)
-        else:
-            raise TypeError(f"values must be an array of numbers; got {describe(values)}")
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"values must be an array of numbers; got an array of dtype {arr.dtype}")
+    arr = number_array(values, "values")
     if arr.size == 0:
         raise ValueError(f"values must not be empty; got an array of shape {arr.shape}")
     return np.array(arr, copy=True).reshape(-1), int(buckets)

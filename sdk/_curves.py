@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.sdk._convert import as_array, describe
+from visualdl.sdk._convert import describe, number_array
 
 __all__ = ["MAX_THRESHOLDS", "Curve", "bin_pr_curve", "bin_roc_curve", "check_curve"]
 
@@ -31,14 +31,7 @@ Curve = tuple[np.ndarray, np.ndarray, int, "float | np.ndarray"]
 
 
 def _numbers(value: Any, name: str) -> np.ndarray:
-    arr = value if isinstance(value, np.ndarray) else as_array(value)
-    if arr is None:
-        if not isinstance(value, list | tuple):
-            raise TypeError(f"{name} must be an array of numbers; got {describe(value)}")
-        arr = np.asarray(value)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be an array of numbers; got an array of dtype {arr.dtype}")
-    return np.array(arr, dtype=np.float64).reshape(-1)
+    return np.array(number_array(value, name), dtype=np.float64).reshape(-1)
 
 
 def check_curve(labels: Any, predictions: Any, num_thresholds: Any, weights: Any) -> Curve:

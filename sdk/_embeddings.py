@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl.sdk._convert import MAX_PAYLOAD_BYTES, as_array, check_text, describe
+from visualdl.sdk._convert import MAX_PAYLOAD_BYTES, check_text, describe, number_array
 
 __all__ = ["check_embeddings"]
 
@@ -22,16 +22,7 @@ __all__ = ["check_embeddings"]
 def _matrix(mat: Any) -> np.ndarray:
     if mat is None:
         raise TypeError("mat must be a matrix with one vector per row; got None")
-    arr = mat if isinstance(mat, np.ndarray) else as_array(mat)
-    if arr is None:
-        if not isinstance(mat, list | tuple):
-            raise TypeError(f"mat must be a matrix with one vector per row; got {describe(mat)}")
-        try:
-            arr = np.asarray(mat)
-        except ValueError as e:  # ragged rows
-            raise ValueError(f"mat must have rows of one length ({e})") from e
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"mat must hold numbers; got an array of dtype {arr.dtype}")
+    arr = number_array(mat, "mat", "a matrix with one vector per row")
     if arr.ndim != 2 or 0 in arr.shape:
         raise ValueError(f"mat must be a non-empty matrix (rows x dimension); got shape {arr.shape}")
     if arr.size * 4 > MAX_PAYLOAD_BYTES:

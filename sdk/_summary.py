@@ -151,14 +151,7 @@ def _layout(layout: Any) -> tuple[LayoutCategory, ...]:
 
 
 def _curve_column(value: Any, name: str, size: int, *, rate: bool) -> np.ndarray:
-    arr = value if isinstance(value, np.ndarray) else convert.as_array(value)
-    if arr is None:
-        if not isinstance(value, list | tuple):
-            raise TypeError(f"{name} must be an array of numbers; got {convert.describe(value)}")
-        arr = np.asarray(value)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be an array of numbers; got an array of dtype {arr.dtype}")
-    column = np.array(arr, dtype=np.float64).reshape(-1)
+    column = np.array(convert.number_array(value, name), dtype=np.float64).reshape(-1)
     if column.size != size:
         raise ValueError(f"{name} must hold num_thresholds={size} values, one per threshold; got {column.size}")
     low, high = (0.0, 1.0) if rate else (0.0, math.inf)

@@ -69,7 +69,7 @@ def test_sdk_embeddings_old_argument_names_still_work_with_a_warning(logdir):
         ({"mat": None}, TypeError, "mat must be a matrix with one vector per row; got None"),
         ({"mat": [1.0, 2.0, 3.0]}, ValueError, r"non-empty matrix .*got shape \(3,\)"),
         ({"mat": [[1.0, 2.0], [3.0]]}, ValueError, "rows of one length"),
-        ({"mat": [["a"], ["b"], ["c"]]}, TypeError, "mat must hold numbers"),
+        ({"mat": [["a"], ["b"], ["c"]]}, TypeError, "mat must be an array of numbers"),
         ({"mat": [[np.nan], [1.0], [2.0]]}, ValueError, "finite"),
         ({"mat": [[1e300], [1.0], [2.0]]}, ValueError, "fit in float32"),
         ({"metadata": ["a", "b"]}, ValueError, r"metadata must hold one label per row of mat \(3\); got 2"),
