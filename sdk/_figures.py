@@ -76,8 +76,10 @@ def check_image_matrix(imgs: Any, rows: Any, scale: Any, dataformats: str) -> Ma
         raise ValueError(f"scale must be a positive number; got {describe(scale)}")
     cell_h = max(img.shape[0] for img in images)
     cell_w = max(img.shape[1] for img in images)
-    shrink = max(rows, cols) / float(scale)
-    size = (math.floor(rows * cell_h / shrink), math.floor(cols * cell_w / shrink))
+    # VisualDL 2.5.3 meant to shrink the grid to `scale` cells along its longer side, but
+    # its resize only takes effect with OpenCV, which it does not depend on: its users get
+    # the whole grid, every pixel. That is kept here, and `scale` scales the whole grid.
+    size = (math.floor(rows * cell_h * float(scale)), math.floor(cols * cell_w * float(scale)))
     if min(size) < 1 or size[0] * size[1] > MAX_IMAGE_PIXELS:
         raise ValueError(
             f"the image matrix would be {size[0]}x{size[1]} pixels ({rows}x{cols} cells of {cell_h}x{cell_w}, "

@@ -72,8 +72,10 @@ class LogWriter:
         write_to_disk: False makes a writer that checks its arguments and writes
             nothing (VisualDL 2 scripts use it on the processes that must not log).
         display_name: a name for this writer, kept in the file header.
-        file_name: an explicit file name inside ``logdir`` (must contain
-            ``.vdlog`` and not start with ``.``); an existing file is appended to.
+        file_name: an explicit file name inside ``logdir`` (no ``/``, not starting
+            with ``.``); an existing file is appended to. A name without ``.vdlog``
+            (VisualDL 2's ``vdlrecords.*.log``) gets ``.vdlog`` appended, so that
+            readers take the file for this format, not VisualDL 2's.
         max_pending_bytes: memory bound of data waiting for the disk; above it,
             ``add_*`` calls wait for the writer (backpressure, nothing is dropped).
         fsync: make ``flush()`` and each background flush also ``fsync`` the file.
@@ -133,10 +135,10 @@ class LogWriter:
                 f"(put subdirectories into logdir instead); got {filename_suffix!r}"
             )
         convert.check_text(file_name, "file_name")
-        if file_name and (FILE_MARKER not in file_name or _SEPARATORS.intersection(file_name)):
-            raise ValueError(
-                f"file_name must be a bare file name containing {FILE_MARKER!r} so readers find it; got {file_name!r}"
-            )
+        if file_name and _SEPARATORS.intersection(file_name):
+            raise ValueError(f"file_name must be a bare file name (no '/' or NUL); got {file_name!r}")
+        if file_name and FILE_MARKER not in file_name:
+            file_name += FILE_MARKER
         if file_name and not is_log_file(file_name):
             raise ValueError(
                 f"file_name must not start with '.': readers skip hidden files, so its data would never show; "
@@ -354,8 +356,9 @@ class LogWriter:
         dataformats: str = "HWC",
     ) -> None:
         """Record several images tiled into one: ``rows`` rows (-1: as square as possible),
-        each cell the size of the largest image, the whole ``scale`` times one cell along
-        its longer side of cells (as VisualDL 2 does)."""
+        each cell the size of the largest image (a smaller one centred on black), the whole
+        grid scaled by ``scale`` (1.0: every pixel kept, as a VisualDL 2.5 install without
+        OpenCV writes it)."""
         self._tag(tag)
         matrix = figures.check_image_matrix(imgs, rows, scale, dataformats)
         step = convert.check_step(step)

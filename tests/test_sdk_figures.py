@@ -66,8 +66,8 @@ def test_sdk_image_matrix_tiles_like_visualdl2(logdir):
     tall = np.full((4, 2, 3), 200, np.uint8)
     images = [np.full((4, 4, 3), 10 * i, np.uint8) for i in range(1, 4)] + [tall]
     with LogWriter(logdir) as writer:
-        writer.add_image_matrix("grid", images, 0, scale=2.0)  # 2x2 cells of 4x4, kept at 8x8
-        writer.add_image_matrix("row", np.zeros((5, 3, 8, 8)), 1, rows=1, dataformats="CHW")
+        writer.add_image_matrix("grid", images, 0)  # 2x2 cells of 4x4
+        writer.add_image_matrix("row", np.zeros((5, 3, 8, 8)), 1, rows=1, dataformats="CHW", scale=0.5)
         writer.add_image_matrix("auto", np.zeros((5, 8, 8, 3)), 2)
     reader = _read(logdir)
     (grid,) = reader.images(".", "grid")
@@ -76,12 +76,12 @@ def test_sdk_image_matrix_tiles_like_visualdl2(logdir):
     assert (pixels[:4, :4] == 10).all() and (pixels[:4, 4:] == 20).all() and (pixels[4:, :4] == 30).all()
     # A narrower image is centred on a black cell.
     assert (pixels[4:, 5:7] == 200).all() and (pixels[4:, [4, 7]] == 0).all()
-    # The longer side of cells is `scale` cells long: 1 row of 5 -> 8x40 scaled by 1/5.
+    # The whole grid is scaled: 1 row of 5 -> 8x40, by 0.5.
     (row,) = reader.images(".", "row")
-    assert (row.height, row.width) == (1, 8)
-    # rows=-1: as square as possible, rows first (3x2 for 5), then 24x16 scaled by 1/3.
+    assert (row.height, row.width) == (4, 20)
+    # rows=-1: as square as possible, rows first (3x2 for 5): 24x16.
     (auto,) = reader.images(".", "auto")
-    assert (auto.height, auto.width) == (8, 5)
+    assert (auto.height, auto.width) == (24, 16)
 
 
 @pytest.mark.parametrize(
