@@ -200,3 +200,72 @@ def test_summary_writer_signatures_equal_torchs():
 
     ours = {m: shape(getattr(SummaryWriter, m)) for m in METHODS}
     assert ours == {m: shape(getattr(TorchWriter, m)) for m in METHODS}
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.trace.* is deprecated:DeprecationWarning")  # torch's add_graph
+def test_summary_writer_reads_back_as_torchs_own_writer_does(tmp_path):
+    """The same script through torch's SummaryWriter (TensorBoard event files) and through
+    this one: every kind both keep reads back equal. torch's add_embedding writes projector
+    files beside the events and its add_graph a GraphDef, neither of them read here."""
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    _torch_script(TorchWriter, tmp_path / "torch")
+    _torch_script(SummaryWriter, tmp_path / "ours")
+    reader = LogReader(tmp_path)
+    assert reader.problems == []
+    for run in ("", "/hp", "/run_14h_xcosx", "/run_14h_xsinx"):
+        theirs, ours = f"torch{run}", f"ours{run}"
+        tags, ours_tags = reader.tags(theirs), reader.tags(ours)
+        assert (tags.pop("embeddings"), tags.pop("graphs")) == ([], [])
+        assert (ours_tags.pop("embeddings"), ours_tags.pop("graphs")) == (
+            ([], []) if run else (["emb", "emb2"], ["_Net"])
+        )
+        # torch names a text tag "TAG/text_summary" in the file; this writer keeps the tag given.
+        tags["text"] = [t.removesuffix("/text_summary") for t in tags["text"]]
+        assert ours_tags == tags, run
+        for tag in tags["scalars"]:
+            a, b = reader.scalars(ours, tag), reader.scalars(theirs, tag)
+            assert a.steps.tolist() == b.steps.tolist()
+            if run != "/hp":  # add_hparams takes no walltime: its metrics are logged at the time of the call
+                assert a.wall_times.tolist() == b.wall_times.tolist()
+            assert np.array_equal(a.values.astype(np.float32), b.values, equal_nan=True), tag  # torch: float32
+        for tag in tags["histograms"]:
+            ((a,), (b,)) = reader.histograms(ours, tag), reader.histograms(theirs, tag)
+            assert (a.step, a.wall_time, a.min, a.max, a.sum, a.count) == (
+                b.step,
+                b.wall_time,
+                b.min,
+                b.max,
+                b.sum,
+                b.count,
+            )
+            if tag != "default_bins":  # bins="tensorflow": torch's exponential buckets, 30 equal ones here
+                assert np.array_equal(a.edges, b.edges) and np.array_equal(a.counts, b.counts), tag
+        for tag in tags["images"]:
+            for a, b in zip(reader.images(ours, tag), reader.images(theirs, tag), strict=True):
+                assert (a.step, a.wall_time, a.height, a.width) == (b.step, b.wall_time, b.height, b.width)
+                pixels = [np.asarray(Image.open(io.BytesIO(reader.read_blob(e))).convert("RGB")) for e in (a, b)]
+                # Floats in [0, 1] become bytes rounded here, truncated by torch: 0.5 is 128, not 127.
+                assert np.abs(pixels[0].astype(int) - pixels[1].astype(int)).max() <= 1, tag
+        for tag in tags["text"]:
+            assert reader.texts(ours, tag) == reader.texts(theirs, f"{tag}/text_summary")
+        for tag in tags["audio"]:
+            ((a,), (b,)) = reader.audio(ours, tag), reader.audio(theirs, tag)
+            assert (a.step, a.sample_rate, a.length_frames, a.channels) == (
+                b.step,
+                b.sample_rate,
+                b.length_frames,
+                b.channels,
+            )
+            with wave.open(io.BytesIO(reader.read_blob(a))) as x, wave.open(io.BytesIO(reader.read_blob(b))) as y:
+                assert x.readframes(x.getnframes()) == y.readframes(y.getnframes())
+        for tag in tags["pr_curves"]:
+            ((a,), (b,)) = reader.pr_curves(ours, tag), reader.pr_curves(theirs, tag)
+            for field in ("thresholds", "tp", "fp", "tn", "fn", "precision", "recall"):
+                assert np.allclose(getattr(a, field), getattr(b, field), rtol=1e-6, atol=0), field
+        hparams = [reader.hparams(r) for r in (ours, theirs)]
+        assert [(h.hparams, h.metrics) if h else None for h in hparams] == [
+            ({"lr": 0.1, "bsize": 32, "opt": "sgd", "nesterov": True}, ("hparam/acc",)) if run == "/hp" else None
+        ] * 2
+        layouts = [reader.scalar_layout(r) for r in (ours, theirs)]
+        assert [x.categories if x else None for x in layouts] == [layouts[0].categories if not run else None] * 2
