@@ -95,6 +95,8 @@ setup(
             # demo/ddp_train.py under torchrun. Pinned: 2.13.0 is a CPU build; from the public
             # index an unpinned torch (or this one without the CPU index) pulls CUDA packages.
             "torch==2.13.0",
+            # torch's dynamo ONNX exporter (tests/test_graph_structure.py exports with it).
+            "onnxscript>=0.5",
             # tests/test_notebook.py runs a real notebook in a real kernel.
             "nbclient>=0.10",
             "nbformat>=5.10",

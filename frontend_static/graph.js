@@ -250,8 +250,10 @@ export class GraphView {
         g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, `${n.count.toLocaleString()} alike · click to open`));
         g.append(svg('title', {}, `${n.count.toLocaleString()} siblings alike, the first ${n.sample}`));
       } else if (n.kind === 'group') {
-        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, `${n.count} nodes · click to open`));
-        g.append(svg('title', {}, `${n.path}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')}`));
+        // about: a torch module's class, or "4 blocks alike" for a run of repeated blocks.
+        const about = n.about ? `${n.about} · ` : '';
+        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, fit(`${about}${n.count} nodes · click to open`, n.w)));
+        g.append(svg('title', {}, `${n.path}${n.about ? ` (${n.about})` : ''}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')}`));
       } else {
         g.append(svg('text', { x: 10, y: 17 }, fit(`${n.kind === 'input' ? '▶ ' : '◀ '}${n.label}`, n.w)));
         g.append(svg('title', {}, `${n.kind} ${n.label} ${n.dtype ?? ''} ${shapeText(n.shape)}`));

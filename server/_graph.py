@@ -28,6 +28,7 @@ from google.protobuf.message import DecodeError, Message
 from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
 from visualdl.errors import GraphError
+from visualdl.server._graphblocks import repeated_blocks, torch_scopes
 
 __all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "escape_invalid_utf8", "model_properties", "parse_model"]
 
@@ -387,6 +388,11 @@ class Graph:
     folded: list[list[int]] = field(default_factory=list)
     #: The nodes folded into a consumer: not drawn on their own.
     hidden: set[int] = field(default_factory=set)
+    #: Where the groups came from: "names", "torch" (dynamo's module paths), "blocks" (repeated
+    #: blocks found in the graph) or "" (none).
+    structure: str = ""
+    #: A word about some groups: a torch module's class, a run of blocks alike.
+    about: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, graph: GraphProto, outer: set[str] | None = None) -> Graph:
@@ -449,6 +455,7 @@ class Graph:
         )
         self.protos = list(graph.node)
         self._fold()
+        self._find_structure()
         self._build_groups()
         return self
 
@@ -510,6 +517,21 @@ class Graph:
         self.folded = [sorted(f) for f in folded]
         self.hidden = hidden
 
+    def _find_structure(self) -> None:
+        """Groups from name scopes; without any, from torch's module paths or the repeated
+        blocks of the graph (:mod:`visualdl.server._graphblocks`)."""
+        if any(self.scopes):
+            self.structure = "names"
+            return
+        found = torch_scopes(self.protos)
+        kind = "torch"
+        if found is None:
+            found = repeated_blocks(self.nodes, self.hidden, self.producer)
+            kind = "blocks"
+        if found is not None:
+            self.scopes, self.about = found
+            self.structure = kind
+
     def _build_groups(self) -> None:
         groups: dict[str, dict[str, Any]] = {}
         for i, scope in enumerate(self.scopes):
@@ -525,6 +547,7 @@ class Graph:
                         "parent": scope[depth - 1] if depth else None,
                         "count": 0,
                         "ops": defaultdict(int),
+                        "about": self.about.get(gid, ""),
                     }
                 g["count"] += 1
                 g["ops"][self.nodes[i]["op_type"]] += 1
@@ -582,6 +605,7 @@ class Graph:
                     "count": g["count"],
                     "ops": g["ops"],
                     "parent": g["parent"],
+                    "about": g["about"],
                 }
             else:
                 n = self.nodes[i]

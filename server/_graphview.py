@@ -28,6 +28,9 @@ from visualdl.server._graph import (
     parse_model,
 )
 from visualdl.server._graph import subgraph as find_subgraph
+from visualdl.server._graphblocks import (
+    inline_functions,
+)
 from visualdl.server._graphlayout import layout
 from visualdl.server._params import MAX_PATH_DEPTH
 from visualdl.server._provider import DataProvider
@@ -62,7 +65,9 @@ def parse_path(text: str) -> list[tuple[int, str, int]]:
 def _size(item: dict[str, Any]) -> tuple[float, float]:
     label = item.get("label", "")
     if item["kind"] in ("group", "stack"):
-        return max(130.0, 7.0 * len(label) + 40), 50.0
+        about = item.get("about") or ""  # drawn on the second line, before "N nodes · click to open"
+        second = len(about) + 3 + 24 if about else 0
+        return max(130.0, 7.0 * len(label) + 40, 6.2 * min(second, 60) + 20), 50.0
     if item["kind"] == "op":
         return max(90.0, 6.6 * max(len(label), len(item.get("op_type", ""))) + 24), 36.0
     return max(70.0, 6.6 * min(len(label), 40) + 20), 26.0
@@ -147,6 +152,7 @@ class GraphService:
             raise NotFound(f"{label} cannot be read: {e}") from e
         notes: list[str] = []
         parsed = parse_model(data, source=label, warnings=notes)
+        inline_functions(parsed)  # each call a group to open
         inferred, warnings = infer_shapes(parsed)
         warnings = notes + warnings
         names, missing = external_data_files(parsed, base_dir)
