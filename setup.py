@@ -97,6 +97,9 @@ setup(
             "torch==2.13.0",
             # torch's dynamo ONNX exporter (tests/test_graph_structure.py exports with it).
             "onnxscript>=0.5",
+            # add_graph of a PaddlePaddle Layer, exported by paddle.onnx.export (CPU build).
+            "paddlepaddle>=3.0",
+            "paddle2onnx>=2.0",
             # tests/test_notebook.py runs a real notebook in a real kernel.
             "nbclient>=0.10",
             "nbformat>=5.10",

@@ -298,15 +298,22 @@ class LogWriter:
 
     def add_graph(self, model: Any, input_spec: Any = None, verbose: bool = False, *, name: str | None = None) -> None:
         """Record an ONNX model (an ``onnx.ModelProto``, a path to an ``.onnx`` file, or bytes),
-        or a ``torch.nn.Module`` exported to ONNX with ``torch.onnx.export`` on
-        ``input_spec``, an example input (a tensor or a tuple of tensors).
+        a ``torch.nn.Module`` exported to ONNX with ``torch.onnx.export`` on ``input_spec``
+        (an example input: a tensor or a tuple of tensors), or a ``paddle.nn.Layer``
+        exported with ``paddle.onnx.export`` on ``input_spec`` (a list of
+        ``paddle.static.InputSpec`` or tensors, as VisualDL 2 takes it; needs paddle2onnx).
+        The export runs on the caller's thread: a model that cannot be exported raises here.
 
         A run may hold several graphs by ``name`` (default: the graph's own name, the
-        file's stem, the torch model's class, or ``model``); the newest of a name wins.
+        file's stem, the model's class, or ``model``); the newest of a name wins.
         ``verbose`` is the exporter's; ``input_spec`` of an ONNX model is not used.
         """
         if export.is_torch_module(model):
             data = export.torch_to_onnx(model, input_spec, verbose, argument="input_spec")
+            self._put_graph(data, type(model).__name__ if name is None else name, None)
+            return
+        if export.is_paddle_layer(model):
+            data = export.paddle_to_onnx(model, input_spec, verbose)
             self._put_graph(data, type(model).__name__ if name is None else name, None)
             return
         self._put_graph(model, name, None)
