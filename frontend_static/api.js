@@ -25,8 +25,40 @@ export async function getJSON(path, params, options) {
   return (await fetchJSON(path, params, options)).body;
 }
 
+// The routes and their query parameters as the server declares them (api/openapi.json,
+// generated from the same declarations that parse each query): every call this page makes
+// is checked against them, and a call the server does not declare is a console error, which
+// the browser tests fail on. Calls made before the document arrives are checked when it does.
+let declared = null;
+const asked = new Map();
+
+function checkCall(path, params) {
+  const keys = Object.keys(params || {}).filter((key) => params[key] !== undefined && params[key] !== null);
+  if (!declared) {
+    if (asked.size < 200) asked.set(`${path}?${keys.join('&')}`, [path, keys]);
+    return;
+  }
+  const names = declared.get(path);
+  if (!names) console.error(`the web UI asked for api/${path}, which the server does not declare`);
+  else for (const key of keys) if (!names.has(key)) console.error(`the web UI gave api/${path} a parameter ${key} it does not declare`);
+}
+
+/** Load the server's route declarations (after the first data: it is not needed to draw). */
+export async function loadDeclarations() {
+  try {
+    const doc = await (await fetch('api/openapi.json', { cache: 'no-store' })).json();
+    declared = new Map(Object.entries(doc.paths).map(([route, item]) =>
+      [route.replace(/^.*?\/api\//, ''), new Set((item.get?.parameters || []).map((p) => p.name))]));
+  } catch {
+    return; // no document, no checks: the calls themselves still work
+  }
+  for (const [path, keys] of asked.values()) checkCall(path, Object.fromEntries(keys.map((key) => [key, 1])));
+  asked.clear();
+}
+
 /** Like getJSON, also giving the response's text: {body, text} (to tell unchanged data). */
 export async function fetchJSON(path, params, { signal } = {}) {
+  checkCall(path, params);
   let response;
   let text;
   try {

@@ -3,7 +3,7 @@
 // the server has read new bytes. The tabs are those /api/kinds lists that this page has a
 // panel for, in the server's order, with its counts.
 
-import { getJSON } from './api.js';
+import { getJSON, loadDeclarations } from './api.js';
 import { colorOf } from './colors.js';
 import { compileFilter, matches } from './dom.js';
 import { GraphView } from './graph.js';
@@ -254,4 +254,4 @@ document.addEventListener('visibilitychange', () => {
 });
 
 showTab(location.hash.slice(1));
-tick();
+tick().then(loadDeclarations);

@@ -362,6 +362,27 @@ def test_no_console_errors_on_any_tab(page, server):
     assert page.errors == []
 
 
+def test_every_call_the_page_makes_is_one_the_server_declares(page, server):
+    """api.js checks each call against /api/openapi.json: a route or parameter the server
+    does not declare is a console error, so the tour above would have failed on one."""
+    base, _, _ = server
+    open_tab(page, base, "scalars")
+    scalar_chart(page, "loss")
+    wait_for(lambda: page.evaluate("() => performance.getEntriesByName(new URL('api/openapi.json', location).href)"
+                                   ".length > 0"), "the declarations loaded")  # fmt: skip
+    time.sleep(0.3)
+    assert page.errors == []
+    page.evaluate("""async () => {
+        const api = await import('./static/api.js');
+        await api.getJSON('runs', { bogus: 1 }).catch(() => null);
+        await api.getJSON('no/such/route').catch(() => null);
+    }""")
+    assert [e for e in page.errors if "Failed to load resource" not in e] == [  # the 404 of the made-up route
+        "console.error: the web UI gave api/runs a parameter bogus it does not declare",
+        "console.error: the web UI asked for api/no/such/route, which the server does not declare",
+    ]
+
+
 def test_tabs_are_built_from_the_kinds_the_server_lists(page, server):
     base, _, _ = server
     open_tab(page, base, "images")
