@@ -5,8 +5,8 @@ its declaration there (a bad parameter: a 400 naming it) and handed to its handl
 every :class:`~visualdl.errors.VisualDLError` is answered by one handler with the status
 on its class. Run and tag names are only ever looked up in the index, never joined into
 a path. Static files
-come from ``frontend_static/`` through werkzeug's ``safe_join`` and plotly.js from the
-installed ``plotly`` package.
+(``frontend_static/`` and plotly.js from the installed ``plotly`` package) are served by
+:class:`visualdl.server._static.StaticFiles`: hashed URLs, long caching, gzip.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 import plotly
-from flask import Blueprint, Response, current_app, jsonify, redirect, request, send_file, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, redirect, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
@@ -33,6 +33,7 @@ from visualdl.server._params import parse_query
 from visualdl.server._provider import DataProvider
 from visualdl.server._routes import ROUTES, Route
 from visualdl.server._settings import Settings
+from visualdl.server._static import StaticFiles
 
 if TYPE_CHECKING:
     from visualdl.server._graphview import GraphService
@@ -45,18 +46,6 @@ log = logging.getLogger("visualdl.server")
 # finder of visualdl/__init__.py maps it); a package on a file system, never zipped.
 STATIC_DIR = str(importlib.resources.files("visualdl.frontend_static"))
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
-CONTENT_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".json": "application/json",
-    ".ico": "image/x-icon",
-}
-
-
 _CHUNK = 1 << 20
 
 
@@ -105,15 +94,6 @@ def _graphs() -> GraphService:
 
         service = current_app.extensions.setdefault("visualdl.graphs", GraphService(_provider()))
     return service
-
-
-def _static(path: str, directory: str) -> Response:
-    kind = CONTENT_TYPES.get(os.path.splitext(path)[1].lower())
-    if kind is None:  # the web UI's own kinds of file only: not its __init__.py or README
-        raise NotFound(f"no static file {path[:80]!r}")
-    response = send_from_directory(directory, path, max_age=0)
-    response.headers["Content-Type"] = kind
-    return response
 
 
 def _error(message: str, code: str) -> Response:
@@ -280,19 +260,20 @@ def build_blueprint(settings: Settings) -> Blueprint:
             return redirect(_relative(target.new_url), code=target.code)
         return None
 
+    static = StaticFiles(STATIC_DIR, {"vendor/plotly.min.js": PLOTLY_JS})
+    static.warm("vendor/plotly.min.js")
+
     @bp.get("/")
     def index() -> Response:
-        return _static("index.html", STATIC_DIR)
+        return static.index(request)
 
     @bp.get("/static/<path:path>")
     def static_file(path: str) -> Response:
-        return _static(path, STATIC_DIR)
+        return static.file(f"static/{path}", request)
 
     @bp.get("/vendor/plotly.min.js")
     def plotly_js() -> Response:
-        response = send_file(PLOTLY_JS, mimetype="text/javascript", max_age=86400)
-        response.headers["Content-Type"] = CONTENT_TYPES[".js"]
-        return response
+        return static.file("vendor/plotly.min.js", request)
 
     @bp.get("/api/openapi.json")
     def openapi() -> Response:
