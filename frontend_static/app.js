@@ -4,7 +4,7 @@
 // panel for, in the server's order, with its counts.
 
 import { getJSON, loadDeclarations } from './api.js';
-import { colorOf } from './colors.js';
+import { assignColors, colorOf } from './colors.js';
 import { compileFilter, matches } from './dom.js';
 import { GraphView } from './graph.js';
 import { HistogramCard, MODES } from './histograms.js';
@@ -21,6 +21,7 @@ const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes w
 const CYCLE_TIMEOUT_MS = 30000;
 
 const saved = loadSettings();
+let runColors = new Map();
 const state = {
   runs: [], runByName: new Map(), tags: {}, kinds: [], deselected: new Set(), loaded: false, tab: 'scalars',
   runFilter: compileFilter(''), tagFilter: compileFilter(''),
@@ -32,7 +33,9 @@ const ctx = {
   refresh: { enabled: true, seconds: 2, ...saved.refresh },
   histogramMode: Object.hasOwn(MODES, saved.histogramMode) ? saved.histogramMode : 'offset',
   serverMaxPoints: null, // the server's --max-points, from the first scalar response
-  colorOf,
+  // A run's colour (sidebar, cards, charts): its home colour, or the next free one (colors.js).
+  colorOf: (key) => runColors.get(key) ?? colorOf(key),
+  runColor: (key) => runColors.get(key),
   runMatches: (name) => matches(state.runFilter, name),
   selectedRuns: () => new Set(state.runs.map((r) => r.name).filter((n) => !state.deselected.has(n) && ctx.runMatches(n))),
   runStart: (name) => state.runByName.get(name)?.start_time ?? undefined,
@@ -171,6 +174,7 @@ let known = '';
 function setData(runs, tags, kinds) {
   state.runs = runs;
   state.runByName = new Map(runs.map((r) => [r.name, r]));
+  runColors = assignColors(runs.map((r) => r.name));
   state.kinds = kinds;
   buildTabs(kinds);
   const signature = JSON.stringify([runs.map((r) => r.name), tags]);

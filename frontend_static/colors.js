@@ -1,9 +1,14 @@
-// A stable colour per run: a hash of the run's name picks from a fixed palette, so a
-// run keeps its colour whatever other runs appear or disappear.
+// Colours of runs and lines. Each name has a home colour, a hash of the name into a fixed
+// palette, so a run keeps its colour whatever other runs appear or disappear; names that
+// would share a colour with one already given (in the order given: the runs as the server
+// lists them, then a chart's other lines) take the next free one, so up to 20 lines of
+// one chart are never drawn alike. The notebook assigns colours the same way.
 
+// Tableau's ten, then ten more picked to be as far from all before them as can be (CIELAB,
+// lightness 32..68 so every one reads on white): no two closer than Tableau's own two.
 export const PALETTE = [
-  '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf',
-  '#b08d00', '#393b79', '#00a087', '#c2185b', '#5f6b7a', '#6b8e23', '#a0522d', '#4d9de0',
+  '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f',
+  '#465505', '#a0004b', '#d29b55', '#0a875f', '#fa7d87', '#0a82fa', '#9b4600', '#91007d', '#91af5f', '#5f4164',
 ];
 
 /** 32-bit FNV-1a over the UTF-16 code units of `text`. */
@@ -16,8 +21,35 @@ export function hash(text) {
   return h;
 }
 
-export function colorOf(run) {
-  return PALETTE[hash(run) % PALETTE.length];
+/** The home colour of `name`. */
+export function colorOf(name) {
+  return PALETTE[hash(name) % PALETTE.length];
+}
+
+/**
+ * Colours for `keys`, in their order: a key `given` has a colour for keeps it; the others
+ * take their home colour, or the next one of the palette not yet taken (while any is free).
+ */
+export function assignColors(keys, given = () => undefined) {
+  const out = new Map();
+  const used = new Set();
+  const rest = [];
+  for (const key of keys) {
+    const color = given(key);
+    if (color === undefined) rest.push(key);
+    else {
+      out.set(key, color);
+      used.add(color);
+    }
+  }
+  for (const key of rest) {
+    if (out.has(key)) continue;
+    let slot = hash(key) % PALETTE.length;
+    for (let tries = 0; tries < PALETTE.length && used.has(PALETTE[slot]); tries++) slot = (slot + 1) % PALETTE.length;
+    out.set(key, PALETTE[slot]);
+    used.add(PALETTE[slot]);
+  }
+  return out;
 }
 
 function channels(hex) {

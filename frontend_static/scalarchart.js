@@ -200,7 +200,7 @@ export class ScalarChart {
     const series = expandJobs(this.data.runs.filter((s) => selected.has(s.run)), this.ctx.scalar.perRank);
     const fig = buildFigure(series, {
       ...this.ctx.scalar,
-      colorOf: this.ctx.colorOf,
+      runColor: this.ctx.runColor,
       runStart: (run) => this.firstWall.get(run) ?? this.ctx.runStart(run),
       zoomX: this.zoomX,
       zoomY: this.zoomY,

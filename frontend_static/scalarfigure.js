@@ -2,7 +2,7 @@
 // axis, raw (faint) and smoothed (solid) lines, markers for non-finite values, the
 // "ignore outliers" y range; and back from a zoomed x range to a step range.
 
-import { lighten, withAlpha } from './colors.js';
+import { assignColors, lighten, withAlpha } from './colors.js';
 import { escPlotly, fmtValue, localMs, parseAxisDate } from './format.js';
 import { smooth } from './smoothing.js';
 
@@ -60,7 +60,8 @@ export const GROUP_ABOVE = 16;
 
 /**
  * series: the runs of the response to draw; opt: {smoothing, xAxis, logY, ignoreOutliers,
- * colorOf, runStart(run), zoomX, zoomY, uirevision}. Returns {data, layout, shown}: up to
+ * runColor(run) (the app's colour of a run, undefined for other lines) or colorOf(key) (a
+ * colour for every line), runStart(run), zoomX, zoomY, uirevision}. Returns {data, layout, shown}: up to
  * GROUP_ABOVE runs get traces of their own (meta.run), more are merged by colour (meta.runs).
  */
 export function buildFigure(series, opt) {
@@ -68,9 +69,11 @@ export function buildFigure(series, opt) {
   // A relative axis in seconds, minutes or hours, as its longest run's span asks.
   const span = Math.max(0, ...series.map((s, i) => (s.wall_times.length ? s.wall_times[s.wall_times.length - 1] - starts[i] : 0)));
   const unit = relativeUnit(span);
+  // Runs keep the colour the app gave them; other lines (a job's roles or ranks) take free ones.
+  const colors = assignColors(series.map((s) => s.colorKey ?? s.run), opt.runColor ?? opt.colorOf);
   const shown = series.map((s, i) => ({
     run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
-    xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, opt.smoothing), color: opt.colorOf(s.colorKey ?? s.run),
+    xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, opt.smoothing), color: colors.get(s.colorKey ?? s.run),
     band: s.band ?? null, rank: s.rank,
   }));
   opt = { ...opt, xTitle: opt.xAxis === 'relative' ? `${AXIS_TITLES.relative} (${unit.name})` : AXIS_TITLES[opt.xAxis] };

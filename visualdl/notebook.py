@@ -44,6 +44,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,8 +56,8 @@ from visualdl.server._settings import Settings
 
 __all__ = ["display", "histograms", "images", "list_servers", "scalars", "smooth", "start", "stop"]
 
-# The web UI's run colours (frontend_static/colors.js): the same palette and hash, so a run
-# has one colour in the notebook and in the browser (both pinned by tests/data/colors.json).
+# The web UI's run colours (frontend_static/colors.js): the same palette, hash and assignment,
+# so a run has one colour in the notebook and in the browser (both pinned by tests/data/colors.json).
 _PALETTE = (
     "#1f77b4",
     "#ff7f0e",
@@ -66,14 +67,18 @@ _PALETTE = (
     "#8c564b",
     "#e377c2",
     "#17becf",
-    "#b08d00",
-    "#393b79",
-    "#00a087",
-    "#c2185b",
-    "#5f6b7a",
-    "#6b8e23",
-    "#a0522d",
-    "#4d9de0",
+    "#bcbd22",
+    "#7f7f7f",
+    "#465505",
+    "#a0004b",
+    "#d29b55",
+    "#0a875f",
+    "#fa7d87",
+    "#0a82fa",
+    "#9b4600",
+    "#91007d",
+    "#91af5f",
+    "#5f4164",
 )
 _providers: dict[str, DataProvider] = {}
 _lock = threading.Lock()
@@ -108,14 +113,32 @@ def _select(names: list[str], wanted: str | list[str] | tuple[str, ...] | None, 
 
 
 def _color(name: str) -> str:
-    """The run's colour in the web UI (``colorOf`` of colors.js): 32-bit FNV-1a over the
-    name's UTF-16 code units picks from the palette. A lone surrogate (an undecodable byte
+    """The home colour of a name in the web UI (``colorOf`` of colors.js): 32-bit FNV-1a over
+    the name's UTF-16 code units picks from the palette. A lone surrogate (an undecodable byte
     of a directory name) is hashed as the code unit the browser receives for it."""
     data = name.encode("utf-16-le", "surrogatepass")
     h = 0x811C9DC5
     for low, high in zip(data[::2], data[1::2], strict=True):
         h = ((h ^ (low | high << 8)) * 0x01000193) & 0xFFFFFFFF
     return _PALETTE[h % len(_PALETTE)]
+
+
+def _assign_colors(keys: Sequence[str], given: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Colours of ``keys`` as ``assignColors`` of colors.js gives them: ``given`` ones kept,
+    then in order each other key its home colour or the next one of the palette not taken."""
+    out = {k: c for k, c in (given or {}).items() if k in keys}
+    used = set(out.values())
+    for key in keys:
+        if key in out:
+            continue
+        slot = _PALETTE.index(_color(key))
+        for _ in range(len(_PALETTE)):
+            if _PALETTE[slot] not in used:
+                break
+            slot = (slot + 1) % len(_PALETTE)
+        out[key] = _PALETTE[slot]
+        used.add(_PALETTE[slot])
+    return out
 
 
 #: How lines are drawn, as the web UI draws them (``STYLE`` of frontend_static/scalarfigure.js;
@@ -224,7 +247,9 @@ def scalars(
     by_tag = provider.list_tags().get("scalars", {})
     chosen = _select(sorted(by_tag), tags, "tags")
     wanted_runs = set(_select(sorted(provider.run_names()), runs, "runs"))
-    starts = {r["name"]: r["start_time"] for r in provider.list_runs()}
+    listed = provider.list_runs()
+    starts = {r["name"]: r["start_time"] for r in listed}
+    run_colors = _assign_colors([r["name"] for r in listed])
     rows = max(1, math.ceil(len(chosen) / columns))
     cols = min(columns, max(1, len(chosen)))
     fig = make_subplots(
@@ -253,9 +278,12 @@ def scalars(
                 if len(walls):
                     span = max(span, float(walls[-1]) - (starts.get(run) or float(walls[0])))
         unit, unit_name = _relative_unit(span)
+        # Runs keep their colour over all runs; a job's roles or ranks take free ones (as the web UI).
+        names = [name for run, entry in entries for name, _, _ in _lines(run, entry, ranks)]
+        colors = _assign_colors(names, run_colors)
         for run, entry in entries:
             for name, series, band in _lines(run, entry, ranks):
-                color = _color(name)
+                color = colors[name]
                 x = _x(series, x_axis, starts.get(run) or 0.0, unit)
                 values = np.asarray(series["values"], np.float64)
                 shown = dict(row=row, col=col)

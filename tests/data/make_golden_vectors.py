@@ -195,7 +195,7 @@ def color_vectors() -> dict[str, Any]:
     assert [fnv1a(code_units(s)) for s in ("", "a", "foobar")] == [0x811C9DC5, 0xE40C292C, 0xBF9CF968]
     assert code_units("🚀") == [0xD83D, 0xDE80]
     colors = palette()
-    assert len(colors) == 16, colors
+    assert len(colors) == 20, colors
     cases = []
     for name in NAMES:
         units = code_units(name)
@@ -208,7 +208,48 @@ def color_vectors() -> dict[str, Any]:
         ),
         "palette": colors,
         "cases": cases,
+        "assignments": assignment_vectors(colors),
     }
+
+
+def assign(keys: list[str], given: dict[str, str], colors: list[str]) -> list[str]:
+    """Given colours kept; then, in order, each other key its home colour or the next free one."""
+    out = dict(given)
+    used = set(given.values())
+    for key in keys:
+        if key in out:
+            continue
+        slot = fnv1a(code_units(key)) % len(colors)
+        for _ in range(len(colors)):
+            if colors[slot] not in used:
+                break
+            slot = (slot + 1) % len(colors)
+        out[key] = colors[slot]
+        used.add(colors[slot])
+    return [out[key] for key in keys]
+
+
+def assignment_vectors(colors: list[str]) -> list[dict[str, Any]]:
+    """Lists of names (some of them sharing a home colour) and the colours they are given."""
+    home: dict[int, list[str]] = {}
+    for i in range(200):
+        name = f"run-{i}"
+        home.setdefault(fnv1a(code_units(name)) % len(colors), []).append(name)
+    clash = next(names for names in home.values() if len(names) >= 3)[:3]  # three names, one home colour
+    trainers = [f"job · trainer {r}" for r in range(4)] + ["job · pserver 0", "job · pserver 1"]
+    many = [f"run-{i}" for i in range(25)]  # more names than colours: some must share
+    out = []
+    for keys, given in (
+        (clash, {}),
+        (["train", "eval", *clash], {}),
+        (trainers, {}),
+        (["job", *trainers], {"job": colors[0]}),
+        (many, {}),
+        (["a", "b"], {"a": colors[fnv1a(code_units("b")) % len(colors)]}),  # b's home is taken: b moves on
+    ):
+        out.append({"keys": keys, "given": given, "colors": assign(keys, given, colors)})
+    assert len(set(out[0]["colors"])) == 3 and len(set(out[4]["colors"])) == len(colors)
+    return out
 
 
 def _write(path: Path, document: dict[str, Any], lists: tuple[str, ...]) -> None:
@@ -232,7 +273,7 @@ def _write(path: Path, document: dict[str, Any], lists: tuple[str, ...]) -> None
 
 def main() -> None:
     _write(HERE / "smoothing.json", smoothing_vectors(), ("series", "cases"))
-    _write(HERE / "colors.json", color_vectors(), ("cases",))
+    _write(HERE / "colors.json", color_vectors(), ("cases", "assignments"))
 
 
 if __name__ == "__main__":
