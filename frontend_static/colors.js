@@ -8,7 +8,7 @@
 // lightness 32..68 so every one reads on white): no two closer than Tableau's own two.
 export const PALETTE = [
   '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f',
-  '#465505', '#a0004b', '#d29b55', '#0a875f', '#fa7d87', '#0a82fa', '#9b4600', '#91007d', '#91af5f', '#5f4164',
+  '#465505', '#a0004b', '#d29b55', '#0a875f', '#fa7d87', '#23297a', '#9b4600', '#91007d', '#91af5f', '#5f4164',
 ];
 
 /** 32-bit FNV-1a over the UTF-16 code units of `text`. */

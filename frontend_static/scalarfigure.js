@@ -55,6 +55,38 @@ export function outlierRange(valueLists, logY) {
   return [lo - pad, hi + pad];
 }
 
+/**
+ * The smoothing weight for a series of ``n`` points: the weight chosen, for 100 points or
+ * more; below, weight^(100 / n). The EMA's lag is about w / (1 - w) points whatever the
+ * series' length: at 0.6 that is 1.5 points, 1.5% of a 100-point series but 15% of an
+ * 11-point one, whose curve would trail far behind its points. So a short series is
+ * smoothed as much as 100 points would be over the same span (the notebook does the same).
+ */
+export function effectiveWeight(weight, n) {
+  const w = Math.min(Math.max(Number(weight) || 0, 0), 0.999);
+  return n >= SHORT_SERIES || n <= 0 ? w : w ** (SHORT_SERIES / n);
+}
+export const SHORT_SERIES = 100;
+
+/** Gaps in x wider than this many times the median spacing break a job's mean line. */
+export const GAP_FACTOR = 5;
+
+/**
+ * The indices before which a job's mean line breaks: where the x spacing exceeds
+ * GAP_FACTOR times its median (time in which no rank logged: a dead trainer, a restart).
+ */
+export function gapsOf(xs) {
+  const d = [];
+  for (let i = 1; i < xs.length; i++) d.push(xs[i] - xs[i - 1]);
+  if (d.length < 3) return [];
+  const sorted = d.filter((v) => v > 0).sort((a, b) => a - b);
+  if (!sorted.length) return [];
+  const median = sorted[Math.floor(sorted.length / 2)];
+  const out = [];
+  d.forEach((v, i) => { if (v > GAP_FACTOR * median) out.push(i + 1); });
+  return out;
+}
+
 /** Above this many runs, runs sharing a colour share a trace (plotly's cost is per trace). */
 export const GROUP_ABOVE = 16;
 
@@ -73,17 +105,19 @@ export function buildFigure(series, opt) {
   const colors = assignColors(series.map((s) => s.colorKey ?? s.run), opt.runColor ?? opt.colorOf);
   const shown = series.map((s, i) => ({
     run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
-    xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, opt.smoothing), color: colors.get(s.colorKey ?? s.run),
-    band: s.band ?? null, rank: s.rank,
+    xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, effectiveWeight(opt.smoothing, s.values.length)),
+    color: colors.get(s.colorKey ?? s.run), band: s.band ?? null, rank: s.rank,
   }));
+  for (const s of shown) s.breaks = s.band ? gapsOf(s.xs) : [];
   opt = { ...opt, xTitle: opt.xAxis === 'relative' ? `${AXIS_TITLES.relative} (${unit.name})` : AXIS_TITLES[opt.xAxis] };
   const groups = shown.length > GROUP_ABOVE ? mergeByColor(shown) : shown.map((s) => ({ color: s.color, members: [s] }));
   const data = [];
   for (const s of shown) if (s.band) data.push(...bandTraces(s));
-  for (const group of groups) data.push(...lineTraces(group, opt.smoothing, groups.length < shown.length));
+  const merged = groups.length < shown.length;
+  for (const group of groups) data.push(...lineTraces(group, opt.smoothing, merged));
   const marks = shown.filter((s) => s.nonfinite.length);
   if (marks.length) data.push(...(groups.length < shown.length ? [markTrace(marks)] : marks.map((s) => markTrace([s]))));
-  return { data, layout: layoutOf(shown, opt), shown };
+  return { data, layout: layoutOf(shown, { ...opt, legend: !merged }), shown };
 }
 
 /**
@@ -121,19 +155,24 @@ export function expandJobs(runs, perRank) {
 
 /** The min/max band of a job's mean line: a faint fill, the hover naming the rank at each extreme. */
 function bandTraces(s) {
-  const { band } = s;
+  const band = { ...s.band, min: broken(s.band.min, s.breaks), max: broken(s.band.max, s.breaks) };
+  s = { ...s, xs: broken(s.xs, s.breaks), steps: broken(s.steps, s.breaks) };
+  const minRank = broken(band.minRank, s.breaks);
+  const maxRank = broken(band.maxRank, s.breaks);
+  const count = broken(band.count, s.breaks);
   const text = (values, ranks, what) => values.map((v, i) => `${what} ${v === null ? '–' : fmtValue(v)} (rank ${ranks[i]})`);
-  const custom = s.steps.map((step, i) => [step, band.count[i], band.ranks, escPlotly(s.run)]);
-  const common = { type: 'scatter', mode: 'lines', x: s.xs, showlegend: false, customdata: custom, connectgaps: false };
+  const custom = s.steps.map((step, i) => [step, count[i], band.ranks, escPlotly(s.run)]);
+  const common = { type: 'scatter', mode: 'lines', x: s.xs, showlegend: false, customdata: custom, connectgaps: false,
+    legendgroup: s.run };
   return [
     {
-      ...common, y: band.min, line: { width: 0, color: s.color }, text: text(band.min, band.minRank, 'min'),
+      ...common, y: band.min, line: { width: 0, color: s.color }, text: text(band.min, minRank, 'min'),
       hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[1]} of %{customdata[2]} ranks<extra></extra>',
       meta: { run: s.run, kind: 'band-min' },
     },
     {
       ...common, y: band.max, line: { width: 0, color: s.color }, fill: 'tonexty', fillcolor: withAlpha(s.color, STYLE.band_alpha),
-      text: text(band.max, band.maxRank, 'max'),
+      text: text(band.max, maxRank, 'max'),
       hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
       meta: { run: s.run, kind: 'band-max' },
     },
@@ -149,12 +188,27 @@ function mergeByColor(shown) {
   return [...byColor.values()];
 }
 
-/** Concatenate the members' arrays, with a null between two runs (a break in the line). */
+/** ``values`` with a null inserted before each index of ``breaks`` (a break in the line). */
+function broken(values, breaks) {
+  if (!breaks?.length) return values;
+  const out = [];
+  let next = 0;
+  values.forEach((v, i) => {
+    if (i === breaks[next]) {
+      out.push(null);
+      next += 1;
+    }
+    out.push(v);
+  });
+  return out;
+}
+
+/** Concatenate the members' arrays, with a null between two runs and at each member's breaks. */
 function joined(members, pick) {
   const out = [];
   members.forEach((m, k) => {
     if (k) out.push(null);
-    out.push(...pick(m));
+    out.push(...broken(pick(m), m.breaks));
   });
   return out;
 }
@@ -165,6 +219,10 @@ function lineTraces({ color, members }, smoothing, merged) {
   const n = members.reduce((total, m) => total + m.values.length, 0);
   const mode = n <= 60 ? 'lines+markers' : 'lines';
   const name = merged ? '' : escPlotly(members[0].run);
+  // A job's line says what it is: the mean over its ranks, the band their min and max.
+  const band = !merged && members[0].band;
+  const legendName = band ? `${name} · mean of ${band.ranks} rank${band.ranks === 1 ? '' : 's'}, band min–max` : name;
+  const group = merged ? undefined : members[0].run;
   const x = joined(members, (m) => m.xs);
   const custom = joined(members, (m) => {
     const texts = m.values.map(fmtValue);
@@ -176,13 +234,13 @@ function lineTraces({ color, members }, smoothing, merged) {
       type: 'scatter', mode, name, x, y: joined(members, (m) => m.values),
       line: { color: smoothing > 0 ? withAlpha(color, STYLE.raw_alpha) : color, width: STYLE.raw_width },
       marker: { size: 3, color: smoothing > 0 ? lighten(color, 0.6) : color },
-      hoverinfo: 'skip', showlegend: false, meta: { ...meta, kind: 'raw' },
+      hoverinfo: 'skip', showlegend: false, legendgroup: group, meta: { ...meta, kind: 'raw' },
     },
     {
-      type: 'scatter', mode, name, x, y: joined(members, (m) => m.smoothed),
+      type: 'scatter', mode, name: legendName, x, y: joined(members, (m) => m.smoothed),
       line: { color, width: STYLE.smoothed_width }, marker: { size: 4, color }, customdata: custom,
       hovertemplate: '<b>%{customdata[2]}</b> · step %{customdata[0]} · value %{customdata[1]} · smoothed %{y:.6g}<extra></extra>',
-      showlegend: false, meta: { ...meta, kind: 'smoothed' },
+      showlegend: !merged, legendgroup: group, meta: { ...meta, kind: 'smoothed' },
     },
   ];
 }
@@ -201,28 +259,52 @@ function markTrace(members) {
   };
 }
 
+/** Rows a horizontal legend of these lines takes in a card about 560 px wide (plotly wraps it). */
+function legendRows(shown) {
+  let rows = 1;
+  let width = 0;
+  for (const s of shown) {
+    const label = s.band ? s.run.length + 30 : s.run.length;
+    const w = 40 + 6 * Math.min(label, 80);
+    if (width && width + w > 540) {
+      rows += 1;
+      width = 0;
+    }
+    width += w;
+  }
+  return rows;
+}
+
+/** Tick labels: SI prefixes on linear axes (10k, 2.5M, 300µ), decades only labelled on log axes. */
+const LINEAR_TICKS = { exponentformat: 'SI', separatethousands: false };
+const LOG_TICKS = { exponentformat: 'power', minorloglabels: 'none' };
+
 function layoutOf(shown, opt) {
   const yRange = opt.zoomY ?? (opt.ignoreOutliers ? outlierRange(shown.map((s) => s.values), opt.logY) : null);
+  const legend = opt.legend && shown.length > 0;
+  const rows = legend ? legendRows(shown) : 0;
   return {
     uirevision: opt.uirevision,
-    height: 270,
+    height: 270 + 18 * rows,
     margin: { l: 58, r: 14, t: 10, b: 42 },
+    showlegend: legend,
+    legend: { orientation: 'h', x: 0, xanchor: 'left', y: -0.18, yanchor: 'top', font: { size: 10 },
+      itemclick: 'toggle', itemdoubleclick: 'toggleothers', bgcolor: 'rgba(255,255,255,0)' },
     font: { family: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif', size: 11, color: '#333' },
     paper_bgcolor: '#fff',
     plot_bgcolor: '#fff',
-    showlegend: false,
     hovermode: shown.length <= 10 ? 'x unified' : 'closest',
     hoverlabel: { namelength: -1 },
     xaxis: {
       type: opt.xAxis === 'wall' ? 'date' : 'linear',
       title: { text: opt.xTitle ?? AXIS_TITLES[opt.xAxis], standoff: 6 },
       autorange: !opt.zoomX, range: opt.zoomX ?? undefined,
-      gridcolor: '#eee', zeroline: false, automargin: true,
+      gridcolor: '#eee', zeroline: false, automargin: true, ...(opt.xAxis === 'wall' ? {} : LINEAR_TICKS),
     },
     yaxis: {
       type: opt.logY ? 'log' : 'linear',
       autorange: !yRange, range: yRange ?? undefined,
-      gridcolor: '#eee', zeroline: false, automargin: true, exponentformat: 'e',
+      gridcolor: '#eee', zeroline: false, automargin: true, ...(opt.logY ? LOG_TICKS : LINEAR_TICKS),
     },
     yaxis2: { overlaying: 'y', range: [0, 1], fixedrange: true, visible: false },
   };

@@ -36,7 +36,7 @@ class Settings:
     #: Seconds between two polls of the logdirs.
     reload_interval: float = 2.0
     #: Default and upper bound of the points of one series in one response.
-    max_points: int = 1000
+    max_points: int = 5000
     max_points_limit: int = MAX_POINTS_LIMIT
     #: URL prefix when served behind a reverse proxy, e.g. "/visualdl"; "" for none.
     path_prefix: str = ""

@@ -8,6 +8,7 @@ test leaves a screenshot in ``tests/artifacts/<test name>.png``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -23,6 +24,7 @@ import pytest
 from conftest import require
 
 from visualdl import LogReader, LogWriter, notebook
+from visualdl.server._settings import Settings
 
 try:
     from playwright import sync_api
@@ -50,7 +52,7 @@ LOSS_STEPS = list(range(0, 60, 2))
 LOSS_VALUES = [round(1.0 / (1 + 0.1 * s), 6) + (0.05 if s % 6 == 0 else 0.0) for s in LOSS_STEPS]
 NAN_STEP = 20
 LOSS_VALUES[LOSS_STEPS.index(NAN_STEP)] = math.nan
-DENSE_POINTS = 5000
+DENSE_POINTS = 12000  # above the server's default of 5,000 points per run
 IMAGE_STEPS = [0, 5, 10]
 IMAGE_COLORS = [(200, 30, 30), (30, 160, 60), (40, 70, 210)]
 IMAGE_WIDTH, IMAGE_HEIGHT = 24, 16
@@ -230,6 +232,27 @@ def test_scalar_chart_plots_the_logged_values(page, server):
     assert marks["x"] == [NAN_STEP] and marks["text"] == ["NaN"]  # a visible marker says which
 
 
+def test_every_drawn_line_has_a_legend_entry_in_its_colour(page, server):
+    base, _, _ = server
+    open_tab(page, base, "scalars")
+    chart = scalar_chart(page, "loss")
+    runs = sorted(t["meta"]["run"] for t in traces(chart, "smoothed"))
+    assert runs == ["alpha"]  # (colours of several lines apart: tests/js/colors.test.mjs)
+    legend = chart.locator(".legend .traces")
+    wait_for(lambda: legend.count() == len(runs), "a legend entry per line")
+    assert sorted(legend.locator(".legendtext").all_text_contents()) == runs  # SVG text: no innerText
+    # Each entry's swatch is its line's colour.
+    colors = chart.evaluate(
+        """(el) => Object.fromEntries(el.querySelector('.js-plotly-plot').data
+            .filter((t) => t.meta.kind === 'smoothed').map((t) => [t.meta.run, t.line.color]))"""
+    )
+    for entry in legend.all():
+        name = entry.locator(".legendtext").text_content()
+        stroke = entry.locator("path.js-line").first.evaluate("(p) => getComputedStyle(p).stroke")
+        hex_color = colors[name]
+        assert stroke == "rgb({}, {}, {})".format(*(int(hex_color[i : i + 2], 16) for i in (1, 3, 5))), name
+
+
 def test_smoothing_slider_changes_the_smoothed_line(page, server):
     base, _, _ = server
     open_tab(page, base, "scalars")
@@ -243,7 +266,8 @@ def test_smoothing_slider_changes_the_smoothed_line(page, server):
     assert after != raw
     # The same EMA as the notebook's (both pinned by tests/data/smoothing.json): gaps at the
     # same places, values equal where there are values.
-    expected = notebook.smooth([math.nan if v is None else v for v in raw], 0.95)
+    weight = notebook._effective_weight(0.95, len(raw))  # a short series is smoothed less, alike
+    expected = notebook.smooth([math.nan if v is None else v for v in raw], weight)
     assert [v is None for v in after] == [not math.isfinite(v) for v in expected]
     assert [v for v in after if v is not None] == pytest.approx(expected[np.isfinite(expected)].tolist(), rel=1e-12)
 
@@ -325,7 +349,8 @@ def test_box_zoom_refetches_the_range_at_full_resolution(page, server):
     open_tab(page, base, "scalars")
     chart = scalar_chart(page, "dense/sin")
     (raw,) = traces(chart, "raw", "alpha")
-    assert len(raw["x"]) <= 1000 < DENSE_POINTS  # downsampled at first
+    default = next(f.default for f in dataclasses.fields(Settings) if f.name == "max_points")
+    assert len(raw["x"]) <= default < DENSE_POINTS  # downsampled at first
     lo, hi = 1234, 1834
     assert not set(range(lo, hi + 1)) <= set(raw["x"])
     chart.evaluate(f"(el) => Plotly.relayout(el.querySelector('.js-plotly-plot'), {{'xaxis.range': [{lo}, {hi}]}})")

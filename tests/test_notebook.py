@@ -236,3 +236,10 @@ def test_notebook_relative_time_in_a_unit_fit_for_the_span(tmp_path):
     raw = _trace(fig, "quick (raw)")
     assert list(raw.x) == pytest.approx([0, 2, 4, 6, 8], abs=0.5)
     assert fig.layout.xaxis.title.text == "relative time (seconds)"
+
+
+def test_notebook_smooths_a_short_series_less_as_the_web_ui():
+    """effectiveWeight of scalarfigure.js: weight ** (100 / n) below 100 points."""
+    assert notebook._effective_weight(0.6, 100) == 0.6 and notebook._effective_weight(0.6, 5000) == 0.6
+    assert abs(notebook._effective_weight(0.6, 50) - 0.36) < 1e-12
+    assert notebook._effective_weight(0.6, 11) < 0.01 and notebook._effective_weight(0.0, 11) == 0.0

@@ -77,8 +77,8 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds between two reads of new log data (default 2)",
     )  # fmt: skip
     parser.add_argument(
-        "--max-points", type=_option("max_points", int, "an integer"), default=1000, metavar="N",
-        help="points per series and chart at most (default 1000); zooming in fetches full resolution",
+        "--max-points", type=_option("max_points", int, "an integer"), default=5000, metavar="N",
+        help="points per series and chart at most (default 5000); zooming in fetches full resolution",
     )  # fmt: skip
     parser.add_argument(
         "--path-prefix", type=_option("path_prefix", _prefix_text, "a URL path"), default="", metavar="PREFIX",

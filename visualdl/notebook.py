@@ -74,7 +74,7 @@ _PALETTE = (
     "#d29b55",
     "#0a875f",
     "#fa7d87",
-    "#0a82fa",
+    "#23297a",
     "#9b4600",
     "#91007d",
     "#91af5f",
@@ -166,6 +166,18 @@ def _nonfinite_kind(value: float) -> str:
     return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
+#: Series shorter than this are smoothed less (``effectiveWeight`` of scalarfigure.js).
+SHORT_SERIES = 100
+
+
+def _effective_weight(weight: float, n: int) -> float:
+    """The smoothing weight for ``n`` points, as the web UI uses it: ``weight`` from 100
+    points on, ``weight ** (100 / n)`` below (an EMA lags about w / (1 - w) points whatever
+    the length: a short series' curve would trail far behind its points)."""
+    w = min(max(float(weight), 0.0), 0.999) if weight == weight else 0.0
+    return w if n >= SHORT_SERIES or n <= 0 else w ** (SHORT_SERIES / n)
+
+
 def smooth(values: Any, weight: float) -> np.ndarray:
     """TensorBoard's debiased exponential moving average, as the web UI draws it
     (frontend_static/smoothing.js; both pinned by tests/data/smoothing.json).
@@ -223,7 +235,7 @@ def scalars(
     smoothing: float = 0.6,
     x_axis: str = "step",
     log_y: bool = False,
-    max_points: int = 1000,
+    max_points: int = 5000,
     ranks: str = "mean",
     columns: int = 2,
 ) -> Any:
@@ -342,7 +354,7 @@ def scalars(
                         go.Scatter(
                             legendgroup=name,
                             x=x,
-                            y=smooth(values, smoothing),
+                            y=smooth(values, _effective_weight(smoothing, len(values))),
                             mode="lines",
                             name=name,
                             showlegend=i == 0,

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { colorOf, lighten, withAlpha } from '../../frontend_static/colors.js';
 import { localMs } from '../../frontend_static/format.js';
 import {
-  GROUP_ABOVE, buildFigure, expandJobs, outlierRange, toCSV, toJSON, toStepRange,
+  GAP_FACTOR, GROUP_ABOVE, buildFigure, effectiveWeight, expandJobs, gapsOf, outlierRange, toCSV, toJSON, toStepRange,
 } from '../../frontend_static/scalarfigure.js';
 import { smooth } from '../../frontend_static/smoothing.js';
 
@@ -13,10 +13,10 @@ process.env.TZ = 'Asia/Kolkata'; // local time is UTC+5:30 (the wall axis is in 
 const T0 = 1_700_000_000;
 
 /** A run as /api/scalars gives it: non-finite values are null and listed in `nonfinite`. */
-function series(run, values, { kinds = {}, step0 = 0 } = {}) {
+function series(run, values, { kinds = {}, step0 = 0, steps = null } = {}) {
   return {
     run,
-    steps: values.map((_, i) => step0 + 10 * i),
+    steps: steps ?? values.map((_, i) => step0 + 10 * i),
     wall_times: values.map((_, i) => T0 + 60 * i),
     values,
     nonfinite: Object.entries(kinds).map(([i, kind]) => [Number(i), kind]),
@@ -38,7 +38,7 @@ test('a run with NaN and +-Inf: raw and smoothed lines with gaps, markers at the
   const color = colorOf('alpha');
   assert.deepEqual(raw.x, [0, 10, 20, 30, 40, 50, 60]);
   assert.deepEqual(raw.y, s.values);
-  assert.deepEqual(smoothed.y, smooth(s.values, 0.6));
+  assert.deepEqual(smoothed.y, smooth(s.values, effectiveWeight(0.6, 7))); // 7 points: smoothed less
   assert.deepEqual(smoothed.y.map((v) => v === null), [false, false, true, false, true, false, true]);
   assert.equal(smoothed.y[0], 1);
   assert.ok(smoothed.y[1] > 0.5 && smoothed.y[1] < 1);
@@ -227,7 +227,7 @@ test('toCSV and toJSON: the shown series, non-finite values named', () => {
   assert.equal(body.smoothing, 0.6);
   assert.deepEqual(body.runs[0].values, [1, null, 3]);
   assert.deepEqual(body.runs[0].nonfinite, [[1, 'inf']]);
-  assert.deepEqual(body.runs[0].smoothed, smooth([1, null, 3], 0.6));
+  assert.deepEqual(body.runs[0].smoothed, smooth([1, null, 3], effectiveWeight(0.6, 3)));
   assert.equal(body.runs[0].mean_over_ranks, undefined);
 });
 
@@ -237,4 +237,70 @@ test('lines are drawn as tests/data/figure_style.json says (the notebook too)', 
   const { comment, ...want } = golden('figure_style.json');
   assert.ok(comment);
   assert.deepEqual(STYLE, want);
+});
+
+/** A job of one role of three ranks, as /api/scalars gives it, at ``steps``. */
+function jobEntry({ steps = [0, 1, 2] } = {}) {
+  const n = steps.length;
+  const role = {
+    role: 'trainer', ranks: [0, 1, 2], steps, wall_times: steps.map((s) => T0 + s), values: steps.map((s) => s + 1),
+    nonfinite: [], range_points: n, min: steps.map((s) => s), max: steps.map((s) => s + 2),
+    min_rank: steps.map(() => 0), max_rank: steps.map(() => 2), count: steps.map(() => 3),
+  };
+  return { run: 'job', job: [role], steps: [], values: [] };
+}
+
+test('a short series is smoothed less: weight^(100 / n) below 100 points', () => {
+  assert.equal(effectiveWeight(0.6, 100), 0.6);
+  assert.equal(effectiveWeight(0.6, 5000), 0.6);
+  assert.equal(effectiveWeight(0, 11), 0);
+  assert.ok(Math.abs(effectiveWeight(0.6, 50) - 0.36) < 1e-12);
+  assert.ok(effectiveWeight(0.6, 11) < 0.01);
+  // An 11-point rising series: its smoothed end stays near its last points (was 0.50 against 0.77).
+  const values = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.72, 0.75, 0.77];
+  const fig = buildFigure([series('val', values)], OPT);
+  const smoothed = fig.data.find((t) => t.meta.kind === 'smoothed').y;
+  assert.ok(Math.abs(smoothed[10] - 0.77) < 0.01, smoothed[10]);
+});
+
+test('every line of a chart has a legend entry; a job\'s says it is a mean with a band', () => {
+  const fig = buildFigure([series('train', [1, 2, 3]), series('eval', [3, 2, 1])], OPT);
+  const entries = fig.data.filter((t) => t.showlegend);
+  assert.deepEqual(entries.map((t) => t.name), ['train', 'eval']);
+  assert.ok(fig.layout.showlegend && fig.layout.legend.orientation === 'h');
+  // Raw and smoothed lines (and a job's band) toggle together.
+  assert.deepEqual(fig.data.map((t) => t.legendgroup), ['train', 'train', 'eval', 'eval']);
+  const job = expandJobs([jobEntry()], false);
+  const jobFig = buildFigure(job, OPT);
+  const [line] = jobFig.data.filter((t) => t.showlegend);
+  assert.match(line.name, /^job · mean of 3 ranks, band min–max$/);
+  // Many runs merged by colour: no legend (the sidebar lists them).
+  const many = Array.from({ length: GROUP_ABOVE + 1 }, (_, i) => series(`r${i}`, [1, 2]));
+  assert.equal(buildFigure(many, OPT).layout.showlegend, false);
+});
+
+test('ticks: SI prefixes on linear axes, only decades labelled on log axes', () => {
+  const fig = buildFigure([series('a', [1, 2, 3])], OPT);
+  assert.equal(fig.layout.xaxis.exponentformat, 'SI');
+  assert.equal(fig.layout.yaxis.exponentformat, 'SI');
+  const log = buildFigure([series('a', [1, 2, 3])], { ...OPT, logY: true });
+  assert.equal(log.layout.yaxis.minorloglabels, 'none');
+  const wall = buildFigure([series('a', [1, 2, 3])], { ...OPT, xAxis: 'wall' });
+  assert.equal(wall.layout.xaxis.exponentformat, undefined); // dates
+});
+
+test('a job\'s mean line breaks where no rank logged for a while', () => {
+  assert.deepEqual(gapsOf([0, 1, 2, 3, 4, 20, 21, 22]), [5]);
+  assert.deepEqual(gapsOf([0, 1, 2, 3]), []);
+  assert.deepEqual(gapsOf([0, 1, 2, 3 + GAP_FACTOR - 1]), []);
+  const entry = jobEntry({ steps: [0, 1, 2, 3, 40, 41, 42] });
+  const fig = buildFigure(expandJobs([entry], false), { ...OPT, smoothing: 0 });
+  const line = fig.data.find((t) => t.meta.kind === 'raw');
+  assert.deepEqual(line.x, [0, 1, 2, 3, null, 40, 41, 42]);
+  assert.equal(line.y[4], null);
+  const [lo, hi] = fig.data.filter((t) => t.meta.kind?.startsWith('band'));
+  assert.deepEqual([lo.x[4], lo.y[4], hi.y[4]], [null, null, null]);
+  // A run that is no job is drawn as logged, however sparse.
+  const sparse = buildFigure([series('a', [1, 2, 3, 4, 5], { steps: [0, 1, 2, 3, 100] })], OPT);
+  assert.ok(!sparse.data[0].x.includes(null));
 });
