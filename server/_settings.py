@@ -15,10 +15,12 @@ from typing import Any
 
 from visualdl.server._hosts import normalise_host_name
 
-__all__ = ["MAX_POINTS_LIMIT", "Settings", "check_setting", "parse_logdir_spec"]
+__all__ = ["DEFAULT_MAX_POINTS", "MAX_POINTS_LIMIT", "Settings", "check_setting", "parse_logdir_spec"]
 
 #: The default of ``Settings.max_points_limit``: the most points of one series in one response.
 MAX_POINTS_LIMIT = 100_000
+#: Points per series of a chart by default: a run of up to this many is drawn whole.
+DEFAULT_MAX_POINTS = 5000
 #: ``max_points`` at least: downsampling keeps up to 5 points of each bucket.
 MIN_MAX_POINTS = 5
 #: ``max_points_limit`` at most: a response of ten million points is already ~200 MB of JSON.
@@ -36,7 +38,7 @@ class Settings:
     #: Seconds between two polls of the logdirs.
     reload_interval: float = 2.0
     #: Default and upper bound of the points of one series in one response.
-    max_points: int = 5000
+    max_points: int = DEFAULT_MAX_POINTS
     max_points_limit: int = MAX_POINTS_LIMIT
     #: URL prefix when served behind a reverse proxy, e.g. "/visualdl"; "" for none.
     path_prefix: str = ""

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from visualdl import __version__
 from visualdl.server._hosts import ANY_HOST, is_loopback, is_wildcard, normalise_host_name
+from visualdl.server._settings import DEFAULT_MAX_POINTS
 
 __all__ = ["main"]
 
@@ -77,8 +78,8 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds between two reads of new log data (default 2)",
     )  # fmt: skip
     parser.add_argument(
-        "--max-points", type=_option("max_points", int, "an integer"), default=5000, metavar="N",
-        help="points per series and chart at most (default 5000); zooming in fetches full resolution",
+        "--max-points", type=_option("max_points", int, "an integer"), default=DEFAULT_MAX_POINTS, metavar="N",
+        help=f"points per series and chart at most (default {DEFAULT_MAX_POINTS}); zooming in fetches full resolution",
     )  # fmt: skip
     parser.add_argument(
         "--path-prefix", type=_option("path_prefix", _prefix_text, "a URL path"), default="", metavar="PREFIX",
