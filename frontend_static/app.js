@@ -11,7 +11,7 @@ import { HistogramCard, MODES } from './histograms.js';
 import { ImageCard } from './images.js';
 import { JobsView } from './jobs.js';
 import { PerRunView } from './perrunview.js';
-import { renderIdle } from './renderqueue.js';
+import { loadPlotly, renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
@@ -259,3 +259,4 @@ document.addEventListener('visibilitychange', () => {
 
 showTab(location.hash.slice(1));
 tick().then(loadDeclarations);
+setTimeout(loadPlotly, 1500); // for the views that draw later, if no chart asked for it sooner

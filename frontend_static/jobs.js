@@ -7,6 +7,7 @@
 import { getJSON } from './api.js';
 import { h } from './dom.js';
 import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
+import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
 const STATE_COLORS = { closed: '#2e7d32', running: '#1565c0', silent: '#f9a825', killed: '#c62828' };
@@ -69,7 +70,7 @@ export class JobsView {
     const seq = ++this.seq;
     try {
       const job = await getJSON('job', { run: this.run });
-      if (seq === this.seq) this.draw(job);
+      if (seq === this.seq) whenPlotly(() => seq === this.seq && this.draw(job));
     } catch (error) {
       if (seq === this.seq) this.summary.textContent = `Cannot load the job: ${error.message}`;
     }

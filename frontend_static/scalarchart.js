@@ -4,6 +4,7 @@
 
 import { fetchJSON, isAbort } from './api.js';
 import { button, h, safeFileName, saveFile } from './dom.js';
+import { canQuickDraw, quickPlot } from './quickplot.js';
 import { cancelRender, scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs, toCSV, toJSON, toStepRange } from './scalarfigure.js';
 
@@ -18,6 +19,11 @@ const RELEASE_AFTER_MS = 15000;
 // than the server's --max-points, learnt from a response that did not ask for less).
 const POINTS_PER_CHART = 50000;
 const MIN_POINTS_PER_RUN = 100;
+
+/** A performance mark the first time only (the UI benchmark reads them). */
+function markOnce(name) {
+  if (!performance.getEntriesByName(name).length) performance.mark(name);
+}
 
 function pointBudget(runs, serverMax) {
   if (!serverMax || runs * serverMax <= POINTS_PER_CHART) return undefined;
@@ -41,6 +47,7 @@ export class ScalarChart {
     this.shown = [];
     this.active = false;
     this.plotted = false;
+    this.quick = null; // the SVG drawn before plotly.js is there (quickplot.js)
     this.stale = true;
     this.seq = 0;
     this.controller = null;
@@ -190,12 +197,13 @@ export class ScalarChart {
   }
 
   render() {
+    // Before plotly.js has loaded (the first second of a cold page), the chart is drawn as
+    // plain SVG at once (quickplot.js); plotly replaces it when it can.
+    if (window.Plotly === undefined && this.data && this.active && !this.plotted) this.drawQuick();
     scheduleRender(this, () => this.draw());
   }
 
-  draw() {
-    if (!this.data || !this.active) return;
-    this.needsDraw = false;
+  figure() {
     const selected = new Set(this.runs);
     const series = expandJobs(this.data.runs.filter((s) => selected.has(s.run)), this.ctx.scalar.perRank);
     const fig = buildFigure(series, {
@@ -206,9 +214,31 @@ export class ScalarChart {
       zoomY: this.zoomY,
       uirevision: this.uirevision,
     });
+    return { fig, series };
+  }
+
+  drawQuick() {
+    const { fig } = this.figure();
+    this.quick?.remove();
+    this.quick = null;
+    if (!canQuickDraw(fig)) return;
+    this.quick = quickPlot(fig, this.plot.clientWidth || 560);
+    this.plot.append(this.quick);
+    this.el.dataset.preview = 'drawn';
+    markOnce('visualdl:first-chart-preview');
+  }
+
+  draw() {
+    if (!this.data || !this.active) return;
+    this.needsDraw = false;
+    const { fig, series } = this.figure();
+    this.quick?.remove();
+    this.quick = null;
+    delete this.el.dataset.preview;
     this.shown = fig.shown;
     const seq = this.seq;
     Plotly.react(this.plot, fig.data, fig.layout, CONFIG).then(() => {
+      markOnce('visualdl:first-chart');
       if (seq === this.seq && this.plotted) this.el.dataset.state = 'ready';
     }, (error) => this.showError(`Drawing failed: ${error.message}`));
     if (!this.plotted) {

@@ -100,8 +100,9 @@ class StaticFiles:
                 if stamp != f.stamp:
                     with open(f.path, "rb") as handle:
                         data = handle.read()
-                    f.data, f.gzipped, f.stamp = data, None, stamp
+                    f.data, f.gzipped = data, None
                     f.digest = hashlib.sha256(data).hexdigest()[:16]
+                    f.stamp = stamp  # last: a reader that sees the stamp sees the digest too
         return f
 
     def _gzipped(self, f: _File) -> bytes:

@@ -312,3 +312,23 @@ def test_bench_interop_quick_measures_tensorboard_rust():
     assert figure(out, re.escape("a series request, 10 runs at once (median), ms")) > 0
     assert numbers(out, re.escape("peak RSS of the server's processes, MB"))[-1] > 0
     assert figure(out, re.escape("ratio cold start tfevents / TensorBoard Rust")) > 0
+
+
+# -- web UI ------------------------------------------------------------------------------
+
+
+def test_bench_ui_quick_measures_both_logdirs_cold_and_warm():
+    have = importable("playwright") and os.path.exists("/usr/bin/chromium")
+    require(have, "playwright and /usr/bin/chromium", "pip install playwright; apt-get install -y chromium")
+    out = output("bench_ui")
+    row = r"^(demo|12 charts x \d+ runs)\s+(cold|warm)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d,]+)$"
+    rows = re.findall(row, out, re.M)
+    assert [(name.split()[0], load) for name, load, *_ in rows] == [
+        ("demo", "cold"), ("demo", "warm"), ("12", "cold"), ("12", "warm"),
+    ], out  # fmt: skip
+    for *_, first, plotly_ms, every, transferred in rows:
+        assert 0 < float(first) <= float(plotly_ms) <= float(every), out
+        assert int(transferred.replace(",", "")) > 0
+    cold = int(rows[0][5].replace(",", ""))
+    warm = int(rows[1][5].replace(",", ""))
+    assert warm < cold / 5, out  # a reload fetches little: hashed files come from the cache

@@ -449,3 +449,45 @@ def test_saved_histogram_mode_naming_an_object_property_falls_back_to_offset(pag
     page.wait_for_selector('.card[data-tag="weights"][data-run="alpha"][data-mode="offset"][data-state="ready"]')
     assert page.is_checked('input[name="histogram-mode"][value="offset"]')
     assert page.errors == []
+
+
+def test_charts_are_drawn_before_plotly_has_run_then_by_plotly(page, server):
+    """plotly.js takes the page's thread for about a second: the first charts are drawn
+    without it (quickplot.js), in their lines' colours, and plotly replaces them."""
+    base, _, _ = server
+    held: list = []
+    page.route("**/vendor/plotly.min.js*", lambda route: held.append(route))  # answered below
+    page.goto(f"{base}#scalars")
+    preview = page.locator('.card[data-tag="loss"][data-preview="drawn"] svg.quick-plot')
+    preview.wait_for()
+    assert page.evaluate("() => window.Plotly === undefined")
+    paths = preview.locator("path")
+    assert paths.count() >= 1 and "L" in (paths.first.get_attribute("d") or "")
+    assert page.locator('.card[data-tag="loss"] .quick-axes text').count() >= 4  # ticks and a title
+    wait_for(lambda: held, "the page to ask for plotly.js")
+    for route in held:
+        route.continue_()
+    page.unroute("**/vendor/plotly.min.js*")
+    chart = scalar_chart(page, "loss")
+    assert chart.locator("svg.quick-plot").count() == 0 and chart.get_attribute("data-preview") is None
+    assert page.evaluate("() => performance.getEntriesByName('visualdl:first-chart').length") == 1
+    assert page.errors == []
+
+
+PLOTLY_BYTES_JS = "() => performance.getEntriesByType('resource').find((e) => e.name.includes('plotly')).transferSize"
+
+
+def test_plotly_comes_compressed_once_and_then_from_the_cache(page, server):
+    base, _, _ = server
+    seen = []
+    page.on("response", lambda r: seen.append(r) if "plotly.min.js" in r.url else None)
+    open_tab(page, base, "scalars")
+    (first,) = seen
+    assert first.headers.get("content-encoding") == "gzip"
+    assert "immutable" in first.headers.get("cache-control", "")
+    size = page.evaluate(PLOTLY_BYTES_JS)
+    assert 0 < size < 2_000_000  # 4.8 MB of script, about 1.5 MB on the wire
+    page.goto("about:blank")
+    open_tab(page, base, "scalars")
+    again = page.evaluate(PLOTLY_BYTES_JS)
+    assert again == 0  # from the browser's cache: nothing fetched

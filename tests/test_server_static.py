@@ -43,7 +43,7 @@ def test_index_links_every_file_by_the_hash_of_its_bytes(tmp_path):
         assert modules[f"./static/{name}"] == f"./static/{name}?v={digest}"
     assert re.search(r'src="static/app\.js\?v=[0-9a-f]{16}"', page)
     assert re.search(r'href="static/style\.css\?v=[0-9a-f]{16}"', page)
-    assert re.search(r'src="vendor/plotly\.min\.js\?v=[0-9a-f]{16}"', page)
+    assert re.search(r'href="vendor/plotly\.min\.js\?v=[0-9a-f]{16}"', page)  # preloaded
     # The page's policy allows that one inline script, by its hash, and no other.
     (imports,) = re.findall(r'<script type="importmap">(.*?)</script>', page)
     allowed = base64.b64encode(hashlib.sha256(imports.encode()).digest()).decode()
