@@ -27,9 +27,12 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 
 from visualdl._tail import open_regular
 from visualdl.errors import NotFound, VisualDLError
+from visualdl.server._curveview import audio_clip, audio_list, curves
 from visualdl.server._hosts import HostPolicy, host_name
+from visualdl.server._hparamview import hparams, scalar_layout
 from visualdl.server._openapi import openapi_document
 from visualdl.server._params import parse_query
+from visualdl.server._projector import Projector
 from visualdl.server._provider import DataProvider
 from visualdl.server._routes import ROUTES, Route
 from visualdl.server._settings import Settings
@@ -49,12 +52,17 @@ PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plot
 _CHUNK = 1 << 20
 
 
-#: What an image's first bytes say it is (TensorBoard's event files may hold JPEG and GIF too).
-_IMAGE_TYPES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
+#: What a blob's first bytes say it is (TensorBoard's event files may hold JPEG and GIF too).
+_MEDIA_TYPES = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF8", "image/gif"),
+    (b"RIFF", "audio/wav"),
+)
 
 
 def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes]]:
-    """The image type and ``length`` bytes of ``path`` from ``offset``, a chunk at a time;
+    """The media type and ``length`` bytes of ``path`` from ``offset``, a chunk at a time;
     opened and its first chunk read before the response starts, so a file gone since
     its record was checked is still a 404."""
     try:
@@ -62,8 +70,8 @@ def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes
         f.seek(offset)
         first = f.read(min(_CHUNK, length))
     except OSError as e:
-        raise NotFound(f"the log file holding this image cannot be read: {e}") from e
-    kind = next((mime for magic, mime in _IMAGE_TYPES if first.startswith(magic)), "application/octet-stream")
+        raise NotFound(f"the log file holding this image or clip cannot be read: {e}") from e
+    kind = next((mime for magic, mime in _MEDIA_TYPES if first.startswith(magic)), "application/octet-stream")
 
     def chunks() -> Iterator[bytes]:
         with f:
@@ -148,13 +156,59 @@ def _image(q: Query) -> Response:
         path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], step=q["step"])
     else:
         path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], index=q["index"])
-    # Streamed from the log file a chunk at a time: a huge image costs no more memory
-    # per request than a chunk, however many clients ask for it at once.
+    return _streamed(path, offset, length)
+
+
+def _streamed(path: str, offset: int, length: int) -> Response:
+    """A blob streamed from its log file a chunk at a time: a huge image or clip costs no
+    more memory per request than a chunk, however many clients ask for it at once."""
     mimetype, body = _file_span(path, offset, length)
     response = Response(body, mimetype=mimetype, direct_passthrough=True)
     response.headers["Content-Length"] = str(length)
     response.headers["Cache-Control"] = "private, max-age=3600"
     return response
+
+
+def _audio(q: Query) -> Any:
+    return audio_list(_provider(), run=q["run"], tag=q["tag"])
+
+
+def _audio_clip(q: Query) -> Response:
+    where = {"step": q["step"]} if q["step"] is not None else {"index": q["index"]}
+    return _streamed(*audio_clip(_provider(), run=q["run"], tag=q["tag"], **where))
+
+
+def _curves(q: Query) -> Any:
+    return curves(_provider(), kind=q["kind"], tag=q["tag"], runs=q["run"], step=q["step"])
+
+
+def _hparams(q: Query) -> Any:
+    return hparams(_provider(), runs=q["run"] or None)
+
+
+def _scalar_layout(q: Query) -> Any:
+    return scalar_layout(_provider())
+
+
+def _projector() -> Projector:
+    service: Projector | None = current_app.extensions.get("visualdl.projector")
+    if service is None:
+        service = current_app.extensions.setdefault("visualdl.projector", Projector(_provider()))
+    return service
+
+
+def _embeddings(q: Query) -> Any:
+    return _projector().entries(run=q["run"], tag=q["tag"])
+
+
+def _projection(q: Query) -> Any:
+    return _projector().projection(run=q["run"], tag=q["tag"], index=q["index"], method=q["method"], dims=q["dims"])
+
+
+def _neighbors(q: Query) -> Any:
+    return _projector().neighbours(
+        run=q["run"], tag=q["tag"], index=q["index"], point=q["point"], k=q["k"], metric=q["metric"]
+    )
 
 
 def _histograms(q: Query) -> Any:
@@ -215,6 +269,14 @@ _HANDLERS: dict[str, Callable[[Query], Any]] = {
     "graph": _graph,
     "graph_node": _graph_node,
     "graph_search": _graph_search,
+    "audio": _audio,
+    "audio_clip": _audio_clip,
+    "curves": _curves,
+    "hparams": _hparams,
+    "scalar_layout": _scalar_layout,
+    "embeddings": _embeddings,
+    "projection": _projection,
+    "neighbors": _neighbors,
 }
 
 

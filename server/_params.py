@@ -49,6 +49,8 @@ NUMBER_BOUNDS = {
     "index": (0, 2**62),
     "step": (0, 2**63 - 1),
     "max_entries": (1, 10_000),
+    "k": (1, 1000),
+    "dims": (2, 3),
 }
 #: The pattern of any text without a stated one: the server refuses a NUL character.
 NO_NUL = "^[^\\u0000]*$"

@@ -313,12 +313,25 @@ class DataProvider:
 
     # -- images, histograms, text, graphs ----------------------------------------------------
 
+    def events(self, run: str, kind: str, tag: str) -> tuple[LogReader, list[Any]]:
+        """The reader of ``run`` and the events of ``tag`` of ``kind`` there, by step
+        (:class:`NotFound` for an unknown run or a tag it does not have)."""
+        return self._events(run, kind, tag)
+
+    def resolve(self, run: str) -> tuple[LogReader, str]:
+        """The reader holding ``run`` and the run's name in it (:class:`NotFound` if unknown)."""
+        return self._resolve(run)
+
     def _events(self, run: str, kind: str, tag: str) -> tuple[LogReader, list[Any]]:
         reader, local = self._resolve(run)
         getters: dict[str, Callable[[str, str], list[Any]]] = {
             "images": reader.images,
             "histograms": reader.histograms,
             "text": reader.texts,
+            "audio": reader.audio,
+            "pr_curves": reader.pr_curves,
+            "roc_curves": reader.roc_curves,
+            "embeddings": reader.embeddings,
         }
         if not _has_tag(reader, local, kind, tag):
             raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")

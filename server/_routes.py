@@ -406,6 +406,165 @@ _GRAPH_SEARCH = _object(
     }
 )
 _IMAGE = {"type": "string", "format": "binary"}
+_NULLABLE_NUMBERS = _array(_NULLABLE_NUMBER)
+_AUDIO = _object(
+    {
+        **_RUN_TAG,
+        "entries": _array(
+            _object(
+                {
+                    "step": INTEGER,
+                    "wall_time": NUMBER,
+                    "sample_rate": INTEGER,
+                    "channels": INTEGER,
+                    "frames": INTEGER,
+                    "seconds": NUMBER,
+                    "bytes": {"type": "integer", "description": "of the WAV file"},
+                }
+            )
+        ),
+    }
+)
+_CURVE_RUN = _object(
+    {
+        "run": STRING,
+        "steps": _array(INTEGER),
+        "step": _NULLABLE_INTEGER,
+        "wall_time": NUMBER,
+        "thresholds": _NULLABLE_NUMBERS,
+        "tp": _NULLABLE_NUMBERS,
+        "fp": _NULLABLE_NUMBERS,
+        "tn": _NULLABLE_NUMBERS,
+        "fn": _NULLABLE_NUMBERS,
+        "auc": {**_NULLABLE_NUMBER, "description": "area under the curve, trapezoid rule; null under two points"},
+    },
+    optional=("wall_time", "thresholds", "tp", "fp", "tn", "fn", "auc"),
+    description="one run's curve at one step (null: the run has none at or before the step asked); "
+    "besides the counts, the two rates drawn, named by x and y: recall and precision (PR) or fpr and tpr "
+    "(ROC); null where a rate is undefined (nothing predicted positive)",
+)
+_CURVES = _object(
+    {
+        "kind": {"enum": ["pr_curves", "roc_curves"]},
+        "tag": STRING,
+        "x": {"enum": ["recall", "fpr"]},
+        "y": {"enum": ["precision", "tpr"]},
+        "steps": {**_array(INTEGER), "description": "every step of the tag in the runs asked for"},
+        "runs": _array(_CURVE_RUN),
+        "missing": {**_array(STRING), "description": "runs asked for that have no such curve"},
+    }
+)
+_METRIC = {
+    "type": ["object", "null"],
+    "properties": {
+        "last": _NULLABLE_NUMBER,
+        "last_nonfinite": {"enum": ["nan", "inf", "-inf", None]},
+        "step": INTEGER,
+        "min": _NULLABLE_NUMBER,
+        "max": _NULLABLE_NUMBER,
+        "points": INTEGER,
+    },
+    "required": ["last", "last_nonfinite", "step", "min", "max", "points"],
+    "description": "the metric's scalar tag in the run: last value (null when not finite: see last_nonfinite) "
+    "and its step, min and max over the finite values; null when the run never logged it",
+}
+_HPARAMS = _object(
+    {
+        "hparams": _array(
+            _object(
+                {"name": STRING, "type": {"enum": ["number", "boolean", "string"]}, "values": {"type": "array"}},
+                optional=("values",),
+                description="a hyperparameter over the runs; booleans and strings list their distinct values",
+            )
+        ),
+        "metrics": {**_array(STRING), "description": "the scalar tags any run names as metrics"},
+        "runs": _array(
+            _object(
+                {
+                    "run": STRING,
+                    "wall_time": NUMBER,
+                    "hparams": {"type": "object", "description": "values as written: numbers, booleans, strings"},
+                    "metrics": _map(_METRIC),
+                }
+            )
+        ),
+    }
+)
+_LAYOUT = _object(
+    {
+        "categories": _array(
+            _object(
+                {
+                    "title": STRING,
+                    "closed": BOOLEAN,
+                    "charts": _array(
+                        _object(
+                            {
+                                "title": STRING,
+                                "multiline": _array(STRING),
+                                "margin": _array(_array(STRING)),
+                                "tags": {**_array(STRING), "description": "scalar tags the chart draws"},
+                                "errors": _array(STRING),
+                            }
+                        )
+                    ),
+                }
+            )
+        )
+    }
+)
+_EMBEDDINGS = _object(
+    {
+        **_RUN_TAG,
+        "entries": _array(
+            _object(
+                {
+                    "index": INTEGER,
+                    "step": INTEGER,
+                    "wall_time": NUMBER,
+                    "rows": INTEGER,
+                    "dimension": INTEGER,
+                    "metadata_header": _array(STRING),
+                }
+            )
+        ),
+    }
+)
+_PROJECTION = _object(
+    {
+        **_RUN_TAG,
+        "index": INTEGER,
+        "method": {"enum": ["pca", "tsne", "umap"]},
+        "dims": INTEGER,
+        "rows": INTEGER,
+        "dimension": INTEGER,
+        "status": {"enum": ["done", "computing"], "description": "t-SNE and UMAP run in the background: ask again"},
+        "points": {"type": "integer", "description": "rows projected: all for PCA, at most 5,000 sampled otherwise"},
+        "coordinates": {
+            "type": "string",
+            "contentEncoding": "base64",
+            "description": "little-endian float32, points x dims, row after row",
+        },
+        "sample": {
+            "type": ["string", "null"],
+            "contentEncoding": "base64",
+            "description": "little-endian int32 rows projected, when a sample (null: every row, in order)",
+        },
+        "explained_variance": {**_nullable({"type": "array"}), "description": "PCA: variance share per component"},
+        "metadata_header": _array(STRING),
+        "metadata": {"type": "array", "items": _array(STRING), "description": "one list per metadata column"},
+    },
+    optional=("coordinates", "sample", "explained_variance"),
+)
+_NEIGHBORS = _object(
+    {
+        **_RUN_TAG,
+        "index": INTEGER,
+        "point": INTEGER,
+        "metric": {"enum": ["cosine", "euclidean"]},
+        "neighbors": _array(_object({"row": INTEGER, "distance": NUMBER, "labels": _array(STRING)})),
+    }
+)
 
 # -- parameters ----------------------------------------------------------------------------
 
@@ -430,6 +589,13 @@ _GRAPH_PARAMS = (
         hint=f"NODE.ATTRIBUTE.INDEX steps joined by |, at most {MAX_PATH_DEPTH}, e.g. 3.then_branch.0",
         example="3.then_branch.0",
     ),
+)
+
+_ENTRY = Param(
+    "index",
+    "which entry of the tag (by step, from 0); default: the newest",
+    type="integer",
+    bounds=NUMBER_BOUNDS["index"],
 )
 
 #: Every route of the JSON API but ``/api/openapi.json`` itself.
@@ -581,6 +747,89 @@ ROUTES: tuple[Route, ...] = (
         ),
         _GRAPH_NODE,
         errors=(400, 404, 422),
+    ),
+    Route(
+        "audio", "/api/audio", "Every clip of a tag in a run: step, sample rate, channels, length", (_RUN, _TAG), _AUDIO
+    ),
+    Route(
+        "audio_clip",
+        "/api/audio/clip",
+        "The WAV bytes of one clip, by position or by step, streamed from the log file",
+        (
+            _RUN,
+            _TAG,
+            Param(
+                "index",
+                "position in the /api/audio list (default 0)",
+                type="integer",
+                bounds=NUMBER_BOUNDS["index"],
+                default=0,
+            ),
+            Param("step", "the step (its last clip); instead of index", type="integer", bounds=NUMBER_BOUNDS["step"]),
+        ),
+        {"type": "string", "format": "binary"},
+        content_types=("audio/wav", "application/octet-stream"),
+    ),
+    Route(
+        "curves",
+        "/api/curves",
+        "A PR or ROC curve tag over many runs, each at one step (the one asked for, or the nearest before it; "
+        "the newest by default): per threshold TP, FP, TN, FN and the two rates, and the area under the curve",
+        (
+            Param("kind", "pr_curves or roc_curves", type="enum", choices=("pr_curves", "roc_curves")),
+            Param("tag", "curve tag", required=True),
+            Param("run", "runs (repeat the parameter)", required=True, many=MAX_RUNS),
+            Param(
+                "step", "the step to show (the nearest before it per run)", type="integer", bounds=NUMBER_BOUNDS["step"]
+            ),
+        ),
+        _CURVES,
+    ),
+    Route(
+        "hparams",
+        "/api/hparams",
+        "Runs with hyperparameters: their values, and each metric's last, min and max from its scalar tag",
+        (Param("run", "only these runs (each must be known)", many=MAX_RUNS),),
+        _HPARAMS,
+    ),
+    Route(
+        "scalar_layout",
+        "/api/scalar_layout",
+        "Custom scalar layouts of all runs merged (categories, charts of several tags, margin charts), each "
+        "chart with the tags it draws",
+        (),
+        _LAYOUT,
+        errors=(),
+    ),
+    Route("embeddings", "/api/embeddings", "The embeddings entries of a tag in a run", (_RUN, _TAG), _EMBEDDINGS),
+    Route(
+        "projection",
+        "/api/projection",
+        "An embeddings entry projected to 2 or 3 dimensions by PCA (always), t-SNE or UMAP (where installed; "
+        "on 5,000 sampled rows, in the background), with its metadata columns",
+        (
+            _RUN,
+            _TAG,
+            _ENTRY,
+            Param("method", "pca, tsne or umap", type="enum", choices=("pca", "tsne", "umap")),
+            Param("dims", "2 or 3", type="integer", bounds=NUMBER_BOUNDS["dims"], default=2),
+        ),
+        _PROJECTION,
+        errors=(400, 404, 422),
+    ),
+    Route(
+        "neighbors",
+        "/api/neighbors",
+        "The k rows nearest to one row of an embeddings entry, in the original space",
+        (
+            _RUN,
+            _TAG,
+            _ENTRY,
+            Param("point", "the row", type="integer", required=True, bounds=NUMBER_BOUNDS["index"]),
+            Param("k", "how many (default 10)", type="integer", bounds=NUMBER_BOUNDS["k"], default=10),
+            Param("metric", "cosine or euclidean", type="enum", choices=("cosine", "euclidean")),
+        ),
+        _NEIGHBORS,
     ),
     Route(
         "graph_search",

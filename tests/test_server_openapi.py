@@ -19,8 +19,11 @@ from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 
 # A value each parameter takes (the endpoint then answers 200 or 404, never 400).
-TAGS = {"scalars": "loss", "image": "img", "images": "img", "histograms": "h", "distribution": "h", "text": "t"}
-GOOD = {"run": "train", "model": "0", "node": "n0", "q": "conv", "name": "convnet", "index": "0"}
+TAGS = {
+    **{"scalars": "loss", "image": "img", "images": "img", "histograms": "h", "distribution": "h", "text": "t"},
+    **{"audio": "clip", "clip": "clip", "curves": "pr", "embeddings": "emb", "projection": "emb", "neighbors": "emb"},
+}
+GOOD = {"run": "train", "model": "0", "node": "n0", "q": "conv", "name": "convnet", "index": "0", "point": "0"}
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +35,10 @@ def client(tmp_path_factory):
         w.add_histogram("h", np.arange(10.0), 0)
         w.add_text("t", "hello", 0)
         w.add_graph(conv_model(), name="convnet")
+        w.add_audio("clip", np.zeros(80), 0)
+        w.add_pr_curve("pr", [0, 1, 1, 0], [0.1, 0.9, 0.6, 0.4], 0)
+        w.add_embeddings("emb", mat=np.eye(4), metadata=["a", "b", "c", "d"])
+        w.add_hparams({"lr": 0.1}, ["loss"])
     model = logdir / "model.onnx"
     onnx.save(conv_model(), model)
     app = create_app(Settings(logdirs=(("", str(logdir)),), models=(str(model),), background=False))
