@@ -1,0 +1,200 @@
+"""The API of the kinds VisualDL 2.5's writer added: audio, PR/ROC curves, hyperparameters,
+custom scalar layouts and the embedding projector, checked value by value against what was
+logged (every answer is also checked against the OpenAPI schema by the test client)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import itertools
+import math
+import os
+import time
+import wave
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+
+from visualdl import LogReader, LogWriter, SummaryWriter
+from visualdl.server._settings import Settings
+from visualdl.server.app import create_app
+
+
+def _write(logdir: str) -> None:
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 2, 300)
+    scores = np.clip(labels * 0.35 + rng.random(300) * 0.65, 0, 1)
+    for run, lr in (("a", 0.1), ("b", 0.01)):
+        with LogWriter(os.path.join(logdir, run)) as w:
+            for step in range(5):
+                w.add_scalar("loss", 1.0 / (step + 1) + lr, step)
+            w.add_scalar("acc", 0.5 + lr, 4)
+            w.add_hparams({"lr": lr, "batch": 32, "opt": "adam" if run == "a" else "sgd", "warm": run == "a"},
+                          ["loss", "acc", "never"])  # fmt: skip
+            for step in (0, 10):
+                w.add_pr_curve("pr", labels, scores ** (1 + step / 10), step, num_thresholds=30)
+                w.add_roc_curve("roc", labels, scores, step, num_thresholds=20)
+            w.add_audio("clip", np.sin(np.arange(4000) / 10) * 0.5, 3, sample_rate=8000)
+            w.add_audio("clip", np.zeros(800), 7, sample_rate=16000)
+    low_rank = rng.normal(size=(500, 2)) @ rng.normal(size=(2, 8)) * np.array([5, 5, 5, 5, 5, 5, 5, 5])
+    noise = rng.normal(size=(500, 8)) * 0.01
+    with LogWriter(os.path.join(logdir, "emb")) as w:
+        w.add_embeddings("vectors", mat=(low_rank + noise).astype(np.float32),
+                         metadata=[[f"p{i}" for i in range(500)], [str(i % 3) for i in range(500)]],
+                         metadata_header=["name", "class"])  # fmt: skip
+        w.add_scalar("other/x", 1.0, 0)
+    with SummaryWriter(os.path.join(logdir, "layout")) as sw:
+        loss = {"both": ["Multiline", ["^lo", "acc$"]], "band": ["Margin", ["loss", "acc", "loss"]]}
+        sw.add_custom_scalars({"Loss": loss, "Broken": {"bad": ["Multiline", ["(unclosed"]]}})
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> tuple[Any, str]:
+    logdir = str(tmp_path_factory.mktemp("kinds"))
+    _write(logdir)
+    app = create_app(Settings(logdirs=(("", logdir),), background=False))
+    app.extensions["visualdl.provider"].poll()
+    return app.test_client(), logdir
+
+
+def _get(client, path: str, status: int = 200, **params: Any) -> Any:
+    response = client.get(f"{path}?{urlencode(params, doseq=True)}")
+    assert response.status_code == status, (path, params, response.data[:300])
+    return response
+
+
+def test_audio_lists_clips_and_streams_the_logged_wav(env):
+    client, logdir = env
+    reader = LogReader(logdir)
+    listing = _get(client, "/api/audio", run="a", tag="clip").get_json()
+    assert [(e["step"], e["sample_rate"], e["frames"], e["channels"]) for e in listing["entries"]] == [
+        (3, 8000, 4000, 1), (7, 16000, 800, 1),
+    ]  # fmt: skip
+    assert listing["entries"][0]["seconds"] == 0.5
+    for index, event in enumerate(reader.audio("a", "clip")):
+        by_index = _get(client, "/api/audio/clip", run="a", tag="clip", index=index)
+        assert by_index.mimetype == "audio/wav" and by_index.data == reader.read_blob(event)
+        assert _get(client, "/api/audio/clip", run="a", tag="clip", step=event.step).data == by_index.data
+        with wave.open(io.BytesIO(by_index.data)) as clip:
+            assert clip.getframerate() == event.sample_rate
+    assert "no clip at step 5" in _get(client, "/api/audio/clip", 404, run="a", tag="clip", step=5).get_json()["error"]
+    assert _get(client, "/api/audio/clip", 404, run="a", tag="clip", index=2).get_json()["code"] == "not_found"
+    assert _get(client, "/api/audio", 404, run="nope", tag="clip").get_json()["code"] == "not_found"
+
+
+def _auc(x: list[float | None], y: list[float | None]) -> float:
+    points = sorted((a, b) for a, b in zip(x, y, strict=True) if a is not None and b is not None)
+    return sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in itertools.pairwise(points))
+
+
+@pytest.mark.parametrize(("kind", "tag", "x", "y"), [("pr_curves", "pr", "recall", "precision"),
+                                                     ("roc_curves", "roc", "fpr", "tpr")])  # fmt: skip
+def test_curves_of_many_runs_at_a_step_with_their_area(env, kind, tag, x, y):
+    client, logdir = env
+    reader = LogReader(logdir)
+    answer = _get(client, "/api/curves", kind=kind, tag=tag, run=["a", "b", "emb"]).get_json()
+    assert (answer["x"], answer["y"], answer["steps"], answer["missing"]) == (x, y, [0, 10], ["emb"])
+    for entry in answer["runs"]:
+        logged = getattr(reader, kind)(entry["run"], tag)[-1]  # the newest by default
+        assert entry["step"] == 10 and entry["steps"] == [0, 10]
+        for field in ("thresholds", "tp", "fp", "tn", "fn", x, y):
+            want = [None if math.isnan(v) else v for v in getattr(logged, field).tolist()]
+            assert entry[field] == want, field
+        assert entry["auc"] == pytest.approx(_auc(entry[x], entry[y]), rel=1e-12)
+        assert 0.5 < entry["auc"] <= 1.0  # the scores carry the labels
+    at = _get(client, "/api/curves", kind=kind, tag=tag, run="a", step=9).get_json()["runs"][0]
+    assert at["step"] == 0  # the nearest step before 9
+    assert _get(client, "/api/curves", 404, kind=kind, tag=tag, run="nope").get_json()["code"] == "not_found"
+    assert _get(client, "/api/curves", 400, kind="bars", tag=tag, run="a").get_json()["code"] == "invalid_argument"
+
+
+def test_hparams_keep_types_and_take_metrics_from_the_scalars(env):
+    client, _ = env
+    answer = _get(client, "/api/hparams").get_json()
+    assert [r["run"] for r in answer["runs"]] == ["a", "b"]
+    columns = {c["name"]: c for c in answer["hparams"]}
+    assert columns["lr"]["type"] == "number" and columns["opt"] == {
+        "name": "opt",
+        "type": "string",
+        "values": ["adam", "sgd"],
+    }
+    assert columns["warm"] == {"name": "warm", "type": "boolean", "values": [False, True]}
+    assert answer["metrics"] == ["loss", "acc", "never"]
+    a = answer["runs"][0]
+    assert a["hparams"] == {"lr": 0.1, "batch": 32, "opt": "adam", "warm": True}
+    loss = a["metrics"]["loss"]
+    assert (loss["last"], loss["step"], loss["min"], loss["max"], loss["points"]) == (
+        pytest.approx(0.3), 4, pytest.approx(0.3), pytest.approx(1.1), 5,
+    )  # fmt: skip
+    assert a["metrics"]["never"] is None  # named, never logged
+    only_b = _get(client, "/api/hparams", run="b").get_json()
+    assert [r["run"] for r in only_b["runs"]] == ["b"]
+    assert _get(client, "/api/hparams", 404, run="nope").get_json()["code"] == "not_found"
+
+
+def test_scalar_layout_is_merged_with_the_tags_each_chart_draws(env):
+    client, _ = env
+    categories = {c["title"]: c for c in _get(client, "/api/scalar_layout").get_json()["categories"]}
+    assert set(categories) == {"Loss", "Broken"}
+    charts = {c["title"]: c for c in categories["Loss"]["charts"]}
+    assert charts["both"]["tags"] == ["loss", "acc"] or sorted(charts["both"]["tags"]) == ["acc", "loss"]
+    assert charts["band"]["margin"] == [["loss", "acc", "loss"]] and charts["band"]["tags"] == ["loss", "acc"]
+    (bad,) = categories["Broken"]["charts"]
+    assert bad["tags"] == [] and "does not compile" in bad["errors"][0]
+
+
+def _floats(text: str, shape: tuple[int, ...]) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), "<f4").reshape(shape)
+
+
+def test_projector_pca_recovers_a_low_rank_matrix_and_neighbours_are_exact(env):
+    client, logdir = env
+    listing = _get(client, "/api/embeddings", run="emb", tag="vectors").get_json()
+    assert listing["entries"] == [{"index": 0, "step": 0, "wall_time": listing["entries"][0]["wall_time"], "rows": 500,
+                                   "dimension": 8, "metadata_header": ["name", "class"]}]  # fmt: skip
+    answer = _get(client, "/api/projection", run="emb", tag="vectors", method="pca", dims=3).get_json()
+    assert (answer["status"], answer["points"], answer["sample"]) == ("done", 500, None)
+    shares = answer["explained_variance"]
+    assert sum(shares[:2]) > 0.999 and shares[2] < 1e-3  # two real dimensions, and noise
+    coords = _floats(answer["coordinates"], (500, 3))
+    (event,) = LogReader(logdir).embeddings("emb", "vectors")
+    vectors = np.frombuffer(LogReader(logdir).read_blob(event), "<f4").reshape(500, 8).astype(np.float64)
+    centred = vectors - vectors.mean(axis=0)
+    # The first component is the direction of largest variance: its variance is the top eigenvalue.
+    assert coords[:, 0].var(ddof=1) == pytest.approx(np.linalg.eigvalsh(np.cov(centred.T))[-1], rel=1e-3)
+    assert answer["metadata"][0][:2] == ["p0", "p1"] and answer["metadata"][1][:3] == ["0", "1", "2"]
+    again = _get(client, "/api/projection", run="emb", tag="vectors", method="pca", dims=3).get_json()
+    assert again["coordinates"] == answer["coordinates"]  # the same picture each time
+    for metric in ("cosine", "euclidean"):
+        near = _get(client, "/api/neighbors", run="emb", tag="vectors", point=7, k=5, metric=metric).get_json()
+        if metric == "cosine":
+            unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+            d = 1 - unit @ unit[7]
+        else:
+            d = np.linalg.norm(vectors - vectors[7], axis=1)
+        d[7] = np.inf
+        want = np.argsort(d, kind="stable")[:5].tolist()
+        assert [n["row"] for n in near["neighbors"]] == want
+        assert [n["distance"] for n in near["neighbors"]] == pytest.approx(d[want].tolist(), abs=1e-6)
+        assert near["neighbors"][0]["labels"] == [f"p{want[0]}", str(want[0] % 3)]
+    assert _get(client, "/api/neighbors", 404, run="emb", tag="vectors", point=500).get_json()["code"] == "not_found"
+
+
+def test_projector_tsne_runs_in_the_background_and_a_missing_package_is_named(env, monkeypatch):
+    client, _ = env
+    first = _get(client, "/api/projection", run="emb", tag="vectors", method="tsne", dims=2).get_json()
+    deadline = time.monotonic() + 120
+    answer = first
+    while answer["status"] == "computing":
+        assert time.monotonic() < deadline, "t-SNE did not finish"
+        time.sleep(0.2)
+        answer = _get(client, "/api/projection", run="emb", tag="vectors", method="tsne", dims=2).get_json()
+    assert answer["points"] == 500 and _floats(answer["coordinates"], (500, 2)).shape == (500, 2)
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "umap" else real(name, *a))
+    error = _get(client, "/api/projection", 422, run="emb", tag="vectors", method="umap").get_json()
+    assert "pip install umap-learn" in error["error"] and error["code"] == "cannot_show"
