@@ -4,13 +4,18 @@
 // panel for, in the server's order, with its counts.
 
 import { getJSON, loadDeclarations } from './api.js';
+import { AudioCard } from './audio.js';
 import { assignColors, colorOf } from './colors.js';
 import { compileFilter, matches } from './dom.js';
+import { CurvesView } from './curves.js';
 import { GraphView } from './graph.js';
 import { HistogramCard, MODES } from './histograms.js';
+import { HParamsView } from './hparams.js';
 import { ImageCard } from './images.js';
 import { JobsView } from './jobs.js';
+import { LayoutsView } from './layouts.js';
 import { PerRunView } from './perrunview.js';
+import { ProjectorView } from './projector.js';
 import { loadPlotly, renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
@@ -74,6 +79,12 @@ const views = {
   text: new PerRunView(panel('text'), ctx, { kind: 'text', noun: 'text', Card: TextCard }),
   jobs: new JobsView(panel('jobs'), ctx),
   graphs: new GraphView(panel('graphs'), ctx),
+  audio: new PerRunView(panel('audio'), ctx, { kind: 'audio', noun: 'audio', Card: AudioCard }),
+  pr_curves: new CurvesView(panel('pr_curves'), ctx, 'pr_curves'),
+  roc_curves: new CurvesView(panel('roc_curves'), ctx, 'roc_curves'),
+  hparams: new HParamsView(panel('hparams'), ctx),
+  embeddings: new ProjectorView(panel('embeddings'), ctx),
+  scalar_layouts: new LayoutsView(panel('scalar_layouts'), ctx),
 };
 const sidebar = new Sidebar(ctx);
 

@@ -188,7 +188,8 @@ class DataProvider:
         for name in KINDS:
             by_tag = tags.get(name, {})
             runs = {run for names in by_tag.values() for run in names}
-            kind = {"name": name, "title": name.capitalize(), "record": True, "tags": len(by_tag), "runs": len(runs)}
+            title = _TITLES.get(name, name.capitalize())
+            kind = {"name": name, "title": title, "record": True, "tags": len(by_tag), "runs": len(runs)}
             out.append(kind)
         jobs = 0
         for run in self.list_runs():
@@ -460,6 +461,16 @@ class DataProvider:
             "problems": problems,
             "not_served": self.not_served(),
         }
+
+
+#: The web UI's tab titles of the kinds whose name is no title.
+_TITLES = {
+    "pr_curves": "PR curves",
+    "roc_curves": "ROC curves",
+    "hparams": "Hyperparameters",
+    "embeddings": "Projector",
+    "scalar_layouts": "Custom scalars",
+}
 
 
 def _has_tag(reader: LogReader, run: str, kind: str, tag: str) -> bool:
