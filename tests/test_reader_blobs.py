@@ -130,3 +130,24 @@ def test_histogram_of_nan_only_has_no_finite_range(logdir):
     assert (nan_only.min, nan_only.max) == (0.0, 0.0)  # as stored: format version 1
     assert finite.finite_range == (finite.min, finite.max) == (-0.0, 2.5)
     assert np.signbit(finite.min)  # exact, bit for bit
+
+
+def test_embeddings_of_many_metadata_rows_are_read_back(tmp_path):
+    """Each metadata row is a field of the record: 6,000 of them (more than the field walk
+    once took) still give the vectors, through the reader and through open_blob."""
+    import numpy as np
+
+    from visualdl import LogReader, LogWriter
+    from visualdl._reader import open_blob
+
+    mat = np.arange(6000 * 3, dtype=np.float32).reshape(6000, 3)
+    with LogWriter(str(tmp_path / "run")) as writer:
+        writer.add_embeddings("e", mat=mat, metadata=[f"row {i}" for i in range(6000)])
+    reader = LogReader(str(tmp_path))
+    (event,) = reader.embeddings("run", "e")
+    assert (event.rows, event.metadata[5999]) == (6000, ("row 5999",))
+    assert np.array_equal(np.frombuffer(reader.read_blob(event), "<f4").reshape(6000, 3), mat)
+    path, offset, length = open_blob(event)
+    with open(path, "rb") as f:
+        f.seek(offset)
+        assert f.read(length) == mat.tobytes()

@@ -57,8 +57,32 @@ def parse_record(payload: bytes) -> pb.Record:
     return record
 
 
-#: A record with more fields than this is not walked for its blob (ours have a dozen).
-_MAX_FIELDS = 4096
+#: A message with more fields than this is not walked for its blob (an embeddings record
+#: has a field per row of metadata: 100,000 rows, 100,000 fields; the walk reads the keys
+#: through a buffer, so its cost follows the record's bytes, already read once to check them).
+_MAX_FIELDS = 1 << 24
+_WINDOW = 1 << 16
+
+
+class _Window:
+    """``read(offset, n)`` through a buffer of :data:`_WINDOW` bytes: the walk over a message
+    of many small fields reads the file once per window, not once per field."""
+
+    __slots__ = ("_read", "_start", "_data")
+
+    def __init__(self, read: Callable[[int, int], bytes]) -> None:
+        self._read = read
+        self._start = 0
+        self._data = b""
+
+    def __call__(self, pos: int, n: int) -> bytes:
+        end = pos + n
+        if not (self._start <= pos and end <= self._start + len(self._data)):
+            self._start = pos
+            self._data = self._read(pos, max(n, _WINDOW))
+        return self._data[pos - self._start : end - self._start]
+
+
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
 
 
@@ -116,6 +140,7 @@ def blob_span(read: Callable[[int, int], bytes], length: int, field: str, blob_f
     if message is None:
         raise ValueError(f"Record field {field!r} is not a message: give the field of a kind with a blob")
     blob_number = message.fields_by_name[blob_field].number
+    read = _Window(read)
     kind = 0
     span = (0, 0)
     for number, wire, begin, end in _fields(read, 0, length):
