@@ -97,6 +97,8 @@ setup(
             "torch==2.13.0",
             # torch's dynamo ONNX exporter (tests/test_graph_structure.py exports with it).
             "onnxscript>=0.5",
+            # The projector's UMAP (tests/test_api_kinds.py projects with it).
+            "umap-learn>=0.5",
             # add_graph of a PaddlePaddle Layer, exported by paddle.onnx.export (CPU build).
             "paddlepaddle>=3.0",
             "paddle2onnx>=2.0",
@@ -107,6 +109,8 @@ setup(
         ],
         # Lint, format check and type check (.ci/typecheck).
         "dev": ["ruff>=0.6", "mypy>=1.10", "types-protobuf"],
+        # The projector's t-SNE (scikit-learn) and UMAP (umap-learn); PCA needs neither.
+        "projector": ["scikit-learn>=1.3", "umap-learn>=0.5"],
         # %load_ext visualdl and notebook.display() need IPython; the figures do not.
         "notebook": ["ipython>=8"],
         # demo/ps_train.py trains on scikit-learn's digits (shipped with it, no download).

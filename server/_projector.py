@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import importlib.util
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -205,7 +206,9 @@ class Projector:
         def work() -> None:
             try:
                 rows = _sample(len(vectors))
-                coords = _embed(method, vectors[rows], dims)
+                with warnings.catch_warnings():  # the libraries' chatter (umap: "Tensorflow not installed")
+                    warnings.simplefilter("ignore")
+                    coords = _embed(method, vectors[rows], dims)
                 sample = None if len(rows) == len(vectors) else _b64(rows)
                 self._put(
                     key, {"coordinates": _b64(coords), "explained_variance": None, "sample": sample}, coords.nbytes

@@ -198,3 +198,16 @@ def test_projector_tsne_runs_in_the_background_and_a_missing_package_is_named(en
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "umap" else real(name, *a))
     error = _get(client, "/api/projection", 422, run="emb", tag="vectors", method="umap").get_json()
     assert "pip install umap-learn" in error["error"] and error["code"] == "cannot_show"
+
+
+def test_projector_umap_projects_in_the_background(env):
+    client, _ = env
+    query: dict[str, Any] = {"run": "emb", "tag": "vectors", "method": "umap", "dims": 2}
+    answer = _get(client, "/api/projection", **query).get_json()
+    deadline = time.monotonic() + 300  # the first UMAP compiles its numba code
+    while answer["status"] == "computing":
+        assert time.monotonic() < deadline, "UMAP did not finish"
+        time.sleep(0.5)
+        answer = _get(client, "/api/projection", **query).get_json()
+    coords = _floats(answer["coordinates"], (500, 2))
+    assert answer["points"] == 500 and np.isfinite(coords).all() and coords.std(axis=0).min() > 0

@@ -332,3 +332,12 @@ def test_bench_ui_quick_measures_both_logdirs_cold_and_warm():
     cold = int(rows[0][5].replace(",", ""))
     warm = int(rows[1][5].replace(",", ""))
     assert warm < cold / 5, out  # a reload fetches little: hashed files come from the cache
+
+
+def test_bench_projector_quick_measures_the_sdk_server_and_browser():
+    have = importable("playwright") and os.path.exists("/usr/bin/chromium")
+    require(have, "playwright and /usr/bin/chromium", "pip install playwright; apt-get install -y chromium")
+    figures = json_block(output("bench_projector"))
+    positive(figures, "rows", "sdk_call_s", "pca_cold_s", "pca_warm_s", "answer_mb", "neighbours_s")
+    positive(figures, "browser_first_view_s")
+    assert figures["pca_warm_s"] < figures["pca_cold_s"], figures  # the second request is the cached one
