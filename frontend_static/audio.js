@@ -5,7 +5,7 @@
 import { apiUrl, fetchJSON } from './api.js';
 import { h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
-import { LazyCard } from './perrunview.js';
+import { LazyCard } from './card.js';
 
 export class AudioCard extends LazyCard {
   constructor(tag, run, ctx) {

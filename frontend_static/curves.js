@@ -7,8 +7,8 @@ import { fetchJSON } from './api.js';
 import { CardGrid } from './cardgrid.js';
 import { groupOf, h, matches, naturalCompare } from './dom.js';
 import { escPlotly } from './format.js';
-import { LazyCard } from './perrunview.js';
-import { cancelRender, scheduleRender } from './renderqueue.js';
+import { LazyCard } from './card.js';
+import { scheduleRender } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
 const TITLES = { recall: 'recall', precision: 'precision', fpr: 'false positive rate', tpr: 'true positive rate' };
@@ -39,7 +39,6 @@ class CurveCard extends LazyCard {
     this.runs = [];
     this.step = null; // null: each run's newest
     this.steps = [];
-    this.plotted = false;
     this.plot = h('div', { class: 'plot', 'aria-label': `${tag} curves` });
     this.slider = h('input', { type: 'range', class: 'step-slider', min: 0, max: 0, step: 1, 'aria-label': `Step of ${tag}` });
     this.slider.addEventListener('change', () => {
@@ -91,11 +90,6 @@ class CurveCard extends LazyCard {
     this.plotted = true;
   }
 
-  dispose() {
-    super.dispose();
-    cancelRender(this);
-    if (this.plotted) Plotly.purge(this.plot);
-  }
 }
 
 export class CurvesView {

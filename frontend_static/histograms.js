@@ -2,12 +2,11 @@
 
 import { fetchJSON } from './api.js';
 import { h, runChip } from './dom.js';
+import { LazyCard } from './card.js';
 import { distributionFigure, nonfiniteNote, offsetFigure, overlayFigure } from './histfigure.js';
-import { LazyCard } from './perrunview.js';
-import { cancelRender, scheduleRender } from './renderqueue.js';
+import { scheduleRender } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
-const RELEASE_AFTER_MS = 15000;
 export const MODES = { offset: 'Offset', overlay: 'Overlay', distribution: 'Distribution' };
 
 export class HistogramCard extends LazyCard {
@@ -17,7 +16,6 @@ export class HistogramCard extends LazyCard {
     this.run = run;
     this.ctx = ctx;
     this.mode = ctx.histogramMode;
-    this.plotted = false;
     this.select = h('select', { 'aria-label': `Histogram mode of ${tag} in ${run}` },
       Object.entries(MODES).map(([value, label]) => h('option', { value, selected: value === this.mode }, label)));
     this.select.addEventListener('change', () => this.setMode(this.select.value));
@@ -72,36 +70,5 @@ export class HistogramCard extends LazyCard {
     const shown = mode === 'distribution' ? `${distribution.steps.length} steps`
       : `${entries.length} of ${histograms.total_entries} steps`;
     this.note.textContent = [entries.length ? shown : 'No histograms yet.', nonfiniteNote(entries)].filter(Boolean).join(' · ');
-  }
-
-  deactivate() {
-    super.deactivate();
-    clearTimeout(this.releaseTimer);
-    this.releaseTimer = setTimeout(() => this.release(), RELEASE_AFTER_MS);
-  }
-
-  activate() {
-    clearTimeout(this.releaseTimer);
-    super.activate();
-  }
-
-  /** Free the plot of a card long out of view; it reloads when it comes back. */
-  release() {
-    if (this.active || !this.plotted) return;
-    this.controller?.abort();
-    cancelRender(this);
-    Plotly.purge(this.plot);
-    this.plotted = false;
-    this.stale = true;
-    this.lastText = null;
-    this.el.dataset.state = 'idle';
-  }
-
-  dispose() {
-    clearTimeout(this.releaseTimer);
-    super.dispose();
-    cancelRender(this);
-    if (this.plotted) Plotly.purge(this.plot);
-    this.plotted = false;
   }
 }

@@ -4,7 +4,7 @@
 import { apiUrl, fetchJSON } from './api.js';
 import { button, h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
-import { LazyCard } from './perrunview.js';
+import { LazyCard } from './card.js';
 
 export class ImageCard extends LazyCard {
   constructor(tag, run, ctx) {

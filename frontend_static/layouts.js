@@ -9,8 +9,8 @@ import { CardGrid } from './cardgrid.js';
 import { h } from './dom.js';
 import { withAlpha } from './colors.js';
 import { escPlotly } from './format.js';
-import { LazyCard } from './perrunview.js';
-import { cancelRender, scheduleRender } from './renderqueue.js';
+import { LazyCard } from './card.js';
+import { scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs } from './scalarfigure.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
@@ -43,7 +43,6 @@ class LayoutChart extends LazyCard {
     super();
     this.chart = chart;
     this.ctx = ctx;
-    this.plotted = false;
     this.plot = h('div', { class: 'plot', 'aria-label': `chart ${chart.title}` });
     this.note = h('div', { class: 'card-note' });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
@@ -97,11 +96,6 @@ class LayoutChart extends LazyCard {
     this.plotted = true;
   }
 
-  dispose() {
-    super.dispose();
-    cancelRender(this);
-    if (this.plotted) Plotly.purge(this.plot);
-  }
 }
 
 export class LayoutsView {

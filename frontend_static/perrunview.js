@@ -1,5 +1,6 @@
-// A tab of one card per (tag, run): Images, Histograms and Text. Cards are grouped by
-// tag prefix and created lazily by the CardGrid; the card class does the rest.
+// A tab of one card per (tag, run): Images, Histograms, Text and Audio. Cards are grouped
+// by tag prefix and created lazily by the CardGrid; the card class (a LazyCard of card.js)
+// does the rest.
 
 import { CardGrid } from './cardgrid.js';
 import { groupOf, matches, naturalCompare } from './dom.js';
@@ -39,69 +40,5 @@ export class PerRunView {
 
   forEachCard(fn) {
     this.grid.forEach(fn);
-  }
-}
-
-/**
- * The life of a per-run card that fetches JSON: activate/deactivate/refresh/dispose,
- * one request at a time, stale responses dropped, unchanged ones (live refresh) not
- * shown again. Subclasses implement fetch(signal) -> {body, text} and show(body); a
- * show() that draws later returns true and sets data-state="ready" itself.
- */
-export class LazyCard {
-  constructor() {
-    this.active = false;
-    this.stale = true;
-    this.seq = 0;
-    this.controller = null;
-    this.lastText = null;
-  }
-
-  activate() {
-    this.active = true;
-    if (this.stale) this.load();
-  }
-
-  deactivate() {
-    this.active = false;
-  }
-
-  refresh() {
-    if (!this.active) this.stale = true;
-    else if (!this.controller) return this.load({ quiet: true });
-    return undefined;
-  }
-
-  dispose() {
-    this.active = false;
-    this.controller?.abort();
-  }
-
-  async load({ quiet = false } = {}) {
-    this.controller?.abort();
-    const controller = new AbortController();
-    this.controller = controller;
-    const seq = ++this.seq;
-    this.el.dataset.state = 'loading';
-    try {
-      const { body, text } = await this.fetch(controller.signal);
-      if (seq !== this.seq) return;
-      this.stale = false;
-      this.error.hidden = true;
-      if (quiet && text === this.lastText) {
-        this.el.dataset.state = 'ready';
-        return;
-      }
-      this.lastText = text;
-      if (this.show(body) !== true) this.el.dataset.state = 'ready';
-    } catch (error) {
-      if (error?.name === 'AbortError' || seq !== this.seq) return;
-      this.lastText = null;
-      this.error.textContent = error.message;
-      this.error.hidden = false;
-      this.el.dataset.state = 'error';
-    } finally {
-      if (this.controller === controller) this.controller = null;
-    }
   }
 }

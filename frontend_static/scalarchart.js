@@ -2,10 +2,11 @@
 // re-fetches a zoomed step range at full resolution, keeps the zoom through live
 // refreshes, and never draws data of a run that is no longer selected.
 
-import { fetchJSON, isAbort } from './api.js';
+import { fetchJSON } from './api.js';
+import { LazyCard } from './card.js';
 import { button, h, safeFileName, saveFile } from './dom.js';
 import { canQuickDraw, quickPlot } from './quickplot.js';
-import { cancelRender, scheduleRender } from './renderqueue.js';
+import { scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs, toCSV, toJSON, toStepRange } from './scalarfigure.js';
 
 const CONFIG = {
@@ -14,7 +15,6 @@ const CONFIG = {
   doubleClick: 'autosize',
   modeBarButtonsToRemove: ['select2d', 'lasso2d', 'toImage'],
 };
-const RELEASE_AFTER_MS = 15000;
 // Points of all runs of one chart at most: many runs get fewer points each (never more
 // than the server's --max-points, learnt from a response that did not ask for less).
 const POINTS_PER_CHART = 50000;
@@ -38,26 +38,20 @@ function rangeOf(event, axis) {
   return undefined;
 }
 
-export class ScalarChart {
+export class ScalarChart extends LazyCard {
   constructor(tag, ctx) {
+    super();
     this.tag = tag;
     this.ctx = ctx;
     this.runs = [];
     this.data = null;
     this.shown = [];
-    this.active = false;
-    this.plotted = false;
     this.quick = null; // the SVG drawn before plotly.js is there (quickplot.js)
-    this.stale = true;
-    this.seq = 0;
-    this.controller = null;
     this.zoomX = null; // the user's x range, axis units
     this.zoomY = null;
     this.stepRange = null; // [lo, hi] steps fetched at full resolution, or null for all
     this.uirevision = 1;
     this.firstWall = new Map(); // run -> wall time of its first point, for relative time
-    this.releaseTimer = 0;
-    this.lastText = null; // the last response, to skip drawing unchanged data again
     this.needsDraw = false; // data or settings changed since the last draw
     this.plot = h('div', { class: 'plot', 'aria-label': `chart of ${tag}` });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
@@ -84,46 +78,17 @@ export class ScalarChart {
     if (this.active) this.load();
   }
 
-  activate() {
-    clearTimeout(this.releaseTimer);
-    this.active = true;
-    if (this.stale || !this.data) this.load();
+  skip() {
+    return !this.runs.length;
+  }
+
+  resume() {
+    if (!this.data) this.load();
     else if (this.needsDraw || !this.plotted) this.render();
   }
 
-  deactivate() {
-    this.active = false;
-    clearTimeout(this.releaseTimer);
-    this.releaseTimer = setTimeout(() => this.release(), RELEASE_AFTER_MS);
-  }
-
-  /** Free the plot and data of a card far out of view; it reloads when it comes back. */
-  release() {
-    if (this.active) return;
-    this.controller?.abort();
-    cancelRender(this);
-    if (this.plotted) Plotly.purge(this.plot);
-    this.plotted = false;
+  forget() {
     this.data = null;
-    this.lastText = null;
-    this.stale = true;
-    this.el.dataset.state = 'idle';
-  }
-
-  dispose() {
-    this.active = false;
-    clearTimeout(this.releaseTimer);
-    this.controller?.abort();
-    cancelRender(this);
-    if (this.plotted) Plotly.purge(this.plot);
-    this.plotted = false;
-  }
-
-  /** Live refresh: re-fetch if in view (and not already fetching), else fetch on return. */
-  refresh() {
-    if (!this.active) this.stale = true;
-    else if (!this.controller) return this.load({ quiet: true });
-    return undefined;
   }
 
   /** Settings changed: what = 'smoothing' | 'outliers' | 'logY' | 'xAxis'. */
@@ -150,44 +115,28 @@ export class ScalarChart {
     if (this.active && this.data) this.render();
   }
 
-  /** Fetch and draw; quiet (a live refresh): an unchanged response is not drawn again. */
-  async load({ quiet = false } = {}) {
-    if (!this.runs.length) return;
-    this.controller?.abort();
-    const controller = new AbortController();
-    this.controller = controller;
-    const seq = ++this.seq;
+  /** The series of the chart's runs: the zoomed step range at full resolution, or all downsampled. */
+  fetch(signal) {
     const range = this.stepRange;
     const budget = pointBudget(this.runs.length, this.ctx.serverMaxPoints);
-    this.el.dataset.state = 'loading';
-    try {
-      const { body, text } = await fetchJSON('scalars',
-        { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1], max_points: budget,
-          ranks: this.ctx.scalar.perRank ? 'each' : undefined },
-        { signal: controller.signal });
-      if (budget === undefined) this.ctx.serverMaxPoints = body.max_points;
-      if (seq !== this.seq) return;
-      if (quiet && text === this.lastText && this.plotted) {
-        this.el.dataset.state = 'ready';
-        return;
-      }
-      this.lastText = text;
-      if (!range || range[0] === null) {
-        for (const s of body.runs) if (s.wall_times.length) this.firstWall.set(s.run, s.wall_times[0]);
-      }
-      this.data = body;
-      this.stale = false;
-      this.error.hidden = true;
-      this.needsDraw = true;
-      if (this.active) this.render();
-      else this.el.dataset.state = 'ready';
-    } catch (error) {
-      if (isAbort(error) || seq !== this.seq) return;
-      this.lastText = null;
-      this.showError(error.message);
-    } finally {
-      if (this.controller === controller) this.controller = null;
+    this.fetched = { range, budget };
+    return fetchJSON('scalars',
+      { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1], max_points: budget,
+        ranks: this.ctx.scalar.perRank ? 'each' : undefined },
+      { signal });
+  }
+
+  show(body) {
+    const { range, budget } = this.fetched;
+    if (budget === undefined) this.ctx.serverMaxPoints = body.max_points;
+    if (!range || range[0] === null) {
+      for (const s of body.runs) if (s.wall_times.length) this.firstWall.set(s.run, s.wall_times[0]);
     }
+    this.data = body;
+    this.needsDraw = true;
+    if (!this.active) return false;
+    this.render();
+    return true;
   }
 
   showError(message) {

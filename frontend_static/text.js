@@ -3,7 +3,7 @@
 import { fetchJSON } from './api.js';
 import { button, h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
-import { LazyCard } from './perrunview.js';
+import { LazyCard } from './card.js';
 
 const PAGE = 20;
 
