@@ -273,3 +273,51 @@ def test_summary_writer_reads_back_as_torchs_own_writer_does(tmp_path):
         a, b = reader.scalar_layout(ours), reader.scalar_layout(theirs)
         assert (a is None, b is None) == (bool(run), bool(run))
         assert a is None or a.categories == b.categories
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.trace.* is deprecated:DeprecationWarning")  # torch's add_graph
+def test_summary_writer_api_answers_as_for_torchs_own_files(tmp_path):
+    """The same script through torch's writer and ours, served: the API answers alike."""
+    from urllib.parse import urlencode
+
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    from visualdl.server._settings import Settings
+    from visualdl.server.app import create_app
+
+    _torch_script(TorchWriter, tmp_path / "torch")
+    _torch_script(SummaryWriter, tmp_path / "ours")
+    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
+    app.extensions["visualdl.provider"].poll()
+    client = app.test_client()
+
+    def get(path: str, **params: Any) -> Any:
+        response = client.get(f"{path}?{urlencode(params, doseq=True)}")
+        assert response.status_code == 200, (path, params, response.data[:300])
+        return response.get_json()
+
+    def answers(run: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for tag in ("loss", "run_14h"):
+            runs = [run] if tag == "loss" else [f"{run}/run_14h_xsinx", f"{run}/run_14h_xcosx"]
+            for series in get("/api/scalars", tag=tag, run=runs)["runs"]:
+                values = [None if v is None else float(np.float32(v)) for v in series["values"]]
+                out[f"{tag} {series['run'].removeprefix(run)}"] = (series["steps"], values, series["nonfinite"])
+        out["weights"] = [(e["counts"], e["edges"]) for e in get("/api/histograms", run=run, tag="weights")["entries"]]
+        out["clip"] = [
+            {k: v for k, v in e.items() if k != "bytes"} for e in get("/api/audio", run=run, tag="clip")["entries"]
+        ]
+        (curve,) = get("/api/curves", kind="pr_curves", tag="pr", run=run)["runs"]
+        out["pr"] = {k: v for k, v in curve.items() if k != "run"}
+        (hp,) = get("/api/hparams", run=f"{run}/hp")["runs"]
+        out["hparams"] = (hp["hparams"], {k: (m["last"], m["step"]) for k, m in hp["metrics"].items()})
+        return out
+
+    ours, torchs = answers("ours"), answers("torch")
+    assert ours.keys() == torchs.keys()
+    for key in ours:
+        if key == "pr":  # torch stores its rates in float32
+            for field, value in ours[key].items():
+                assert value == pytest.approx(torchs[key][field], rel=1e-6, nan_ok=True), field
+        else:
+            assert ours[key] == torchs[key], key

@@ -145,7 +145,7 @@ def _answers(client: Any, run: str, tags: dict[str, dict[str, list[str]]]) -> di
     def get(path: str, **params: Any) -> Any:
         response = client.get(f"{path}?{urlencode(params)}")
         assert response.status_code == 200, (path, params, response.data[:300])
-        return response.data if response.mimetype.startswith("image/") else response.get_json()
+        return response if response.mimetype.startswith(("image/", "audio/")) else response.get_json()
 
     for tag in tags["scalars"]:
         (series,) = get("/api/scalars", tag=tag, run=run, max_points=10_000)["runs"]
@@ -155,6 +155,26 @@ def _answers(client: Any, run: str, tags: dict[str, dict[str, list[str]]]) -> di
     for tag in tags["images"]:
         listing = get("/api/images", run=run, tag=tag)
         out[f"images {tag}"] = {k: v for k, v in listing.items() if k != "run"}
+    for tag in tags["audio"]:
+        listing = get("/api/audio", run=run, tag=tag)
+        out[f"audio {tag}"] = listing["entries"]
+        out[f"audio clip {tag}"] = get("/api/audio/clip", run=run, tag=tag, index=0).data
+    for tag in tags["pr_curves"]:  # (2.5.3's weighted ROC counts are truncated: compared by LogReader above)
+        (curve,) = get("/api/curves", kind="pr_curves", tag=tag, run=run)["runs"]
+        curve.pop("run")
+        out[f"pr_curves {tag}"] = curve
+    for tag in tags["embeddings"]:
+        projection = get("/api/projection", run=run, tag=tag, method="pca", dims=2)
+        for key in ("run", "index"):
+            projection.pop(key)
+        out[f"embeddings {tag}"] = projection
+    (entry,) = get("/api/hparams", run=run)["runs"]
+    entry.pop("run")
+    entry.pop("wall_time")
+    for metric in entry["metrics"].values():  # 2.5.3 keeps float32
+        for key in ("last", "min", "max"):
+            metric[key] = float(np.float32(metric[key]))
+    out["hparams"] = entry
     for route in ("histograms", "distribution", "text"):
         for tag in tags["histograms" if route == "distribution" else route]:
             answer = get(f"/api/{route}", run=run, tag=tag)
@@ -175,7 +195,7 @@ def test_vdl2_script_api_answers_equal_for_both_logs(logdir):
         for tag, runs in by_tag.items():
             assert runs == ["ours", "vdl2"], (kind, tag)
     ours, theirs = _answers(client, "ours", tags), _answers(client, "vdl2", tags)
-    assert ours.keys() == theirs.keys() and len(ours) >= 10
+    assert ours.keys() == theirs.keys() and len(ours) >= 14
     for key in ours:
         if key != "images samples/figure":  # another matplotlib: same size, see above
             assert ours[key] == theirs[key], key
