@@ -1,9 +1,11 @@
-// A text card: the entries of one tag of one run, newest first, as plain text.
+// A text card: the entries of one tag of one run, newest first, rendered as Markdown
+// (markdown.js: DOM nodes, never HTML from the log).
 
 import { fetchJSON } from './api.js';
 import { button, h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
 import { LazyCard } from './card.js';
+import { toDom } from './markdown.js';
 
 const PAGE = 20;
 
@@ -36,7 +38,7 @@ export class TextCard extends LazyCard {
     this.list.replaceChildren(...shown.map((entry) =>
       h('li', { class: 'text-entry' },
         h('div', { class: 'text-meta' }, `step ${entry.step} · ${fmtWall(entry.wall_time)}`),
-        h('pre', { class: 'text-body' }, entry.text))));
+        h('div', { class: 'text-body markdown' }, toDom(entry.text)))));
     if (!this.entries.length) this.list.replaceChildren(h('li', { class: 'muted' }, 'No text entries yet.'));
     const rest = this.entries.length - shown.length;
     this.more.replaceChildren(rest > 0 ? button(`Show ${Math.min(rest, PAGE)} older (${rest} more)`, () => {

@@ -51,6 +51,7 @@ LOSS_STEPS = list(range(0, 60, 2))
 LOSS_VALUES = [round(1.0 / (1 + 0.1 * s), 6) + (0.05 if s % 6 == 0 else 0.0) for s in LOSS_STEPS]
 NAN_STEP = 20
 LOSS_VALUES[LOSS_STEPS.index(NAN_STEP)] = math.nan
+MARKDOWN = "# Run notes\n\n**bold** and <script>window.pwned = 1</script> [x](javascript:pwned=2)\n\n- one\n- two"
 DENSE_POINTS = 12000  # above the server's default of 5,000 points per run
 IMAGE_STEPS = [0, 5, 10]
 IMAGE_COLORS = [(200, 30, 30), (30, 160, 60), (40, 70, 210)]
@@ -85,6 +86,7 @@ def _write_logs(logdir: str) -> LogWriter:
         for step in HIST_STEPS:
             w.add_histogram("weights", rng.normal(step / 10.0, 1.0, 500), step, buckets=20)
         w.add_text("notes", "<b>plain</b> text", 3)
+        w.add_text("md", MARKDOWN, 1)
     live = LogWriter(os.path.join(logdir, "live"))
     for step in range(5):
         live.add_scalar("live/metric", float(step), step)
@@ -412,9 +414,14 @@ def test_tabs_are_built_from_the_kinds_the_server_lists(page, server):
     page.wait_for_selector("#tab-images[aria-selected='true']")
     kinds = page.evaluate("() => fetch('api/kinds').then((r) => r.json())")["kinds"]
     tabs = page.locator("[role='tab']")
-    # A tab for each kind this page has a view for (kinds without one yet get none).
-    kinds = [k for k in kinds if page.locator(f"#panel-{k['name']}").count()]
-    assert [k["name"] for k in kinds][:6] == ["scalars", "images", "histograms", "text", "jobs", "graphs"]
+    # A tab for each kind with data this page has a view for, and Scalars and the open tab always.
+    counted = {k["name"]: k["tags"] if k["record"] else k["runs"] for k in kinds}
+    assert [k["name"] for k in kinds if page.locator(f"#panel-{k['name']}").count()][:6] == [
+        "scalars", "images", "histograms", "text", "jobs", "graphs",
+    ]  # fmt: skip
+    kinds = [k for k in kinds if page.locator(f"#panel-{k['name']}").count()
+             and (counted[k["name"]] or k["name"] in ("scalars", "images"))]  # fmt: skip
+    assert "audio" not in [k["name"] for k in kinds]  # no audio in these logs: no tab
     assert [tabs.nth(i).get_attribute("data-tab") for i in range(tabs.count())] == [k["name"] for k in kinds]
     for kind in kinds:
         count = kind["tags"] if kind["record"] else kind["runs"]
@@ -491,3 +498,16 @@ def test_plotly_comes_compressed_once_and_then_from_the_cache(page, server):
     open_tab(page, base, "scalars")
     again = page.evaluate(PLOTLY_BYTES_JS)
     assert again == 0  # from the browser's cache: nothing fetched
+
+
+def test_text_is_rendered_as_markdown_and_html_in_it_stays_inert(page, server):
+    base, _, _ = server
+    open_tab(page, base, "text")
+    body = page.locator('.card[data-tag="md"] .text-body')
+    body.wait_for()
+    assert body.locator("strong").inner_text() == "bold"
+    assert body.locator("h3").inner_text() == "Run notes" and body.locator("li").count() == 2
+    assert "<script>window.pwned = 1</script>" in body.inner_text()  # shown as text
+    assert body.locator("script").count() == 0 and body.locator("a").count() == 0  # no javascript: link
+    time.sleep(0.2)
+    assert page.evaluate("() => window.pwned") is None and page.errors == []
