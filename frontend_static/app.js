@@ -94,9 +94,13 @@ const tabList = document.querySelector('[role="tablist"]');
 let tabButtons = [];
 let tabsSignature = '';
 
-/** One tab per kind the server lists that has a view here, in the server's order. */
+const countOf = (kind) => (kind.record ? kind.tags : kind.runs);
+
+/** One tab per kind the server lists that has a view here, in the server's order: those
+ * with data, and Scalars and the open tab always. */
 function buildTabs(kinds) {
-  const shown = kinds.filter((kind) => Object.hasOwn(views, kind.name));
+  const shown = kinds.filter((kind) => Object.hasOwn(views, kind.name)
+    && (countOf(kind) > 0 || kind.name === 'scalars' || kind.name === state.tab));
   const signature = JSON.stringify(shown.map((kind) => [kind.name, kind.title]));
   if (signature !== tabsSignature) {
     tabsSignature = signature;
@@ -105,7 +109,7 @@ function buildTabs(kinds) {
     selectTab(state.tab);
   }
   for (const kind of shown) {
-    const count = kind.record ? kind.tags : kind.runs;
+    const count = countOf(kind);
     document.querySelector(`#tab-${kind.name} .tab-count`).textContent = count ? String(count) : '';
   }
 }
@@ -180,6 +184,21 @@ function scheduleUpdate() {
   }, 0);
 }
 
+// Without a tab in the URL, the page opens on the first tab that has data once the
+// server says what it holds (visualdl --model net.onnx alone opens on Graphs).
+const askedTab = location.hash.slice(1);
+let landed = Boolean(askedTab);
+
+function land(kinds) {
+  const withData = kinds.filter((kind) => Object.hasOwn(views, kind.name) && countOf(kind) > 0);
+  if (!withData.length) {
+    landed = state.loaded; // nothing anywhere yet: wait while the logs load
+    return;
+  }
+  landed = true;
+  if (!withData.some((kind) => kind.name === state.tab)) showTab(withData[0].name);
+}
+
 let known = '';
 /** Take new runs, tags and kinds; true if the runs or tags differ from the last ones. */
 function setData(runs, tags, kinds) {
@@ -212,6 +231,7 @@ async function tick({ force = false } = {}) {
     const first = lastBytes === null;
     state.loaded = health.loaded;
     const changed = setData(runs.runs, tags, kinds.kinds);
+    if (!landed) land(kinds.kinds);
     sidebar.setHealth(health);
     const grown = health.bytes_read !== lastBytes;
     lastBytes = health.bytes_read;

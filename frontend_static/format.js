@@ -57,3 +57,8 @@ export function parseAxisDate(value) {
   const [, y, mo, d, hh = 0, mm = 0, ss = 0, frac = '0'] = m;
   return Date.UTC(+y, +mo - 1, +d, +hh, +mm, +ss) + parseFloat(frac) * 1000;
 }
+
+/** "1 run", "2 runs", "1,000 runs". */
+export function plural(n, noun) {
+  return `${n.toLocaleString()} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -13,6 +13,7 @@ const CONFIG = {
   displaylogo: false,
   responsive: true,
   doubleClick: 'autosize',
+  showTips: false, // plotly's "Double-click to zoom back out" toast stayed and followed into other tabs
   modeBarButtonsToRemove: ['select2d', 'lasso2d', 'toImage'],
 };
 // Points of all runs of one chart at most: many runs get fewer points each (never more

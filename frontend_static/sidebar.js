@@ -2,7 +2,7 @@
 // the status line from /api/health with a popup listing problems in the log files.
 
 import { compileFilter, h } from './dom.js';
-import { fmtBytes, fmtClock, fmtWall } from './format.js';
+import { fmtBytes, fmtClock, fmtWall, plural } from './format.js';
 
 export class Sidebar {
   /** ctx: the app's state and callbacks (selectionChanged, filtersChanged, colorOf). */
@@ -90,7 +90,7 @@ export class Sidebar {
     } else {
       const missing = health.logdirs.filter((d) => !d.exists).map((d) => d.path);
       const where = missing.length ? ` · logdir not found yet: ${missing.join(', ')}` : '';
-      this.status.textContent = `${this.ctx.state.runs.length} runs · ${fmtBytes(health.bytes_read)} read · ` +
+      this.status.textContent = `${plural(this.ctx.state.runs.length, 'run')} · ${fmtBytes(health.bytes_read)} read · ` +
         `updated ${fmtClock(health.last_poll_time)}${where}`;
     }
     this.setProblems(health.problems || []);

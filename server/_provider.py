@@ -189,7 +189,8 @@ class DataProvider:
             by_tag = tags.get(name, {})
             runs = {run for names in by_tag.values() for run in names}
             title = _TITLES.get(name, name.capitalize())
-            kind = {"name": name, "title": title, "record": True, "tags": len(by_tag), "runs": len(runs)}
+            count = len(by_tag) + (len(self.settings.models) if name == "graphs" else 0)  # --model files too
+            kind = {"name": name, "title": title, "record": True, "tags": count, "runs": len(runs)}
             out.append(kind)
         jobs = 0
         for run in self.list_runs():
