@@ -251,9 +251,11 @@ export class GraphView {
         g.append(svg('title', {}, `${n.count.toLocaleString()} siblings alike, the first ${n.sample}`));
       } else if (n.kind === 'group') {
         // about: a torch module's class, or "4 blocks alike" for a run of repeated blocks.
-        const about = n.about ? `${n.about} · ` : '';
-        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, fit(`${about}${n.count} nodes · click to open`, n.w)));
-        g.append(svg('title', {}, `${n.path}${n.about ? ` (${n.about})` : ''}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')}`));
+        // Its second line: what it is (a module class, a run alike), else its main ops.
+        const ops = Object.entries(n.ops).slice(0, 3).map(([op, c]) => `${c} ${op}`).join(', ');
+        const second = n.about ? `${n.about} · ${n.count} nodes` : `${n.count} nodes: ${ops}`;
+        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, fit(second, n.w)));
+        g.append(svg('title', {}, `${n.path}${n.about ? ` (${n.about})` : ''}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')} · click to open`));
       } else {
         g.append(svg('text', { x: 10, y: 17 }, fit(`${n.kind === 'input' ? '▶ ' : '◀ '}${n.label}`, n.w)));
         g.append(svg('title', {}, `${n.kind} ${n.label} ${n.dtype ?? ''} ${shapeText(n.shape)}`));

@@ -50,6 +50,14 @@ class LayoutChart extends LazyCard {
       h('header', { class: 'card-head' }, h('h3', { class: 'card-title', title: chart.title }, chart.title)), this.plot, this.note, this.error);
   }
 
+  /** The runs the chart draws changed (a run appeared, the selection changed): fetch again. */
+  setRuns(signature) {
+    if (signature === this.runsSignature) return;
+    this.runsSignature = signature;
+    this.stale = true;
+    if (this.active) this.load();
+  }
+
   /** One /api/scalars request per tag, for the selected runs having it. */
   async fetch(signal) {
     const byTag = this.ctx.state.tags.scalars || {};
@@ -126,7 +134,15 @@ export class LayoutsView {
     }
     this.empty.textContent = items.length ? '' : this.ctx.emptyText('custom scalar layout', 0);
     this.empty.hidden = items.length > 0;
-    this.grid.setItems(items, (item) => new LayoutChart(item.chart, this.ctx));
+    // A chart fetches again when the runs having its tags, or the selection of them, change.
+    const byTag = this.ctx.state.tags.scalars || {};
+    const selected = this.ctx.selectedRuns();
+    const runsOf = (chart) => JSON.stringify(chart.tags.map((t) => (byTag[t] || []).filter((r) => selected.has(r))));
+    this.grid.setItems(items, (item) => {
+      const card = new LayoutChart(item.chart, this.ctx);
+      card.runsSignature = runsOf(item.chart);
+      return card;
+    }, (card, item) => card.setRuns(runsOf(item.chart)));
   }
 
   refresh() {

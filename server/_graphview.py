@@ -65,8 +65,9 @@ def parse_path(text: str) -> list[tuple[int, str, int]]:
 def _size(item: dict[str, Any]) -> tuple[float, float]:
     label = item.get("label", "")
     if item["kind"] in ("group", "stack"):
-        about = item.get("about") or ""  # drawn on the second line, before "N nodes · click to open"
-        second = len(about) + 3 + 24 if about else 0
+        about = item.get("about") or ""  # the second line: "<about> · N nodes", or "N nodes: 4 Conv, 3 Relu, ..."
+        ops = ", ".join(f"{c} {op}" for op, c in list(item.get("ops", {}).items())[:3])
+        second = len(about) + 14 if about else len(ops) + 12
         return max(130.0, 7.0 * len(label) + 40, 6.2 * min(second, 60) + 20), 50.0
     if item["kind"] == "op":
         return max(90.0, 6.6 * max(len(label), len(item.get("op_type", ""))) + 24), 36.0
