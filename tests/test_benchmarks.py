@@ -341,3 +341,13 @@ def test_bench_projector_quick_measures_the_sdk_server_and_browser():
     positive(figures, "rows", "sdk_call_s", "pca_cold_s", "pca_warm_s", "answer_mb", "neighbours_s")
     positive(figures, "browser_first_view_s")
     assert figures["pca_warm_s"] < figures["pca_cold_s"], figures  # the second request is the cached one
+
+
+def test_bench_graph_models_quick_measures_the_onnx_projects_models():
+    figures = json_block(output("bench_graph_models"))["models"]
+    assert {"resnet50", "densenet121", "inception_v2"} <= set(figures), figures
+    for name, r in figures.items():
+        positive(r, "nodes", "items", "width", "height", "first_ms", "warm_ms")
+        assert r["warm_ms"] < r["first_ms"], (name, r)
+    # Chains with a few branches lay out a few boxes wide, not hundreds (issue 15's table: 240 for ResNet-50).
+    assert figures["resnet50"]["widest_row"] <= 3 and figures["densenet121"]["widest_row"] <= 3, figures
