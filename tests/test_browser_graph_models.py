@@ -21,15 +21,29 @@ LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", 
 SHOTS = os.path.join(ARTIFACTS, "graphs")
 
 
+def _transformer(folder) -> str:
+    """A 4-layer Transformer encoder exported by torch's dynamo exporter (module paths in metadata)."""
+    import io
+    import warnings
+
+    import torch
+
+    encoder = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(64, 4, 128, batch_first=True), 4)
+    out = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(encoder.eval(), (torch.zeros(2, 10, 64),), out, dynamo=True)  # type: ignore[arg-type]
+    path = str(folder / "transformer_encoder.onnx")
+    with open(path, "wb") as f:
+        f.write(out.getvalue())
+    return path
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("real_models")
-    args = [
-        "--model",
-        os.path.join(LIGHT, "light_resnet50.onnx"),
-        "--model",
-        os.path.join(LIGHT, "light_densenet121.onnx"),
-    ]
+    files = [os.path.join(LIGHT, f"light_{name}.onnx") for name in ("resnet50", "densenet121")]
+    args = [arg for path in [*files, _transformer(folder)] for arg in ("--model", path)]
     with running_server(args, str(folder / "server.log")) as base:
         yield base
 
@@ -84,4 +98,19 @@ def test_densenet121_opens_as_its_four_dense_blocks_and_one_opens(page, server):
     groups.nth(labels.index(runs[0])).click()
     wait_for(lambda: page.locator("#graph-svg g.node").count() > before, "the run of blocks opened")
     assert page.locator("#graph-svg g.node.group", has_text="block 2").count() >= 1
+    assert not page.errors, page.errors
+
+
+def test_transformer_encoder_opens_as_its_layers_by_module(page, server):  # noqa: F811 - the imported fixture
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_tab(page, server, "graphs")
+    page.select_option("#graph-source", label="transformer_encoder.onnx (model file)")
+    groups = page.locator("#graph-svg g.node.group")
+    first_lines = "(gs) => gs.map((g) => g.querySelector('text').textContent)"
+    wait_for(lambda: "layers.3" in groups.evaluate_all(first_lines), "the encoder's layers drawn")
+    assert [label for label in groups.evaluate_all(first_lines) if label.startswith("layers.")] == [
+        f"layers.{k}" for k in range(4)
+    ]
+    assert "TransformerEncoderLayer" in (groups.first.text_content() or "")
+    _screenshot(page, "transformer_encoder_first_view")
     assert not page.errors, page.errors
