@@ -62,14 +62,22 @@ export class ScalarChart extends LazyCard {
       h('header', { class: 'card-head' },
         h('h3', { class: 'card-title', title: tag }, tag),
         h('div', { class: 'card-actions' },
-          button('CSV', () => saveFile(`${name}.csv`, toCSV(this.shown), 'text/csv'), { title: 'Download the shown series as CSV' }),
-          button('JSON', () => saveFile(`${name}.json`, toJSON(tag, this.shown, this.ctx.scalar.smoothing), 'application/json'),
+          button('CSV', () => saveFile(`${this.fileName(name)}.csv`, toCSV(this.shown), 'text/csv'),
+            { title: 'Download the shown series as CSV (the zoomed step range only, when zoomed: the file name says so)' }),
+          button('JSON', () => saveFile(`${this.fileName(name)}.json`, toJSON(tag, this.shown, this.ctx.scalar.smoothing), 'application/json'),
             { title: 'Download the shown series as JSON' }),
           button('PNG', () => this.plotted && Plotly.downloadImage(this.plot, { format: 'png', filename: name, width: 900, height: 500 }),
             { title: 'Download the chart as PNG' }),
           button('⤢', () => this.toggleWide(), { title: 'Wide chart', 'aria-label': 'Toggle wide chart', 'aria-pressed': 'false' }),
         )),
       this.plot, this.error, this.note);
+  }
+
+  /** A download's name: the tag's, and the step range when the chart is zoomed to one. */
+  fileName(name) {
+    const range = this.stepRange;
+    if (!range) return name;
+    return `${name}_steps_${range[0] ?? 'start'}-${range[1] ?? 'end'}`;
   }
 
   setRuns(runs) {

@@ -338,17 +338,21 @@ export function toStepRange(range, shown, xAxis, limited) {
   return [openLo ? null : lo, openHi ? null : hi];
 }
 
-/** The shown series as CSV rows: run, step, wall_time, value, smoothed. */
+/**
+ * The shown series as CSV rows: run, step, wall_time, value, smoothed, and for a job's line
+ * the band; `value_is` says what the value is: "logged", or "mean of N ranks" for a job.
+ */
 export function toCSV(shown) {
   const quote = (s) => `"${String(s).replace(/"/g, '""')}"`;
-  const rows = ['run,step,wall_time,value,smoothed,min,max,min_rank,max_rank,ranks_reporting'];
+  const rows = ['run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting'];
   for (const s of shown) {
     const bad = new Map(s.nonfinite.map(([i, kind]) => [i, NONFINITE[kind].label.replace('Inf', 'Infinity')]));
     const b = s.band;
     s.steps.forEach((step, i) => {
       const value = bad.get(i) ?? s.values[i];
       const band = b ? [b.min[i] ?? '', b.max[i] ?? '', b.minRank[i], b.maxRank[i], b.count[i]] : ['', '', '', '', ''];
-      rows.push([quote(s.run), step, s.wallTimes[i], value, s.smoothed[i] ?? '', ...band].join(','));
+      const what = b ? `mean of ${b.count[i]} of ${b.ranks} ranks` : 'logged';
+      rows.push([quote(s.run), step, s.wallTimes[i], value, what, s.smoothed[i] ?? '', ...band].join(','));
     });
   }
   return `${rows.join('\n')}\n`;

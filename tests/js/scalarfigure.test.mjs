@@ -217,11 +217,11 @@ test('toCSV and toJSON: the shown series, non-finite values named', () => {
   const s = series('a "quoted", run', [1, null, 3], { kinds: { 1: 'inf' } });
   const { shown } = buildFigure([s], OPT);
   const lines = toCSV(shown).trimEnd().split('\n');
-  assert.equal(lines[0], 'run,step,wall_time,value,smoothed,min,max,min_rank,max_rank,ranks_reporting');
+  assert.equal(lines[0], 'run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting');
   assert.equal(lines.length, 4);
-  assert.equal(lines[1], `"a ""quoted"", run",0,${T0},1,1,,,,,`);
-  assert.equal(lines[2], `"a ""quoted"", run",10,${T0 + 60},+Infinity,,,,,,`);
-  assert.ok(lines[3].startsWith(`"a ""quoted"", run",20,${T0 + 120},3,${shown[0].smoothed[2]},`));
+  assert.equal(lines[1], `"a ""quoted"", run",0,${T0},1,logged,1,,,,,`);
+  assert.equal(lines[2], `"a ""quoted"", run",10,${T0 + 60},+Infinity,logged,,,,,,`);
+  assert.ok(lines[3].startsWith(`"a ""quoted"", run",20,${T0 + 120},3,logged,${shown[0].smoothed[2]},`));
   const body = JSON.parse(toJSON('loss', shown, 0.6));
   assert.equal(body.tag, 'loss');
   assert.equal(body.smoothing, 0.6);
@@ -303,4 +303,10 @@ test('a job\'s mean line breaks where no rank logged for a while', () => {
   // A run that is no job is drawn as logged, however sparse.
   const sparse = buildFigure([series('a', [1, 2, 3, 4, 5], { steps: [0, 1, 2, 3, 100] })], OPT);
   assert.ok(!sparse.data[0].x.includes(null));
+});
+
+test("a job's CSV says its value is a mean over the ranks reporting", () => {
+  const { shown } = buildFigure(expandJobs([jobEntry()], false), OPT);
+  const [, first] = toCSV(shown).trimEnd().split('\n');
+  assert.equal(first, `"job",0,${T0},1,mean of 3 of 3 ranks,1,0,2,0,2,3`);
 });
