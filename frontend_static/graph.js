@@ -9,7 +9,7 @@ import { button, h, saveFile } from './dom.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 export const CATEGORY_COLORS = {
-  conv: '#4e79a7', activation: '#f28e2b', pooling: '#59a14f', normalization: '#b07aa1', shape: '#9c755f',
+  conv: '#4e79a7', matmul: '#2f6f9f', activation: '#f28e2b', pooling: '#59a14f', normalization: '#b07aa1', shape: '#9c755f',
   control: '#e15759', custom: '#76b7b2', other: '#8c8c8c',
 };
 const LABELS_FROM_ZOOM = 1.3; // edge shapes are written on the edges from this zoom on

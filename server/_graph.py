@@ -45,17 +45,14 @@ STACK = "stack:"
 _CUT = 32
 
 CATEGORIES = {
+    # Linear layers and products: not convolutions (a Transformer is mostly these).
+    "matmul": {"Gemm", "MatMul", "MatMulInteger", "QLinearMatMul", "Einsum"},
     "conv": {
         "Conv",
         "ConvTranspose",
         "ConvInteger",
         "QLinearConv",
         "DeformConv",
-        "Gemm",
-        "MatMul",
-        "MatMulInteger",
-        "QLinearMatMul",
-        "Einsum",
         "DequantizeLinear",
         "QuantizeLinear",
     },

@@ -141,3 +141,13 @@ def test_local_functions_are_inlined_as_groups_under_their_calls():
     inside = graph.view({"0", "0/Block"})["items"]
     ops = [i["op_type"] for i in inside if i["kind"] == "op" and i["group"] == "0/Block"]
     assert ops == ["Gemm", "LeakyRelu", "Add"]
+
+
+def test_linear_layers_have_a_category_of_their_own():
+    from onnx import TensorProto, helper
+
+    value = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, None)  # noqa: E731
+    ops = ("Gemm", "MatMul", "Conv")
+    nodes = [helper.make_node(op, ["x", "w"], [f"y{i}"], name=f"n{i}") for i, op in enumerate(ops)]
+    graph = helper.make_graph(nodes, "g", [value("x"), value("w")], [value(f"y{i}") for i in range(3)])
+    assert [n["category"] for n in Graph.build(graph).nodes] == ["matmul", "matmul", "conv"]
