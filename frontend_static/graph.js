@@ -41,6 +41,13 @@ function svg(tag, attrs = {}, ...children) {
 }
 
 const shapeText = (shape) => (shape ? `[${shape.join(', ')}]` : '');
+/** A long name that wraps after its separators (. / _ : -), never inside a word or a number. */
+function breakable(name) {
+  const out = [];
+  for (const part of String(name).split(/(?<=[./_:-])/)) out.push(part, document.createElement('wbr'));
+  return out.slice(0, -1);
+}
+
 const fit = (text, width) => {
   const max = Math.max(4, Math.floor((width - 12) / 6.4));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -335,7 +342,7 @@ export class GraphView {
     try {
       const detail = await getJSON('graph/node', { ...this.current.params, path: this.current.path || undefined, node: id });
       const rows = (list) => h('table', { class: 'kv' }, list.map((v) => h('tr', {},
-        h('td', {}, v.name), h('td', {}, `${v.dtype} ${shapeText(v.shape)}`), h('td', { class: 'muted' }, v.param ? `parameter, ${v.param.size.toLocaleString()} values` : ''))));
+        h('td', {}, breakable(v.name)), h('td', {}, `${v.dtype} ${shapeText(v.shape)}`), h('td', { class: 'muted' }, v.param ? `parameter, ${v.param.size.toLocaleString()} values` : ''))));
       const attrs = h('table', { class: 'kv attributes' }, detail.attributes.map((a) => h('tr', {},
         h('td', {}, a.name), h('td', {}, typeof a.value === 'object' ? JSON.stringify(a.value) : String(a.value)))));
       const parts = [

@@ -59,6 +59,11 @@ def test_graph_page_renders_and_a_click_shows_attributes(page, server):  # noqa:
     assert "[1,1,1,1]" in side.locator("table.attributes").text_content()
     assert "float [N, 4, 8, 8]" in side.text_content()  # the inferred output shape
     assert "108 values" in side.text_content()  # the weight: 4 x 3 x 3 x 3
+    # Names wrap after their separators, never inside a word; "108 values" never breaks.
+    size = side.locator("td.muted", has_text="values").first
+    assert size.evaluate("(td) => getComputedStyle(td).whiteSpace") == "nowrap"
+    names = side.locator("table.kv:not(.attributes) td:first-child")
+    assert any(n.locator("wbr").count() for n in names.all() if "." in (n.text_content() or ""))
     page.locator("#graph-props").click()
     assert "made in tests" in side.text_content()
     assert not page.errors, page.errors
