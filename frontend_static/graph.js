@@ -333,6 +333,7 @@ export class GraphView {
     }
     for (const el of this.viewport.querySelectorAll('.node.selected')) el.classList.remove('selected');
     this.viewport.querySelector(`.node[data-id="${CSS.escape(id)}"]`)?.classList.add('selected');
+    this.selectedId = id;
     if (n.kind === 'op') this.showNode(id);
     else this.showPanel(`${n.kind === 'input' ? 'Graph input' : 'Graph output'} ${n.label}`, [
       h('p', {}, `${n.dtype ?? ''} ${shapeText(n.shape)}`)]);
@@ -375,6 +376,20 @@ export class GraphView {
   showPanel(title, children) {
     this.side.replaceChildren(h('h3', {}, title), ...children.filter(Boolean));
     this.side.hidden = false;
+    requestAnimationFrame(() => this.keepInView(this.selectedId)); // the panel narrowed the canvas
+  }
+
+  /** Pan so that node `id` is inside the canvas (the side panel may now cover where it was). */
+  keepInView(id) {
+    const n = this.data?.nodes.find((m) => m.id === id);
+    if (!n) return;
+    const rect = this.host.getBoundingClientRect();
+    const { k } = this.view;
+    const left = this.view.x + (n.x - n.w / 2) * k;
+    const right = this.view.x + (n.x + n.w / 2) * k;
+    if (left >= 8 && right <= rect.width - 8) return;
+    this.view = { ...this.view, x: rect.width / 2 - n.x * k };
+    this.applyView();
   }
 
   showProperties() {

@@ -59,6 +59,9 @@ def test_graph_page_renders_and_a_click_shows_attributes(page, server):  # noqa:
     assert "[1,1,1,1]" in side.locator("table.attributes").text_content()
     assert "float [N, 4, 8, 8]" in side.text_content()  # the inferred output shape
     assert "108 values" in side.text_content()  # the weight: 4 x 3 x 3 x 3
+    # The panel narrowed the canvas: the clicked node is still in view, not under the panel.
+    canvas, box = page.locator(".graph-canvas").bounding_box(), conv.bounding_box()
+    assert canvas and box and canvas["x"] <= box["x"] and box["x"] + box["width"] <= canvas["x"] + canvas["width"]
     # Names wrap after their separators, never inside a word; "108 values" never breaks.
     size = side.locator("td.muted", has_text="values").first
     assert size.evaluate("(td) => getComputedStyle(td).whiteSpace") == "nowrap"
