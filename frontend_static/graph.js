@@ -48,9 +48,26 @@ function breakable(name) {
   return out.slice(0, -1);
 }
 
-const fit = (text, width) => {
-  const max = Math.max(4, Math.floor((width - 12) / 6.4));
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+// Text cut to a box by its measured width in the font it is drawn in (11 px labels, 9 px
+// second lines), not by a guess per character: a box with room shows the whole label.
+let measurer = null;
+function textWidth(text, size) {
+  measurer ??= document.createElement('canvas').getContext('2d');
+  measurer.font = `${size}px system-ui, sans-serif`;
+  return measurer.measureText(text).width;
+}
+
+const fit = (text, width, size = 11) => {
+  const room = width - 16;
+  if (textWidth(text, size) <= room) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) { // the longest prefix that fits with its ellipsis
+    const mid = (lo + hi + 1) >> 1;
+    if (textWidth(`${text.slice(0, mid)}…`, size) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, Math.max(lo, 1))}…`;
 };
 
 export class GraphView {
@@ -249,7 +266,7 @@ export class GraphView {
       if (n.kind === 'stack') g.append(svg('rect', { class: 'stack-back', x: 5, y: -5, width: n.w, height: n.h, rx: 8 }));
       g.append(svg('rect', { width: n.w, height: n.h, rx: n.kind === 'op' ? 5 : n.kind === 'group' || n.kind === 'stack' ? 8 : 13, fill }));
       if (n.kind === 'op') {
-        g.append(svg('text', { x: 8, y: 15 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 8, y: 28 }, fit(n.op_type, n.w)));
+        g.append(svg('text', { x: 8, y: 15 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 8, y: 28 }, fit(n.op_type, n.w, 9)));
         const folded = n.folded ? ` · takes ${n.folded} folded constant node${n.folded > 1 ? 's' : ''} (see details)` : '';
         if (n.folded) g.append(svg('text', { class: 'folded', x: n.w - 5, y: 12, 'text-anchor': 'end' }, `+${n.folded}`));
         g.append(svg('title', {}, `${n.name} (${n.op_type})${folded}`));
@@ -261,7 +278,7 @@ export class GraphView {
         // Its second line: what it is (a module class, a run alike), else its main ops.
         const ops = Object.entries(n.ops).slice(0, 3).map(([op, c]) => `${c} ${op}`).join(', ');
         const second = n.about ? `${n.about} · ${n.count} nodes` : `${n.count} nodes: ${ops}`;
-        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, fit(second, n.w)));
+        g.append(svg('text', { x: 10, y: 20 }, fit(n.label, n.w)), svg('text', { class: 'op', x: 10, y: 36 }, fit(second, n.w, 9)));
         g.append(svg('title', {}, `${n.path}${n.about ? ` (${n.about})` : ''}: ${Object.entries(n.ops).map(([op, c]) => `${c} ${op}`).join(', ')} · click to open`));
       } else {
         g.append(svg('text', { x: 10, y: 17 }, fit(`${n.kind === 'input' ? '▶ ' : '◀ '}${n.label}`, n.w)));
