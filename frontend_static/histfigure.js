@@ -13,11 +13,16 @@ function baseLayout(extra) {
   };
 }
 
-/** Count per unit of x in each bucket, so entries with different bucket widths compare. */
+/**
+ * The probability density in each bucket (its share of the entry's values per unit of x),
+ * so entries with different counts and bucket widths compare; a zero-width bucket (all
+ * values equal) gets its share.
+ */
 function densities(entry) {
+  const total = entry.counts.reduce((a, b) => a + b, 0) || 1;
   return entry.counts.map((c, i) => {
     const width = entry.edges[i + 1] - entry.edges[i];
-    return width > 0 ? c / width : c;
+    return width > 0 ? c / total / width : c / total;
   });
 }
 
@@ -62,6 +67,20 @@ export function offsetFigure(entries, color) {
     yaxis: { title: { text: 'step' }, autorange: 'reversed', gridcolor: '#eee', zeroline: false } }) };
 }
 
+// Viridis at ten stops: a sequential scale whose steps tell apart by hue and lightness.
+export const STEP_SCALE = ['#440154', '#482878', '#3e4989', '#31688e', '#26828e', '#1f9e89', '#35b779', '#6ece58',
+  '#b5de2b', '#fde725'];
+
+/** The colour of step position t in [0, 1] (oldest to newest) on STEP_SCALE. */
+export function stepScale(t) {
+  return STEP_SCALE[Math.min(STEP_SCALE.length - 1, Math.round(t * (STEP_SCALE.length - 1)))];
+}
+
+/**
+ * Overlay: up to `maxLines` steps' outlines of their probability density in one plot,
+ * coloured by step on a sequential scale with a legend naming each (one hue, lighter and
+ * darker, left 15 outlines apart by nothing). `color` (the run's) is not used here.
+ */
 export function overlayFigure(entries, color, maxLines = 10) {
   const pick = entries.length <= maxLines ? entries
     : Array.from({ length: maxLines }, (_, i) => entries[Math.round((i * (entries.length - 1)) / (maxLines - 1))]);
@@ -70,13 +89,13 @@ export function overlayFigure(entries, color, maxLines = 10) {
     const t = pick.length > 1 ? k / (pick.length - 1) : 1;
     return {
       type: 'scatter', mode: 'lines', name: `step ${entry.step}`, x, y,
-      line: { color: stepColor(color, t), width: 1.5 },
+      line: { color: stepScale(t), width: 1.5 },
       hovertemplate: `step ${entry.step}<br>x %{x:.4g}<br>density %{y:.4g}<extra></extra>`, meta: { step: entry.step },
     };
   });
-  return { data, layout: baseLayout({ showlegend: pick.length > 1, legend: { font: { size: 10 } },
-    xaxis: { title: { text: 'value' }, zeroline: false, gridcolor: '#eee' },
-    yaxis: { title: { text: 'density' }, gridcolor: '#eee', zeroline: false } }) };
+  return { data, layout: baseLayout({ showlegend: pick.length > 1, legend: { font: { size: 10 }, title: { text: 'step' } },
+    xaxis: { title: { text: 'value' }, zeroline: false, gridcolor: '#eee', exponentformat: 'SI' },
+    yaxis: { title: { text: 'probability density' }, exponentformat: 'SI', gridcolor: '#eee', zeroline: false, rangemode: 'tozero' } }) };
 }
 
 /** Bands between symmetric percentile pairs (outer lighter), and the median line. */

@@ -16,22 +16,17 @@ export class HistogramCard extends LazyCard {
     this.run = run;
     this.ctx = ctx;
     this.mode = ctx.histogramMode;
-    this.select = h('select', { 'aria-label': `Histogram mode of ${tag} in ${run}` },
-      Object.entries(MODES).map(([value, label]) => h('option', { value, selected: value === this.mode }, label)));
-    this.select.addEventListener('change', () => this.setMode(this.select.value));
     this.plot = h('div', { class: 'plot' });
     this.note = h('div', { class: 'card-note' });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
     this.el = h('article', { class: 'card histogram-card', dataset: { tag, run, state: 'idle', mode: this.mode } },
-      h('header', { class: 'card-head' }, h('h3', { class: 'card-title', title: tag }, tag), runChip(run, ctx.colorOf(run)),
-        h('div', { class: 'card-actions' }, this.select)),
+      h('header', { class: 'card-head' }, h('h3', { class: 'card-title', title: tag }, tag), runChip(run, ctx.colorOf(run))),
       this.plot, this.note, this.error);
   }
 
   setMode(mode) {
     if (mode === this.mode) return;
     this.mode = mode;
-    this.select.value = mode;
     this.el.dataset.mode = mode;
     if (this.active) this.load();
     else this.stale = true;

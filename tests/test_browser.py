@@ -318,7 +318,7 @@ def test_histogram_card_draws_in_each_mode(page, server):
     hist = card(page, "weights", "alpha")
     expected = {"offset": len(HIST_STEPS), "overlay": len(HIST_STEPS), "distribution": 9}  # 4 bands x 2 + median
     for mode, count in expected.items():
-        hist.locator("select").select_option(mode)
+        page.check(f'input[name="histogram-mode"][value="{mode}"]')  # the one mode control, for every card
         page.wait_for_selector(f'.card[data-tag="weights"][data-run="alpha"][data-mode="{mode}"][data-state="ready"]')
         drawn = wait_for(lambda c=count: len(data := traces(hist)) == c and data, f"{count} traces in {mode} mode")
         assert all(len(t["x"]) > 0 for t in drawn)

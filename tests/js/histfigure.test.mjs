@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { lighten, withAlpha } from '../../frontend_static/colors.js';
-import { distributionFigure, nonfiniteNote, offsetFigure, overlayFigure } from '../../frontend_static/histfigure.js';
+import { STEP_SCALE, distributionFigure, nonfiniteNote, offsetFigure, overlayFigure } from '../../frontend_static/histfigure.js';
 
 const COLOR = '#1f77b4';
 const close = (a, b) => a.length === b.length && a.every((v, i) => Math.abs(v - b[i]) < 1e-12);
@@ -41,17 +41,20 @@ test('offset: one entry, and entries that are all empty', () => {
   for (const t of empty.data) assert.deepEqual(t.y, [5, 5, 5]);
 });
 
-test('overlay: step outlines of the density, so unequal buckets compare', () => {
+test('overlay: step outlines of the probability density, so unequal buckets and counts compare', () => {
   const fig = overlayFigure(ENTRIES, COLOR);
   assert.equal(fig.data.length, 3);
   const [first] = fig.data;
   assert.deepEqual(first.x, [0, 1, 1, 2, 2, 4]);
-  assert.deepEqual(first.y, [2, 2, 4, 4, 1, 1]); // the last bucket is 2 wide: 2 / 2
+  assert.deepEqual(first.y, [0.25, 0.25, 0.5, 0.5, 0.125, 0.125]); // 2 of 8 per unit; the last bucket is 2 wide
   assert.equal(first.name, 'step 0');
   assert.equal(fig.layout.showlegend, true);
-  // A zero-width bucket (all values equal) keeps its count rather than dividing by 0.
+  // A zero-width bucket (all values equal) gets its share rather than dividing by 0.
   const [point] = overlayFigure([{ step: 1, edges: [3, 3], counts: [7] }], COLOR).data;
-  assert.deepEqual(point.y, [7, 7]);
+  assert.deepEqual(point.y, [1, 1]);
+  // Steps on a sequential scale, the oldest first; a legend names them.
+  assert.deepEqual(fig.data.map((t) => t.line.color), [STEP_SCALE[0], STEP_SCALE[5], STEP_SCALE[9]]);
+  assert.equal(fig.layout.yaxis.title.text, 'probability density');
   assert.equal(overlayFigure([ENTRIES[0]], COLOR).layout.showlegend, false);
 });
 
