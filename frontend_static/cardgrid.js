@@ -85,7 +85,9 @@ export class CardGrid {
   }
 
   section({ name, total, open, shown }) {
-    const details = h('details', { class: 'group', open, dataset: { group: name } });
+    // A group of one card takes one column of the page's grid, beside the next such group,
+    // instead of a whole row (style.css): one-chart groups no longer waste half the width.
+    const details = h('details', { class: total === 1 ? 'group single' : 'group', open, dataset: { group: name } });
     details.addEventListener('toggle', () => {
       if (this.group(name).open === details.open) return;
       this.group(name).open = details.open;

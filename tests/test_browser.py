@@ -511,3 +511,17 @@ def test_text_is_rendered_as_markdown_and_html_in_it_stays_inert(page, server):
     assert body.locator("script").count() == 0 and body.locator("a").count() == 0  # no javascript: link
     time.sleep(0.2)
     assert page.evaluate("() => window.pwned") is None and page.errors == []
+
+
+def test_groups_of_one_chart_share_a_row(page, server):
+    """One-chart groups take one column each, side by side, not a whole row each."""
+    base, _, _ = server
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_tab(page, base, "scalars")
+    scalar_chart(page, "loss")
+    groups = page.locator("#panel-scalars .group")
+    assert groups.count() >= 2 and all("single" in (g.get_attribute("class") or "") for g in groups.all()[:2])
+    first, second = (g.bounding_box() for g in groups.all()[:2])  # "dense" and the next: one chart each
+    assert first and second
+    assert abs(first["y"] - second["y"]) < 2 and second["x"] > first["x"] + first["width"] - 1
+    assert first["width"] < 900  # a column, not the page's width
