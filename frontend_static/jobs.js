@@ -12,6 +12,9 @@ import { whenPlotly } from './renderqueue.js';
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
 const STATE_COLORS = { closed: '#2e7d32', running: '#1565c0', silent: '#f9a825', killed: '#c62828' };
 const ROLE_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b'];
+/** An attempt number as people count them; -1 (the launcher gave none) as a dash. */
+const attemptText = (attempt) => (attempt < 0 ? '—' : String(attempt));
+
 const BASE_LAYOUT = {
   height: 260,
   margin: { l: 64, r: 14, t: 30, b: 40 },
@@ -103,7 +106,7 @@ export class JobsView {
       if (!byState.has(w.state)) byState.set(w.state, { x: [], y: [], text: [] });
       const t = byState.get(w.state);
       const label = `${escPlotly(w.role)} ${w.rank}`;
-      const info = `${label} · attempt ${w.attempt} · ${w.state} · steps ${w.first_step ?? '–'}–${w.last_step ?? '–'} · ${escPlotly(w.host)} pid ${w.pid}`;
+      const info = `${label} · attempt ${attemptText(w.attempt)} · ${w.state} · steps ${w.first_step ?? '–'}–${w.last_step ?? '–'} · ${escPlotly(w.host)} pid ${w.pid}`;
       t.x.push(localMs(w.start_time), localMs(w.end_time), null);
       t.y.push(label, label, null);
       t.text.push(info, info, null);
@@ -120,8 +123,11 @@ export class JobsView {
         hovertemplate: 'killed at %{x}<extra></extra>',
       });
     }
+    // A row of 24 px per rank, and the legend above the bars (it covered the first bar).
     Plotly.react(this.plots.timeline, bars, {
-      ...BASE_LAYOUT, height: Math.min(900, 90 + 14 * labels.length), title: { text: 'Restarts: one bar per log file', font: { size: 12 } },
+      ...BASE_LAYOUT, height: Math.min(1200, 120 + 24 * labels.length), margin: { ...BASE_LAYOUT.margin, t: 58 },
+      legend: { orientation: 'h', x: 1, xanchor: 'right', y: 1, yanchor: 'bottom' },
+      title: { text: 'Restarts: one bar per log file', font: { size: 12 }, x: 0.01, xanchor: 'left' },
       xaxis: dateAxis, yaxis: { type: 'category', categoryarray: labels.slice().reverse(), automargin: true },
     }, CONFIG);
 
@@ -160,7 +166,7 @@ export class JobsView {
     }, CONFIG);
 
     const rows = job.writers.map((w) => h('tr', { class: `state-${w.state}` },
-      h('td', {}, w.role), h('td', {}, String(w.rank)), h('td', {}, String(w.attempt)), h('td', {}, w.state),
+      h('td', {}, w.role), h('td', {}, String(w.rank)), h('td', { title: w.attempt < 0 ? 'the launcher gave no attempt number' : '' }, attemptText(w.attempt)), h('td', {}, w.state),
       h('td', {}, `${w.first_step ?? '–'}–${w.last_step ?? '–'}`), h('td', {}, String(w.points)),
       h('td', {}, fmtWall(w.start_time)), h('td', {}, fmtWall(w.end_time)), h('td', {}, `${w.host} ${w.pid}`),
       h('td', { class: 'muted' }, w.file)));

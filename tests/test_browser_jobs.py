@@ -111,9 +111,15 @@ def test_jobs_tab_shows_the_killed_attempt_and_the_straggler(page, server):  # n
     assert killed.count() == 1
     cells = killed.locator("td").all_text_contents()
     assert cells[:4] == ["trainer", "1", "0", "killed"]
+    attempts = page.locator("#job-writers tr td:nth-child(3)").all_text_contents()
+    assert "-1" not in attempts  # an unknown attempt shows as a dash
     timeline = page.locator("#job-timeline")
     names = timeline.evaluate("(el) => el.data.map((t) => t.name)")
     assert {"closed", "killed", "killed here"} <= set(names)
+    # Rows of their own height, and the legend above the bars, not over the first one.
+    layout = timeline.evaluate("(el) => ({h: el._fullLayout.height, rows: el._fullLayout.yaxis.categoryarray.length, "
+                               "legendY: el._fullLayout.legend.y, anchor: el._fullLayout.legend.yanchor})")  # fmt: skip
+    assert layout["h"] >= 120 + 24 * layout["rows"] - 1 and (layout["legendY"], layout["anchor"]) == (1, "bottom")
     bars = page.locator("#job-throughput").evaluate("(el) => el.data.map((t) => ({x: t.x, colors: t.marker.color}))")
     trainer_bars = next(b for b in bars if "trainer 2" in b["x"])
     red = trainer_bars["colors"][trainer_bars["x"].index("trainer 2")]
