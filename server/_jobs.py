@@ -31,7 +31,7 @@ from visualdl._reader import WriterInfo
 
 __all__ = ["job_overview"]
 
-Progress = tuple[WriterInfo, np.ndarray, np.ndarray, int]
+Progress = tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]
 
 STRAGGLER_RATIO = 0.8
 
@@ -65,7 +65,7 @@ def job_overview(
     writers = []
     starts = np.empty(len(files))
     ends = np.empty(len(files))
-    for i, (info, walls, steps, points) in enumerate(files):
+    for i, (info, walls, steps, points, first) in enumerate(files):
         last_seen = float(walls[-1]) if walls.size else info.start_time
         # Logged wall times may be the user's own (walltime=...): the file's span covers them.
         begin = min(info.start_time, float(walls[0])) if walls.size else info.start_time
@@ -91,7 +91,7 @@ def job_overview(
                 "start_time": begin,
                 "end_time": end,
                 "points": points,
-                "first_step": int(steps[0]) if steps.size else None,
+                "first_step": first,  # the lowest step logged (the trace's first entry is its first record's highest)
                 "last_step": int(steps[-1]) if steps.size else None,
             }
         )

@@ -112,3 +112,29 @@ def test_server_job_chart_downsampling_keeps_a_spike_of_one_rank(tmp_path):
     assert trainers["max"][at] == 1e6 and trainers["max_rank"][at] == 1
     assert trainers["values"][at] == pytest.approx(5e5)
     assert trainers["steps"][0] == 0 and trainers["steps"][-1] == 2999
+
+
+def test_server_job_writers_steps_agree_with_their_scalars(tmp_path):
+    """A writer's steps column is the lowest to the highest step it logged, as its chart
+    draws them, even when its first record held many steps (it said 9-19 for 0-19)."""
+    run = tmp_path / "job"
+    with LogWriter(run, rank=0, world_size=2, role="trainer", job="job", attempt=0) as w:
+        for step in range(20):
+            w.add_scalar("loss", float(step), step)  # one flush at the end: one record of 20 steps
+    first = LogWriter(run, rank=1, world_size=2, role="trainer", job="job", attempt=0)
+    for step in range(30):
+        first.add_scalar("loss", 1.0, step)
+    first.flush()
+    with LogWriter(run, rank=1, world_size=2, role="trainer", job="job", attempt=1) as again:
+        for step in range(15, 40):  # resumed from a checkpoint at step 15
+            again.add_scalar("loss", 2.0, step)
+    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
+    app.extensions["visualdl.provider"].poll()
+    client = app.test_client()
+    writers = client.get("/api/job?run=job").get_json()["writers"]
+    steps = {(w["rank"], w["attempt"]): (w["first_step"], w["last_step"]) for w in writers}
+    assert steps == {(0, 0): (0, 19), (1, 0): (0, 29), (1, 1): (15, 39)}
+    per_rank = client.get("/api/scalars?tag=loss&run=job&ranks=each").get_json()["runs"][0]["per_rank"]
+    rank1 = next(r for r in per_rank if r["rank"] == 1)
+    assert rank1["steps"][0] == 0 and rank1["steps"][-1] == 39  # the chart: attempt 0 to 14, then attempt 1
+    first.close()

@@ -142,18 +142,22 @@ class _Run:
 
 
 class _Progress:
-    """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record."""
+    """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record,
+    and the lowest step it logged."""
 
-    __slots__ = ("walls", "steps", "points")
+    __slots__ = ("walls", "steps", "points", "first")
 
     def __init__(self) -> None:
         self.walls: list[float] = []
         self.steps: list[int] = []
         self.points = 0
+        self.first: int | None = None
 
     def add(self, blocks: list[ScalarBlock]) -> None:
         for block in blocks:
             if block.steps.size:
+                low = int(block.steps.min())
+                self.first = low if self.first is None else min(self.first, low)
                 top = int(block.steps.max())
                 if self.steps and self.steps[-1] > top:
                     top = self.steps[-1]
@@ -842,9 +846,10 @@ class LogReader:
                 out.append(info)
             return out
 
-    def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
+    def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
-        (one entry per scalar record written), and the number of scalar points."""
+        (one entry per scalar record written), the number of scalar points and the lowest
+        step logged (None: no scalars)."""
         infos = self.writers(run)
         with self._lock:
             progress = self._run(run).progress
@@ -852,9 +857,9 @@ class LogReader:
             for info in infos:
                 p = progress.get(info.path)
                 if p is None:
-                    out.append((info, np.empty(0), np.empty(0, np.int64), 0))
+                    out.append((info, np.empty(0), np.empty(0, np.int64), 0, None))
                 else:
-                    out.append((info, np.array(p.walls), np.array(p.steps, np.int64), p.points))
+                    out.append((info, np.array(p.walls), np.array(p.steps, np.int64), p.points, p.first))
             return out
 
     @property
