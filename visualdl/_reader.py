@@ -853,7 +853,7 @@ class LogReader:
         infos = self.writers(run)
         with self._lock:
             progress = self._run(run).progress
-            out = []
+            out: list[tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]] = []
             for info in infos:
                 p = progress.get(info.path)
                 if p is None:
