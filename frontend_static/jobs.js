@@ -90,7 +90,7 @@ export class JobsView {
       job.roles.map((r) => `${r.places} ${r.role}${r.places === 1 ? '' : 's'}`).join(', '),
       `${job.writers.length} log files`,
       `${job.restarts.length} restarted rank${job.restarts.length === 1 ? '' : 's'} (${killed} killed)`,
-      stragglers.length ? `stragglers: ${stragglers.join('; ')}` : 'no stragglers',
+      stragglers.length ? `stragglers: ${stragglers.join('; ')}` : 'no stragglers (no rank below 80% of its role\'s median recent rate)',
     ].join(' · ');
     const dateAxis = { type: 'date', gridcolor: '#eee' };
 
@@ -143,7 +143,7 @@ export class JobsView {
       });
     }
     Plotly.react(this.plots.throughput, throughput, {
-      ...BASE_LAYOUT, title: { text: 'Throughput (steps/s, recent; stragglers in red)', font: { size: 12 } },
+      ...BASE_LAYOUT, title: { text: 'Throughput (steps/s, recent; stragglers, below 80% of the median, in red)', font: { size: 12 } },
       xaxis: { type: 'category', automargin: true }, yaxis: { rangemode: 'tozero', gridcolor: '#eee' }, bargap: 0.15,
     }, CONFIG);
 
