@@ -147,15 +147,19 @@ export class JobsView {
       xaxis: { type: 'category', automargin: true }, yaxis: { rangemode: 'tozero', gridcolor: '#eee' }, bargap: 0.15,
     }, CONFIG);
 
+    // The first role (the trainers) drawn last, on top, in solid lines; the others dotted with a
+    // lighter band beneath: the trainers hid under the pservers' band.
     const skew = [];
-    for (const role of roles) {
+    for (const role of [...roles].reverse()) {
       const s = job.skew[role];
+      const main = role === roles[0];
+      const line = { width: main ? 1.5 : 1, color: color(role), dash: main ? 'solid' : 'dot' };
       skew.push({
-        type: 'scatter', mode: 'lines', name: `${escPlotly(role)} slowest`, x: times, y: s.min_step, line: { width: 1, color: color(role) },
+        type: 'scatter', mode: 'lines', name: `${escPlotly(role)} slowest`, x: times, y: s.min_step, line,
         customdata: s.slowest_rank, hovertemplate: `${escPlotly(role)} lowest step %{y} (rank %{customdata})<extra></extra>`, showlegend: false,
       }, {
-        type: 'scatter', mode: 'lines', name: escPlotly(role), x: times, y: s.max_step, line: { width: 1, color: color(role) },
-        fill: 'tonexty', fillcolor: `${color(role)}33`,
+        type: 'scatter', mode: 'lines', name: escPlotly(role), x: times, y: s.max_step, line,
+        fill: 'tonexty', fillcolor: `${color(role)}${main ? '40' : '18'}`, meta: { role },
         customdata: s.max_step.map((hi, i) => (hi === null || s.min_step[i] === null ? null : hi - s.min_step[i])),
         hovertemplate: `${escPlotly(role)} highest step %{y} · skew %{customdata} steps<extra></extra>`,
       });

@@ -113,6 +113,10 @@ def test_jobs_tab_shows_the_killed_attempt_and_the_straggler(page, server):  # n
     assert cells[:4] == ["trainer", "1", "0", "killed"]
     attempts = page.locator("#job-writers tr td:nth-child(3)").all_text_contents()
     assert "-1" not in attempts  # an unknown attempt shows as a dash
+    # Step reached: the trainers drawn last (on top), solid; the pservers dotted beneath.
+    skew_js = "(el) => el.data.filter((t) => t.meta).map((t) => [t.meta.role, t.line.dash])"
+    roles = page.locator("#job-skew").evaluate(skew_js)
+    assert roles == [["pserver", "dot"], ["trainer", "solid"]]
     timeline = page.locator("#job-timeline")
     names = timeline.evaluate("(el) => el.data.map((t) => t.name)")
     assert {"closed", "killed", "killed here"} <= set(names)
