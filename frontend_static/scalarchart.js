@@ -206,15 +206,12 @@ export class ScalarChart extends LazyCard {
     this.note.textContent = this.noteText(series);
   }
 
+  /** The card's own note (runs without the tag); downsampling is said once, in the toolbar. */
   noteText(series) {
-    const parts = [];
     const cut = series.filter((s) => s.values.length < s.range_points);
-    if (cut.length) {
-      const total = Math.max(...cut.map((s) => s.range_points));
-      parts.push(`Downsampled to ${this.data.max_points} of up to ${total} points per run; zoom in for full resolution.`);
-    }
-    if (this.data.missing.length) parts.push(`No data for: ${this.data.missing.join(', ')}.`);
-    return parts.join(' ');
+    this.el.dataset.downsampled = cut.length ? String(Math.max(...cut.map((s) => s.range_points))) : '';
+    this.ctx.downsamplingChanged?.();
+    return this.data.missing.length ? `No data for: ${this.data.missing.join(', ')}.` : '';
   }
 
   onRelayout(event) {

@@ -2,7 +2,7 @@
 // tag, grouped by tag prefix, created lazily by the CardGrid.
 
 import { CardGrid } from './cardgrid.js';
-import { groupOf, matches, naturalCompare } from './dom.js';
+import { groupOf, h, matches, naturalCompare } from './dom.js';
 import { ScalarChart } from './scalarchart.js';
 
 export class ScalarsView {
@@ -12,6 +12,29 @@ export class ScalarsView {
     this.empty = panel.querySelector('.empty');
     this.bindToolbar(panel);
     this.pending = new Set();
+    // One note for every chart drawn from fewer points than its runs hold (it was on each card).
+    this.downsampled = h('span', { class: 'muted downsampled-note', 'aria-live': 'polite' });
+    panel.querySelector('.toolbar').append(this.downsampled);
+    let queued = false;
+    ctx.downsamplingChanged = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        this.updateDownsampled(panel);
+      });
+    };
+  }
+
+  updateDownsampled(panel) {
+    const cut = [...panel.querySelectorAll('.chart-card[data-downsampled]')].filter((c) => c.dataset.downsampled);
+    if (!cut.length) {
+      this.downsampled.textContent = '';
+      return;
+    }
+    const most = Math.max(...cut.map((c) => Number(c.dataset.downsampled)));
+    const per = this.ctx.serverMaxPoints ? `${this.ctx.serverMaxPoints.toLocaleString()} ` : '';
+    this.downsampled.textContent = `${cut.length} chart${cut.length === 1 ? '' : 's'} downsampled to ${per}of up to ${most.toLocaleString()} points per run (spikes kept); zoom in for every point.`;
   }
 
   bindToolbar(panel) {

@@ -351,6 +351,10 @@ def test_box_zoom_refetches_the_range_at_full_resolution(page, server):
     chart = scalar_chart(page, "dense/sin")
     (raw,) = traces(chart, "raw", "alpha")
     assert len(raw["x"]) <= DEFAULT_MAX_POINTS < DENSE_POINTS  # downsampled at first
+    # Said once, in the toolbar, not on every card.
+    note = page.locator("#panel-scalars .downsampled-note")
+    wait_for(lambda: "1 chart downsampled to 5,000 of up to 12,000 points" in (note.text_content() or ""), "the note")
+    assert page.locator("#panel-scalars .card-note", has_text="ownsampled").count() == 0
     lo, hi = 1234, 1834
     assert not set(range(lo, hi + 1)) <= set(raw["x"])
     chart.evaluate(f"(el) => Plotly.relayout(el.querySelector('.js-plotly-plot'), {{'xaxis.range': [{lo}, {hi}]}})")
