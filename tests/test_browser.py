@@ -529,3 +529,15 @@ def test_groups_of_one_chart_share_a_row(page, server):
     assert first and second
     assert abs(first["y"] - second["y"]) < 2 and second["x"] > first["x"] + first["width"] - 1
     assert first["width"] < 900  # a column, not the page's width
+
+
+def test_tab_labels_and_counts_stay_on_one_line_in_a_narrow_window(page, server):
+    base, _, _ = server
+    page.set_viewport_size({"width": 960, "height": 800})
+    open_tab(page, base, "scalars")
+    scalar_chart(page, "loss")
+    for tab in page.locator("[role='tab']").all():
+        box = tab.bounding_box()
+        assert box and box["height"] <= 48, tab.text_content()  # one line: the count beside its label
+    refresh = page.locator("#refresh-now").bounding_box()
+    assert refresh and refresh["y"] < 48  # the controls stay in the bar
