@@ -5,7 +5,7 @@
 //
 // A card is any object with: el, activate(), deactivate(), refresh(), dispose().
 
-import { button, h } from './dom.js';
+import { button, groupOf, h, matches, naturalCompare } from './dom.js';
 
 export class CardGrid {
   constructor(root, { pageSize = 24, margin = '400px' } = {}) {
@@ -114,8 +114,31 @@ export class CardGrid {
     for (const card of this.cards.values()) fn(card);
   }
 
+  /** Live refresh of the cards in view; resolves when their fetches are done. */
+  refresh() {
+    const pending = [];
+    this.forEach((card) => pending.push(card.refresh()));
+    return Promise.all(pending);
+  }
+
   clear() {
     this.items = [];
     this.render();
   }
+}
+
+/**
+ * The items of a tab of one card per tag (Scalars, PR/ROC curves): every tag of `kind`
+ * (the /api/tags key) that the tag filter keeps and some selected run has, with those runs.
+ */
+export function tagItems(ctx, kind) {
+  const byTag = ctx.state.tags[kind] || {};
+  const selected = ctx.selectedRuns();
+  const items = [];
+  for (const tag of Object.keys(byTag).sort(naturalCompare)) {
+    if (!matches(ctx.state.tagFilter, tag)) continue;
+    const runs = byTag[tag].filter((run) => selected.has(run));
+    if (runs.length) items.push({ key: tag, group: groupOf(tag), tag, runs });
+  }
+  return { items, tags: Object.keys(byTag).length };
 }

@@ -4,8 +4,8 @@
 // run's curve in the legend.
 
 import { fetchJSON } from './api.js';
-import { CardGrid } from './cardgrid.js';
-import { groupOf, h, matches, naturalCompare } from './dom.js';
+import { CardGrid, tagItems } from './cardgrid.js';
+import { h } from './dom.js';
 import { escPlotly } from './format.js';
 import { LazyCard } from './card.js';
 import { scheduleRender } from './renderqueue.js';
@@ -102,16 +102,9 @@ export class CurvesView {
   }
 
   update() {
-    const byTag = this.ctx.state.tags[this.kind] || {};
-    const selected = this.ctx.selectedRuns();
-    const items = [];
-    for (const tag of Object.keys(byTag).sort(naturalCompare)) {
-      if (!matches(this.ctx.state.tagFilter, tag)) continue;
-      const runs = byTag[tag].filter((run) => selected.has(run));
-      if (runs.length) items.push({ key: tag, group: groupOf(tag), tag, runs });
-    }
+    const { items, tags } = tagItems(this.ctx, this.kind);
     const noun = this.kind === 'pr_curves' ? 'PR curve' : 'ROC curve';
-    this.empty.textContent = items.length ? '' : this.ctx.emptyText(noun, Object.keys(byTag).length);
+    this.empty.textContent = items.length ? '' : this.ctx.emptyText(noun, tags);
     this.empty.hidden = items.length > 0;
     this.grid.setItems(items, (item) => {
       const card = new CurveCard(this.kind, item.tag, this.ctx);
@@ -121,8 +114,6 @@ export class CurvesView {
   }
 
   refresh() {
-    const pending = [];
-    this.grid.forEach((card) => pending.push(card.refresh()));
-    return Promise.all(pending);
+    return this.grid.refresh();
   }
 }

@@ -146,8 +146,6 @@ export class LayoutsView {
   }
 
   refresh() {
-    const pending = [];
-    this.grid.forEach((card) => pending.push(card.refresh()));
-    return Promise.all(pending);
+    return this.grid.refresh();
   }
 }

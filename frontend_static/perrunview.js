@@ -33,9 +33,7 @@ export class PerRunView {
 
   /** Live refresh of the cards in view; resolves when their fetches are done. */
   refresh() {
-    const pending = [];
-    this.grid.forEach((card) => pending.push(card.refresh()));
-    return Promise.all(pending);
+    return this.grid.refresh();
   }
 
   forEachCard(fn) {

@@ -1,8 +1,8 @@
 // The Scalars tab: its toolbar (smoothing, x axis, log y, outliers) and one chart per
 // tag, grouped by tag prefix, created lazily by the CardGrid.
 
-import { CardGrid } from './cardgrid.js';
-import { groupOf, h, matches, naturalCompare } from './dom.js';
+import { CardGrid, tagItems } from './cardgrid.js';
+import { h } from './dom.js';
 import { ScalarChart } from './scalarchart.js';
 
 export class ScalarsView {
@@ -87,23 +87,14 @@ export class ScalarsView {
 
   /** Rebuild the list of charts from the tags, selected runs and tag filter. */
   update() {
-    const byTag = this.ctx.state.tags.scalars || {};
-    const selected = this.ctx.selectedRuns();
-    const items = [];
-    for (const tag of Object.keys(byTag).sort(naturalCompare)) {
-      if (!matches(this.ctx.state.tagFilter, tag)) continue;
-      const runs = byTag[tag].filter((run) => selected.has(run));
-      if (runs.length) items.push({ key: tag, group: groupOf(tag), tag, runs });
-    }
-    this.empty.textContent = items.length ? '' : this.ctx.emptyText('scalar', Object.keys(byTag).length);
+    const { items, tags } = tagItems(this.ctx, 'scalars');
+    this.empty.textContent = items.length ? '' : this.ctx.emptyText('scalar', tags);
     this.empty.hidden = items.length > 0;
     this.grid.setItems(items, (item) => new ScalarChart(item.tag, this.ctx), (card, item) => card.setRuns(item.runs));
   }
 
   /** Live refresh of the charts in view; resolves when their fetches are done. */
   refresh() {
-    const pending = [];
-    this.grid.forEach((card) => pending.push(card.refresh()));
-    return Promise.all(pending);
+    return this.grid.refresh();
   }
 }

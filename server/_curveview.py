@@ -18,7 +18,7 @@ import numpy as np
 from visualdl._kinds import AudioEvent, PrCurveEvent, RocCurveEvent
 from visualdl._reader import open_blob
 from visualdl.errors import InvalidArgument, NotFound, VisualDLError
-from visualdl.server._provider import DataProvider
+from visualdl.server._provider import DataProvider, pick
 
 __all__ = ["CURVE_AXES", "audio_clip", "audio_list", "curves"]
 
@@ -52,14 +52,7 @@ def audio_clip(
 ) -> tuple[str, int, int]:
     """Where the WAV bytes of a clip lie: ``(path, offset, length)``, checked, to stream."""
     _, events = provider.events(run, "audio", tag)
-    if step is not None:
-        at = bisect.bisect_right(events, step, key=lambda e: e.step) - 1
-        if at < 0 or events[at].step != step:
-            raise NotFound(f"{tag!r} in {run!r} has no clip at step {step}")
-        index = at
-    index = index or 0
-    if index >= len(events):
-        raise NotFound(f"{tag!r} in {run!r} has {len(events)} clip(s); there is no clip {index}")
+    index = pick(events, index, step, "clip", f"{tag!r} in {run!r}")
     try:
         return open_blob(events[index])
     except (OSError, VisualDLError) as e:

@@ -371,13 +371,8 @@ class DataProvider:
 
     def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[LogReader, ImageEvent, int]:
         reader, events = self._events(run, "images", tag)
-        if step is not None:
-            at = bisect.bisect_right(events, step, key=lambda e: e.step) - 1
-            if at < 0 or events[at].step != step:
-                raise NotFound(f"{tag!r} in {run!r} has no image at step {step}")
-            index = at
-        event: ImageEvent = _at(events, index or 0, "image")
-        return reader, event, index or 0
+        at = pick(events, index, step, "image", f"{tag!r} in {run!r}")
+        return reader, events[at], at
 
     def read_histograms(self, *, run: str, tag: str, max_entries: int) -> dict[str, Any]:
         _, events = self._events(run, "histograms", tag)
@@ -570,10 +565,19 @@ def _histogram_json(h: HistogramEvent) -> dict[str, Any]:
     }
 
 
-def _at(events: list[Any], index: int, what: str) -> Any:
+def pick(events: list[Any], index: int | None, step: int | None, noun: str, where: str) -> int:
+    """The position of the event asked for: the last one logged at ``step``, or the
+    ``index``-th by step (0 by default); :class:`NotFound` saying there is no such
+    ``noun`` ("image") ``where`` ("'tag' in 'run'") otherwise."""
+    if step is not None:
+        at = bisect.bisect_right(events, step, key=lambda e: e.step) - 1
+        if at < 0 or events[at].step != step:
+            raise NotFound(f"{where} has no {noun} at step {step}")
+        return at
+    index = index or 0
     if not 0 <= index < len(events):
-        raise NotFound(f"{what} index {index} out of range: there are {len(events)}")
-    return events[index]
+        raise NotFound(f"{noun} index {index} out of range: {where} has {len(events)}")
+    return index
 
 
 def _evenly(n: int, k: int) -> list[int]:
