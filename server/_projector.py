@@ -49,9 +49,16 @@ def pca(vectors: np.ndarray, dims: int) -> tuple[np.ndarray, list[float]]:
     """The rows projected on the ``dims`` first principal components (float32), and the
     share of the total variance each component explains."""
     x = vectors.astype(np.float64, copy=False)
-    mean = x.mean(axis=0)
+    # A row with a NaN or an infinity is data, shown where it cannot be placed: the axes
+    # are fitted on the finite rows, and such a row's coordinates are NaN (not drawn).
+    finite = np.isfinite(x).all(axis=1)
+    if not finite.all():
+        x = np.where(finite[:, None], x, 0.0)
+    fitted = x[finite] if not finite.all() else x
+    mean = fitted.mean(axis=0) if len(fitted) else np.zeros(x.shape[1])
     centred = x - mean
-    cov = centred.T @ centred / max(len(x) - 1, 1)
+    fit_centred = centred[finite] if not finite.all() else centred
+    cov = fit_centred.T @ fit_centred / max(len(fit_centred) - 1, 1)
     values, vecs = np.linalg.eigh(cov)
     order = np.argsort(values)[::-1][:dims]
     total = float(values.sum())
@@ -60,6 +67,7 @@ def pca(vectors: np.ndarray, dims: int) -> tuple[np.ndarray, list[float]]:
     components *= np.where(components[np.abs(components).argmax(axis=0), range(components.shape[1])] < 0, -1, 1)
     shares = [float(values[i]) / total if total > 0 else 0.0 for i in order]
     out = (centred @ components).astype(np.float32)
+    out[~finite] = np.nan
     if out.shape[1] < dims:  # fewer dimensions than asked: the rest is 0
         out = np.hstack([out, np.zeros((len(out), dims - out.shape[1]), np.float32)])
         shares += [0.0] * (dims - len(shares))

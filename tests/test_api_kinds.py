@@ -211,3 +211,17 @@ def test_projector_umap_projects_in_the_background(env):
         answer = _get(client, "/api/projection", **query).get_json()
     coords = _floats(answer["coordinates"], (500, 2))
     assert answer["points"] == 500 and np.isfinite(coords).all() and coords.std(axis=0).min() > 0
+
+
+def test_projector_pca_keeps_rows_with_nan_as_unplaced_points():
+    from visualdl.server._projector import pca
+
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(50, 4)).astype(np.float32)
+    vectors[7, 2] = np.nan
+    vectors[9, 0] = np.inf
+    coords, shares = pca(vectors, 2)
+    assert np.isnan(coords[[7, 9]]).all() and np.isfinite(np.delete(coords, [7, 9], axis=0)).all()
+    assert all(np.isfinite(shares)) and 0 < sum(shares) <= 1 + 1e-9
+    clean, _ = pca(np.delete(vectors, [7, 9], axis=0), 2)
+    assert np.allclose(np.delete(coords, [7, 9], axis=0), clean, atol=1e-5)  # the same axes as without them
