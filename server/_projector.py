@@ -51,7 +51,7 @@ def pca(vectors: np.ndarray, dims: int) -> tuple[np.ndarray, list[float]]:
     x = vectors.astype(np.float64, copy=False)
     # A row with a NaN or an infinity is data, shown where it cannot be placed: the axes
     # are fitted on the finite rows, and such a row's coordinates are NaN (not drawn).
-    finite = np.isfinite(x).all(axis=1)
+    finite: np.ndarray = np.asarray(np.isfinite(x).all(axis=1))
     if not finite.all():
         x = np.where(finite[:, None], x, 0.0)
     fitted = x[finite] if not finite.all() else x
