@@ -310,7 +310,7 @@ class DataProvider:
     def read_job(self, *, run: str) -> dict[str, Any]:
         """The job page of ``run`` (see :mod:`visualdl.server._jobs`)."""
         reader, local = self._resolve(run)
-        progress = reader.progress(local)
+        progress = reader._progress(local)  # with each file's lowest step
         return {"run": run, **job_overview(progress, now=time.time())}
 
     # -- images, histograms, text, graphs ----------------------------------------------------

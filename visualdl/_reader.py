@@ -846,10 +846,13 @@ class LogReader:
                 out.append(info)
             return out
 
-    def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]]:
+    def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
-        (one entry per scalar record written), the number of scalar points and the lowest
-        step logged (None: no scalars)."""
+        (one entry per scalar record written), and the number of scalar points."""
+        return [(info, walls, steps, points) for info, walls, steps, points, _ in self._progress(run)]
+
+    def _progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]]:
+        """:meth:`progress` and, last, the lowest step each file logged (None: no scalars)."""
         infos = self.writers(run)
         with self._lock:
             progress = self._run(run).progress
