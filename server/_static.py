@@ -32,7 +32,7 @@ from flask import Request, Response
 
 from visualdl.errors import NotFound
 
-__all__ = ["CONTENT_TYPES", "StaticFiles"]
+__all__ = ["CONTENT_TYPES", "StaticFiles", "codings"]
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -155,7 +155,7 @@ class StaticFiles:
         immutable: bool = False,
     ) -> Response:  # fmt: skip
         etag = f'"{digest}"'
-        use_gzip = gzipped is not None and len(gzipped) < len(data) and "gzip" in _codings(request)
+        use_gzip = gzipped is not None and len(gzipped) < len(data) and "gzip" in codings(request)
         if use_gzip:
             etag = f'"{digest}-gz"'
         cache = f"public, max-age={_YEAR}, immutable" if immutable else "no-cache"
@@ -169,7 +169,7 @@ class StaticFiles:
         return response
 
 
-def _codings(request: Request) -> set[str]:
+def codings(request: Request) -> set[str]:
     """The content codings the request accepts (``q=0`` ones left out)."""
     out = set()
     for part in request.headers.get("Accept-Encoding", "").split(","):

@@ -109,3 +109,23 @@ def test_a_file_changed_on_disk_gets_a_new_hash(tmp_path):
         served = files.file("static/api.js", request)
         assert gzip.decompress(served.get_data()).endswith(b"// changed\n")
         assert served.headers["Cache-Control"].endswith("immutable")
+
+
+def test_large_json_answers_are_gzipped_for_clients_that_accept_it(tmp_path):
+    import numpy as np
+
+    from visualdl import LogWriter
+
+    with LogWriter(str(tmp_path / "run")) as writer:
+        for step in range(3000):
+            writer.add_scalar("loss", float(np.sin(step)), step)
+    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
+    app.extensions["visualdl.provider"].poll()
+    client = app.test_client()
+    plain = client.get("/api/scalars?tag=loss&run=run")
+    zipped = client.get("/api/scalars?tag=loss&run=run", headers={"Accept-Encoding": "gzip, br"})
+    assert "Content-Encoding" not in plain.headers and plain.headers["Vary"] == "Accept-Encoding"
+    assert zipped.headers["Content-Encoding"] == "gzip" and len(zipped.data) < len(plain.data) / 2
+    assert json.loads(gzip.decompress(zipped.data)) == plain.get_json()
+    small = client.get("/api/runs", headers={"Accept-Encoding": "gzip"})  # under 8 KiB: as it is
+    assert "Content-Encoding" not in small.headers and small.get_json()["runs"]
