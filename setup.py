@@ -70,6 +70,9 @@ setup(
         # JSON of chart data: numpy arrays serialized natively, several times faster than
         # json.dumps of lists, exact shortest round-trip floats.
         "orjson>=3.10",
+        # One filesystem layer for logdirs given as URLs (s3://, gs://, az://, hdfs://,
+        # memory://): pure Python, and each store's package plugs into it (extras below).
+        "fsspec>=2024.2",
     ],
     extras_require={
         # Unit tests: `pytest` over the package, the format, the server and the CLI.
@@ -85,6 +88,10 @@ setup(
             "wheel",
             # LogWriter.add_figure draws matplotlib figures (an optional dependency for users).
             "matplotlib>=3.8",
+            # Logdirs in S3: s3fs against moto's S3 API server (ThreadedMotoServer) on loopback.
+            "s3fs>=2024.2",
+            "moto[s3]>=5.0",
+            "flask-cors>=4",  # moto's server needs it beside flask
         ],
         # End-to-end tests: a real browser, the demos on real engines, a real notebook kernel.
         "e2e": [
@@ -113,6 +120,11 @@ setup(
         "projector": ["scikit-learn>=1.3", "umap-learn>=0.5"],
         # %load_ext visualdl and notebook.display() need IPython; the figures do not.
         "notebook": ["ipython>=8"],
+        # Logdirs in object storage, by protocol (visualdl/_storage.py names the one missing).
+        "s3": ["s3fs>=2024.2"],
+        "gcs": ["gcsfs>=2024.2"],
+        "azure": ["adlfs>=2024.2"],
+        "hdfs": ["pyarrow>=14"],
         # demo/ps_train.py trains on scikit-learn's digits (shipped with it, no download).
         "demo": ["scikit-learn>=1.3"],
         # demo/ddp_train.py: PyTorch DDP under torchrun, on the CPU.

@@ -47,6 +47,7 @@ from visualdl._logformat import MAX_POINTS_PER_RECORD
 from visualdl.errors import WriterError
 from visualdl.proto import pb
 from visualdl.sdk import _sigterm as sigterm
+from visualdl.sdk._segments import Segments
 
 __all__ = ["NullSink", "Sink", "drop_torn_tail"]
 
@@ -60,11 +61,13 @@ _MAX_POINTS_PER_RECORD = MAX_POINTS_PER_RECORD
 
 
 class Sink:
-    """Owns one log file. ``open_file()`` returns ``(path, fd, header_record)``."""
+    """Owns one log file. ``open_file()`` returns ``(path, fd, header_record)``, or
+    ``(path, segments, header_record)`` for a log written to a store as segments
+    (:class:`~visualdl.sdk._segments.Segments`, uploaded from the background thread)."""
 
     def __init__(
         self,
-        open_file: Callable[[], tuple[str, int, pb.Record]],
+        open_file: Callable[[], tuple[str, int | Segments, pb.Record]],
         *,
         flush_secs: float,
         max_queue: int,
@@ -78,6 +81,7 @@ class Sink:
         self._fsync = fsync
         self.path = ""
         self._fd = -1
+        self._segments: Segments | None = None
         self._init_state()
         self._open()
         self._start()
@@ -110,6 +114,7 @@ class Sink:
         self._close_started = False  # one thread closes; the others wait for it
         self._closing = False  # no more data accepted; the thread ends after its last drain
         self._closed = False
+        self._footer_written = False  # a log in a store: the footer went into the last segment
         self._records = 0
         self._points = 0
         self._blocked = 0.0
@@ -184,14 +189,18 @@ class Sink:
     def _pending_bytes(self) -> int:
         """Bytes of everything not yet written: what bounds a new record."""
         points = (self._queued + self._inflight) * _POINT_BYTES
-        return points + self._item_bytes + self._inflight_bytes + len(self._unwritten)
+        return points + self._item_bytes + self._inflight_bytes + len(self._unwritten) + self._not_uploaded()
 
     def _waiting_bytes(self) -> int:
         """What bounds new scalar points: the pending bytes but the records the writer is
         encoding now. Those were let in already; a big image's minutes of compression must
         not stall the scalars logged after it."""
         points = (self._queued + self._inflight) * _POINT_BYTES
-        return points + self._item_bytes + len(self._unwritten)
+        return points + self._item_bytes + len(self._unwritten) + self._not_uploaded()
+
+    def _not_uploaded(self) -> int:
+        """Bytes written into the next segment and not uploaded yet (a log in a store)."""
+        return self._segments.waiting if self._segments is not None else 0
 
     def _attend(self) -> WriterError | None:
         """Under the lock, before accepting data: refuse when closed or when the thread
@@ -294,10 +303,13 @@ class Sink:
         if self._thread is not None:
             self._thread.join()
         try:
-            if self._fd >= 0:
-                footer = pb.Footer(wall_time=time.time(), records=self._records, scalar_points=self._points)
+            segments = self._segments
+            if self._fd >= 0 or segments is not None:
                 try:
-                    self._write(frame(pb.Record(footer=footer).SerializeToString()))
+                    if not self._footer_written:
+                        self._write(_footer_frame(self._records, self._points))
+                    if segments is not None:
+                        segments.upload()  # the footer, or frames whose upload failed
                 except OSError as e:
                     log.error("could not write the footer of %s: %s", self.path, e)
                     error = error or e
@@ -390,15 +402,30 @@ class Sink:
         except OSError as e:
             log.error("writing %s failed: %s (%d bytes kept to retry)", self.path, e, len(data))
             error = e
+        uploaded = True
+        segments = self._segments
+        if written and segments is not None and (target > self._flushed or self._closing or segments.due()):
+            if self._close_started and not self._footer_written:  # close()'s flush: one last segment, not two
+                segments.append(_footer_frame(self._records + records, self._points + points))
+                self._footer_written = True
+            try:
+                segments.upload()
+            except OSError as e:  # the frames stay in the segment, for the next drain
+                log.error("%s (%d bytes kept to retry)", e, segments.waiting)
+                error = e
+                uploaded = False
         with self._lock:
             self._inflight = self._inflight_bytes = 0
             if written:
                 self._unwritten, self._unwritten_counts = b"", (0, 0)
                 self._records += records
                 self._points += points
+            if written and uploaded:
                 self._flushed = max(self._flushed, target)
-            else:
+            elif not written:
                 self._unwritten, self._unwritten_counts = data, (records, points)
+                self._failed = max(self._failed, target)
+            else:
                 self._failed = max(self._failed, target)
             if error is not None:
                 self._error = self._last_error = error
@@ -407,14 +434,18 @@ class Sink:
             self._changed.notify_all()
 
     def _write(self, data: bytes) -> WriterError | None:
-        """Append ``data`` whole; undo a partial write. Reopens a deleted file and says so."""
+        """Append ``data`` whole; undo a partial write. Reopens a deleted file and says so.
+        A log in a store takes ``data`` into its next segment."""
         notice = None
-        if self._fd < 0 or os.fstat(self._fd).st_nlink == 0:
+        if self._segments is None and (self._fd < 0 or os.fstat(self._fd).st_nlink == 0):
             deleted = self.path
             self._open()
             if deleted:
                 notice = WriterError(f"log file {deleted} was deleted; continuing in {self.path}")
                 log.error("%s", notice)
+        if self._segments is not None:
+            self._segments.append(data)
+            return notice
         start = os.lseek(self._fd, 0, os.SEEK_END)
         view = memoryview(data)
         try:
@@ -439,8 +470,14 @@ class Sink:
 
     def _open(self) -> None:
         self._close_fd()
-        path, fd, header = self._open_file()
-        self.path, self._fd = path, fd
+        path, out, header = self._open_file()
+        if isinstance(out, Segments):  # every segment starts with the header
+            out.header = frame(header.SerializeToString())
+            self.path, self._segments = out.path, out
+            sigterm.install(_flush_all)  # a pod's SIGTERM uploads what waits
+            _close_before_executors_stop()
+            return
+        self.path, self._fd = path, out
         self._write(frame(header.SerializeToString()))
 
     def flush_before_exit(self, deadline: float) -> None:
@@ -468,8 +505,14 @@ class Sink:
 
     def _after_fork_in_child(self) -> None:
         self._close_fd()
+        self._segments = None  # the parent uploads what waits in its segment
         self.path = ""
         self._init_state()
+
+
+def _footer_frame(records: int, points: int) -> bytes:
+    footer = pb.Footer(wall_time=time.time(), records=records, scalar_points=points)
+    return frame(pb.Record(footer=footer).SerializeToString())
 
 
 def _scalar_records(batches: list[tuple[str, tuple[array[int], array[float], array[float]]]]) -> list[pb.Record]:
@@ -589,6 +632,24 @@ def _close_all() -> None:
             sink.close()
         except Exception as e:  # noqa: BLE001 - boundary: interpreter exit
             log.error("closing %s at exit failed: %s", sink.path, e)
+
+
+_early_close = False
+
+
+def _close_before_executors_stop() -> None:
+    """Close the writers at exit before ``concurrent.futures`` stops its executors, which a
+    store's client needs to upload the last segment. Those stop in ``threading``'s exit
+    hooks, before ``atexit``'s; hooks registered later run first."""
+    global _early_close
+    register = getattr(threading, "_register_atexit", None)
+    if _early_close or register is None:
+        return
+    try:
+        register(_close_all)
+        _early_close = True
+    except RuntimeError:  # the interpreter is shutting down already
+        pass
 
 
 def _after_fork() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl import __version__
+from visualdl import __version__, _storage
 from visualdl._kinds import (
     encode_audio,
     encode_embeddings,
@@ -41,6 +41,7 @@ from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
+from visualdl.sdk._segments import DEFAULT_UPLOAD_BYTES, DEFAULT_UPLOAD_SECS, Segments
 from visualdl.sdk._sink import NullSink, Sink, drop_torn_tail
 
 __all__ = ["LogWriter"]
@@ -63,7 +64,10 @@ class LogWriter:
 
     Args:
         logdir: directory of this run (created if missing). Default:
-            ``runs/<time>_<host><comment>`` like VisualDL and TensorBoard.
+            ``runs/<time>_<host><comment>`` like VisualDL and TensorBoard. A URL
+            (``s3://bucket/exp/run0``, ``gs://``, ``az://``, ``hdfs://``,
+            ``memory://``) writes into object storage: the log is uploaded as
+            immutable segments by the background thread (:mod:`visualdl._storage`).
         comment: suffix of the default logdir.
         max_queue: pending points or records that wake the writer thread early.
         flush_secs: at most this many seconds pass between a call and its data
@@ -79,6 +83,11 @@ class LogWriter:
         max_pending_bytes: memory bound of data waiting for the disk; above it,
             ``add_*`` calls wait for the writer (backpressure, nothing is dropped).
         fsync: make ``flush()`` and each background flush also ``fsync`` the file.
+        upload_secs, upload_bytes: a log in object storage is uploaded as a new
+            segment every ``upload_secs`` (default 60) or once ``upload_bytes`` wait
+            (default 16 MiB, less than ``max_pending_bytes``), and on ``flush()``,
+            ``close()``, exit and SIGTERM. A killed process loses at most
+            ``upload_secs``; each upload is one PUT request (the README weighs the two).
         rank, world_size, local_rank, role, job, attempt: this process's place in a
             distributed job, written into the file header. Detected from the
             launcher's environment (torchrun, PaddlePaddle, TF_CONFIG, Horovod, MPI,
@@ -101,6 +110,8 @@ class LogWriter:
         *,
         max_pending_bytes: int = 64 << 20,
         fsync: bool = False,
+        upload_secs: float = DEFAULT_UPLOAD_SECS,
+        upload_bytes: int = DEFAULT_UPLOAD_BYTES,
         rank: int | None = None,
         world_size: int | None = None,
         local_rank: int | None = None,
@@ -125,6 +136,23 @@ class LogWriter:
             raise ValueError(f"flush_secs must be a positive, finite number of seconds; got {flush_secs!r}")
         if isinstance(max_pending_bytes, bool) or not isinstance(max_pending_bytes, int) or max_pending_bytes < 1:
             raise ValueError(f"max_pending_bytes must be a positive integer; got {max_pending_bytes!r}")
+        if (
+            isinstance(upload_secs, bool)
+            or not isinstance(upload_secs, int | float)
+            or not 0 < upload_secs <= threading.TIMEOUT_MAX
+        ):
+            raise ValueError(f"upload_secs must be a positive, finite number of seconds; got {upload_secs!r}")
+        if isinstance(upload_bytes, bool) or not isinstance(upload_bytes, int) or upload_bytes < 1:
+            raise ValueError(f"upload_bytes must be a positive integer; got {upload_bytes!r}")
+        self._remote = _storage.is_url(self._logdir)
+        if not self._remote:
+            self._logdir = _storage.local_path(self._logdir)
+        elif upload_bytes >= max_pending_bytes:
+            raise ValueError(
+                f"upload_bytes ({upload_bytes}) must be less than max_pending_bytes ({max_pending_bytes}): "
+                "what waits for its upload counts toward the memory bound"
+            )
+        self._upload = (float(upload_secs), upload_bytes)
         convert.check_text(display_name, "display_name")
         convert.check_text(filename_suffix, "filename_suffix")
         if isinstance(max_queue, bool) or not isinstance(max_queue, int) or max_queue < 1:
@@ -171,9 +199,11 @@ class LogWriter:
 
     # -- files -----------------------------------------------------------------------
 
-    def _open_file(self) -> tuple[str, int, pb.Record]:
-        """Create this writer's file (race-free, never an existing one unless file_name)."""
-        os.makedirs(self._logdir, exist_ok=True)
+    def _open_file(self) -> tuple[str, int | Segments, pb.Record]:
+        """Create this writer's file (race-free, never an existing one unless file_name);
+        in a store, the segments of a log of a new name (or of file_name)."""
+        if not self._remote:
+            os.makedirs(self._logdir, exist_ok=True)
         pid = os.getpid()
         header = pb.Header(
             format_version=FORMAT_VERSION,
@@ -191,6 +221,14 @@ class LogWriter:
             attempt=self._placement.attempt,
             launcher=self._placement.launcher,
         )
+        if self._remote:
+            if self._file_name and pid == self._first_pid:
+                name = self._file_name
+            else:
+                name = self._fresh_name(pid)
+            upload_secs, upload_bytes = self._upload
+            segments = Segments(self._logdir, name, upload_secs=upload_secs, upload_bytes=upload_bytes)
+            return segments.path, segments, pb.Record(header=header)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         if self._file_name and pid == self._first_pid:
             path = os.path.join(self._logdir, self._file_name)
@@ -198,12 +236,15 @@ class LogWriter:
             drop_torn_tail(path, fd)
             return path, fd, pb.Record(header=header)
         while True:
-            name = f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"
+            name = self._fresh_name(pid)
             path = os.path.join(self._logdir, name)
             try:
                 return path, os.open(path, flags | os.O_EXCL, 0o644), pb.Record(header=header)
             except FileExistsError:
                 continue
+
+    def _fresh_name(self, pid: int) -> str:
+        return f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"
 
     @property
     def logdir(self) -> str:

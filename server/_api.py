@@ -26,7 +26,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from visualdl._tail import open_regular
+from visualdl._storage import open_path
 from visualdl.errors import NotFound, VisualDLError
 from visualdl.server._curveview import audio_clip, audio_list, curves
 from visualdl.server._hosts import HostPolicy, host_name
@@ -67,7 +67,7 @@ def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes
     opened and its first chunk read before the response starts, so a file gone since
     its record was checked is still a 404."""
     try:
-        f, _ = open_regular(path)
+        f = open_path(path)
         f.seek(offset)
         first = f.read(min(_CHUNK, length))
     except OSError as e:

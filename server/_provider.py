@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from visualdl import _storage
 from visualdl._aggregate import JobSeries
 from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
 from visualdl._kinds import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
@@ -53,13 +54,20 @@ class _Source:
     reader: LogReader
 
 
+def _relative(path: str, logdir: str) -> str:
+    """``path`` (a file's path or URL) relative to ``logdir``."""
+    if _storage.is_url(logdir):
+        return path[len(logdir.rstrip("/")) + 1 :] if path.startswith(logdir.rstrip("/") + "/") else path
+    return os.path.relpath(path, logdir)
+
+
 class DataProvider:
     """What the HTTP layer reads from: runs, tags and data of all logdirs."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._sources = [
-            _Source(name, os.path.abspath(path), LogReader(path, load=False)) for name, path in settings.logdirs
+            _Source(name, _storage.absolute(path), LogReader(path, load=False)) for name, path in settings.logdirs
         ]
         self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
@@ -441,7 +449,7 @@ class DataProvider:
         problems = []
         for source in self._sources:
             for p in source.reader.problems:
-                where = {"logdir": source.name or source.path, "file": os.path.relpath(p.path, source.path)}
+                where = {"logdir": source.name or source.path, "file": _relative(p.path, source.path)}
                 problems.append({**where, "offset": p.offset, "message": p.message})
         return {
             "status": "ok" if self.loaded.is_set() else "loading",
@@ -453,7 +461,7 @@ class DataProvider:
             "last_poll_seconds": round(self.last_poll_seconds, 4),
             "last_poll_time": self.last_poll_time or None,
             "reload_interval": self.settings.reload_interval,
-            "logdirs": [{"name": s.name, "path": s.path, "exists": os.path.isdir(s.path)} for s in self._sources],
+            "logdirs": [{"name": s.name, "path": s.path, "exists": s.reader._exists()} for s in self._sources],
             "problems": problems,
             "not_served": self.not_served(),
         }

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from visualdl._storage import is_url
 from visualdl.server._hosts import normalise_host_name
 
 __all__ = ["DEFAULT_MAX_POINTS", "MAX_POINTS_LIMIT", "Settings", "check_setting", "parse_logdir_spec"]
@@ -150,6 +151,8 @@ def _shown(value: Any) -> str:
 
 def parse_logdir_spec(spec: str) -> tuple[str, str]:
     """``name:DIR`` or ``DIR`` -> ``(name, DIR)``; a Windows drive letter is not a name."""
+    if is_url(spec):
+        return "", spec
     name, sep, path = spec.partition(":")
     if sep and name and path and not (len(name) == 1 and path.startswith(("\\", "/"))) and os.sep not in name:
         return name, path

@@ -98,6 +98,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _exists(logdir: str) -> bool:
+    """Whether ``logdir`` exists; a URL whose store's package is missing exits with its install line."""
+    from visualdl._storage import exists
+
+    try:
+        return exists(logdir)
+    except ImportError as e:
+        print(f"visualdl: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def summarise(logdir: str) -> str:
     from visualdl._reader import LogReader
 
@@ -190,7 +201,7 @@ def serve(args: argparse.Namespace) -> int:
             return 2
         logdirs = tuple((name, path) for name, (_, path) in zip(names, logdirs, strict=True))
     for _, path in logdirs:
-        if not os.path.isdir(path):
+        if not _exists(path):
             print(f"visualdl: warning: logdir {path!r} does not exist yet; watching for it", file=sys.stderr)
     for model in args.model:
         if not os.path.isfile(model):
@@ -258,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from visualdl.server._settings import parse_logdir_spec
 
             _, path = parse_logdir_spec(spec)
-            if not os.path.isdir(path):
+            if not _exists(path):
                 print(f"visualdl: error: logdir {path!r} does not exist", file=sys.stderr)
                 status = 1
                 continue

@@ -38,7 +38,7 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
-from visualdl import _vdl2
+from visualdl import _storage, _vdl2
 from visualdl._aggregate import JobSeries, aggregate
 from visualdl._framebatch import Batched
 from visualdl._framing import HEADER_SIZE
@@ -228,7 +228,7 @@ def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> 
     """
     ref = event.ref
     kind = BLOB_KIND[type(event)]
-    f, _ = open_regular(ref.path)
+    f = _storage.open_path(ref.path)
     with f:
         if isinstance(ref, ValueRef):  # an image of a VisualDL 2 log file
             length = check_vdl2_record(f, ref.path, ref.offset)
@@ -261,7 +261,7 @@ def _vdl2_vectors(event: EmbeddingsEvent) -> bytes:
     """The vectors of a VisualDL 2 embeddings event, gathered from its record read again."""
     ref = event.ref
     assert isinstance(ref, ValueRef)
-    f, _ = open_regular(ref.path)
+    f = _storage.open_path(ref.path)
     with f:
         length = check_vdl2_record(f, ref.path, ref.offset)
         f.seek(ref.offset + _vdl2.HEAD_SIZE)
@@ -292,15 +292,20 @@ class _Decoder(Protocol):
     def unshown(self) -> tuple[tuple[str, str, int], ...]: ...
 
 
-def _open_log(path: str) -> LogFile:
-    """A file to follow, with the parser of its format (told by its name)."""
-    name = os.path.basename(path)
+def _open_log(path: str, source: _storage.PartsSource | None = None) -> LogFile:
+    """A file to follow, with the parser of its format (told by its name); ``source``
+    gives its bytes when it is not one local file."""
+    name = path.rpartition("/")[2] if source is not None else os.path.basename(path)
     if is_tfevents_file(name):
         # The decoder parses; most events come in batches (every Event starts with its wall_time key).
-        return LogFile(path, bytes, "tfevents", EventDecoder(), Batched(0x09))
+        return LogFile(path, bytes, "tfevents", EventDecoder(), Batched(0x09), source=source)
     if is_vdl2_file(name) and not is_log_file(name):
-        return LogFile(path, bytes, "vdl2", _vdl2.FileDecoder(), _vdl2.BATCHED)
-    return LogFile(path)
+        return LogFile(path, bytes, "vdl2", _vdl2.FileDecoder(), _vdl2.BATCHED, source=source)
+    return LogFile(path, source=source)
+
+
+def _is_log_name(name: str) -> bool:
+    return is_log_file(name) or is_tfevents_file(name) or is_vdl2_file(name)
 
 
 def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
@@ -329,6 +334,14 @@ class LogReader:
 
     def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
         self.logdir = os.fspath(logdir)
+        #: The listing of a logdir in a store (``s3://...``; see :mod:`visualdl._storage`).
+        self._lister: _storage.Lister | None = None
+        if _storage.is_url(self.logdir):
+            self._lister = _storage.Lister(*_storage.filesystem(self.logdir))
+        else:
+            self.logdir = _storage.local_path(self.logdir)
+        #: Log files that are not one local file (objects, segments) -> where their bytes are.
+        self._sources: dict[str, _storage.PartsSource] = {}
         self._runs: dict[str, _Run] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
@@ -341,10 +354,15 @@ class LogReader:
 
     def _discover(self) -> tuple[dict[str, list[str]], dict[str, str]]:
         """Runs and their log files (regular files only), and what could not be listed or read:
-        ``({run: [path, ...]}, {path: problem})``."""
+        ``({run: [path, ...]}, {path: problem})``. A writer's segments are one log file
+        (:mod:`visualdl._storage`), whose parts are kept in :attr:`_sources`."""
+        if self._lister is not None:
+            return self._discover_store(self._lister)
         found: dict[str, list[str]] = {}
         trouble: dict[str, str] = {}
+        sources: dict[str, _storage.PartsSource] = {}
         if not os.path.isdir(self.logdir):
+            self._sources = sources
             return found, trouble
         stack = [self.logdir]
         while stack:
@@ -364,17 +382,76 @@ class LogReader:
                     if entry.is_dir():
                         if not entry.is_symlink():  # as os.walk: links to directories are not followed
                             subdirs.append(entry.path)
-                    elif is_log_file(entry.name) or is_tfevents_file(entry.name) or is_vdl2_file(entry.name):
+                    elif _is_log_name(entry.name):
                         why = "" if entry.is_file() else _unreadable(entry.path)
                         if why:
                             trouble[entry.path] = why
                         else:
-                            files.append(entry.path)
+                            files.append(entry)
                 except OSError as e:
                     trouble[entry.path] = f"cannot read: {e.strerror or e}"
             stack.extend(reversed(subdirs))
             if files:
-                found[os.path.relpath(dirpath, self.logdir).replace(os.sep, "/")] = files
+                paths = self._group_local(dirpath, files, sources, trouble)
+                found[os.path.relpath(dirpath, self.logdir).replace(os.sep, "/")] = paths
+        self._sources = sources
+        return found, trouble
+
+    def _group_local(
+        self,
+        dirpath: str,
+        files: list[os.DirEntry[str]],
+        sources: dict[str, _storage.PartsSource],
+        trouble: dict[str, str],
+    ) -> list[str]:
+        """The log files of a directory, a writer's segments (a copy of a bucket) as one."""
+        plain, segments = _storage.group_segments(entry.name for entry in files)
+        if not segments:
+            return [entry.path for entry in files]
+        by_name = {entry.name: entry for entry in files}
+        paths = [by_name[name].path for name in plain]
+        for log_name, names in segments.items():
+            path = os.path.join(dirpath, log_name)
+            parts = []
+            try:
+                for name in names:
+                    parts.append((by_name[name].path, by_name[name].stat().st_size))
+            except OSError as e:
+                trouble[by_name[name].path] = f"cannot read: {e.strerror or e}"
+                continue
+            source = sources[path] = self._sources.get(path) or _storage.local_parts(path)
+            source.update(parts)
+            _storage.register(path, source)
+            paths.append(path)
+        paths.sort()
+        return paths
+
+    def _discover_store(self, lister: _storage.Lister) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """:meth:`_discover` of a logdir in a store: from the :class:`~visualdl._storage.Lister`."""
+        objects, listed = lister.list()
+        trouble = {self.logdir: message for message in listed.values()}  # noqa: B035 - one problem: the listing
+        found: dict[str, list[str]] = {}
+        sources: dict[str, _storage.PartsSource] = {}
+        root = lister.root
+        for directory in sorted(objects):
+            names = objects[directory]
+            if directory != root and not directory.startswith(root + "/"):
+                continue
+            run = "." if directory == root else directory[len(root) + 1 :]
+            if any(part.startswith(".") for part in run.split("/")):
+                continue
+            plain, segments = _storage.group_segments(n for n in names if _is_log_name(n))
+            groups = [(name, [name]) for name in plain] + list(segments.items())
+            paths = []
+            for name, parts in groups:
+                path = lister.url(f"{directory}/{name}")
+                source = sources[path] = self._sources.get(path) or _storage.PartsSource(path, lister.read_range)
+                source.update([(f"{directory}/{part}", names[part]) for part in parts])
+                _storage.register(path, source)
+                paths.append(path)
+            if paths:
+                found[run] = sorted(paths)
+        self._sources = sources
         return found, trouble
 
     def _note_listing(self, trouble: dict[str, str]) -> set[str]:
@@ -423,7 +500,7 @@ class LogReader:
                             self._forget(state, path)
                             logfile = None
                         if logfile is None:
-                            logfile = state.files[path] = _open_log(path)
+                            logfile = state.files[path] = _open_log(path, self._sources.get(path))
                         if status != "same":
                             todo.append((state, logfile))
             return self._read_files(todo, progress)
@@ -612,6 +689,12 @@ class LogReader:
         if logfile.header is None:
             logfile.header = header
         logfile.footer = None  # the file goes on: not closed until a footer follows
+
+    def _exists(self) -> bool:
+        """Whether the logdir exists (as the latest listing of a store found it: no request)."""
+        if self._lister is not None:
+            return self._lister.exists()
+        return os.path.isdir(self.logdir)
 
     # -- queries -------------------------------------------------------------------
 
@@ -807,7 +890,7 @@ class LogReader:
         if isinstance(event, EmbeddingsEvent) and isinstance(event.ref, ValueRef):
             return _vdl2_vectors(event)
         path, offset, length = open_blob(event)
-        f, _ = open_regular(path)
+        f = _storage.open_path(path)
         with f:
             f.seek(offset)
             data = f.read(length)

@@ -20,7 +20,7 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, cast
 
 import google_crc32c
 import numpy as np
@@ -138,7 +138,7 @@ def check_vdl2_record(f: BinaryIO, path: str, offset: int) -> int:
     length = vdl2_framing.length_of(head)
     if length < 0:
         raise LogFormatError("record length changed on disk", path, offset)
-    if offset + vdl2_framing.HEAD_SIZE + length > os.fstat(f.fileno()).st_size:
+    if offset + vdl2_framing.HEAD_SIZE + length > f.seek(0, os.SEEK_END):
         raise LogFormatError("record is gone (file truncated)", path, offset)
     return length
 
@@ -163,11 +163,14 @@ class LogFile:
     for VisualDL 2's). ``framing`` finds the records in the bytes: an object with the
     ``scan`` and ``claimed_end`` functions of :mod:`visualdl._framing` (the default),
     which a format with another framing provides alike (:data:`visualdl._vdl2.FRAMING`).
+    ``source`` gives the bytes of a file that is not one local file (an object in a
+    store, a writer's segments: :class:`visualdl._storage.PartsSource`).
     """
 
     __slots__ = (
         "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "problems", "skipped", "more",
-        "busy", "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled", "_reported",
+        "busy", "source", "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled",
+        "_reported",
     )  # fmt: skip
 
     def __init__(
@@ -177,8 +180,10 @@ class LogFile:
         format: str = "visualdl",
         decoder: Any = None,
         framing: Framing = framing,
+        source: Any = None,
     ) -> None:
         self.path = path
+        self.source = source
         self.format = format
         self.parse = parse
         self.decoder = decoder  # per-file decoding state of a foreign format
@@ -187,7 +192,7 @@ class LogFile:
         self.header: pb.Header | None = None
         self.footer: pb.Footer | None = None
         self.problems: list[Problem] = []
-        self._identity: tuple[int, int] | None = None
+        self._identity: object = None
         self._in_bad_stretch = False
         self.skipped = False  # records of a newer format version: not read
         self.more = False  # the last read stopped at its budget: more is there to read now
@@ -213,19 +218,28 @@ class LogFile:
         """Whether this reader has seen the file's size unchanged for :data:`STOPPED_SECONDS`."""
         return self._size >= 0 and _now() - self._since >= STOPPED_SECONDS
 
+    def _open(self) -> tuple[BinaryIO, object, int]:
+        """The file opened, its identity and its size; ``OSError`` when it cannot be."""
+        if self.source is not None:
+            return cast("tuple[BinaryIO, object, int]", self.source.open())
+        f, st = open_regular(self.path)
+        return f, (st.st_dev, st.st_ino), st.st_size
+
     def status(self) -> str:
         """``"replaced"`` (another file, or a shorter one, is at the path now), ``"grown"``
         (there is something to read) or ``"same"``."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return "grown"  # let read() report why
-        if not stat.S_ISREG(st.st_mode):
-            return "grown"
-        identity = (st.st_dev, st.st_ino)
+        if self.source is not None:
+            identity, size = self.source.stat()  # as the latest listing found it: no request
+        else:
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                return "grown"  # let read() report why
+            if not stat.S_ISREG(st.st_mode):
+                return "grown"
+            identity, size = (st.st_dev, st.st_ino), st.st_size
         if self._identity is None:
             self._identity = identity
-        size = st.st_size
         if identity != self._identity or size < self.offset:
             return "replaced"
         self._observe(size)
@@ -235,7 +249,7 @@ class LogFile:
             return "same"  # the record at the offset is not all written yet: nothing to read
         if self._head:
             try:
-                f, _ = open_regular(self.path)
+                f, _, _ = self._open()
                 with f:
                     if f.read(len(self._head)) != self._head:
                         return "replaced"  # truncated and rewritten in place (same inode)
@@ -252,10 +266,9 @@ class LogFile:
         out: list[tuple[int, Any]] = []
         self.more = False
         try:
-            f, st = open_regular(self.path)
+            f, identity, size = self._open()
             with f:
-                self._identity = self._identity or (st.st_dev, st.st_ino)
-                size = st.st_size
+                self._identity = self._identity or identity
                 self._observe(size)
                 final = self.stopped()
                 spent = 0

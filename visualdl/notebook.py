@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from visualdl import _storage
 from visualdl.errors import NotFound
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
@@ -86,8 +87,8 @@ _lock = threading.Lock()
 
 def _provider(logdir: str | os.PathLike[str]) -> DataProvider:
     """The cached provider of ``logdir``, polled: what was written since the last call is read."""
-    path = os.path.abspath(os.fspath(logdir))
-    if not os.path.isdir(path):
+    path = _storage.absolute(os.fspath(logdir))
+    if not _storage.exists(path):
         raise FileNotFoundError(f"logdir {os.fspath(logdir)!r} does not exist")
     with _lock:
         provider = _providers.get(path)
