@@ -23,6 +23,11 @@ async mode, the staleness of the gradients they apply.
 
     python demo/ps_train.py --logdir demo_logs            # writes demo_logs/ps-sync
     visualdl --logdir demo_logs
+
+The logdir may be a URL (``s3://bucket/logs``): the writers upload their logs as
+segments every ``--upload-secs``, and the job's own state (checkpoints) stays in a
+local temporary directory. ``demo/ps_train_s3.sh`` runs it all against an S3 API
+server on loopback.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from multiprocessing.connection import Client, Connection, Listener, wait
@@ -62,7 +69,13 @@ def run_pserver(cfg: dict[str, Any], rank: int, address_queue: Any) -> None:
     listener = Listener(family="AF_UNIX", authkey=AUTHKEY)  # a fresh socket path; no Nagle delays
     address_queue.put((rank, listener.address))
     writer = LogWriter(
-        cfg["run_dir"], rank=rank, world_size=cfg["pservers"], role="pserver", job=cfg["job"], flush_secs=0.5
+        cfg["run_dir"],
+        rank=rank,
+        world_size=cfg["pservers"],
+        role="pserver",
+        job=cfg["job"],
+        flush_secs=0.5,
+        upload_secs=cfg["upload_secs"],
     )
     conns: list[Connection] = []
     arrived: list[Connection] = []  # accepted by the accept thread, not yet served
@@ -185,6 +198,7 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
         job=cfg["job"],
         attempt=attempt,
         flush_secs=0.5,
+        upload_secs=cfg["upload_secs"],
     )
     batch = cfg["batch"]
     slow = cfg["slow_ms"] / 1000 if rank == cfg["trainers"] - 1 else 0.0
@@ -252,6 +266,13 @@ def _step_of(cfg: dict[str, Any], rank: int) -> int:
         return -1
 
 
+def _url_exists(url: str) -> bool:
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(url)
+    return bool(fs.exists(path))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -267,6 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=0.1)
     parser.add_argument("--slow-ms", type=float, default=4.0, help="extra milliseconds per step of the last trainer")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--upload-secs", type=float, default=2.0,
+        help="a URL logdir: seconds between two uploads of each writer (the SDK's default is 60)",
+    )  # fmt: skip
     parser.add_argument("--small", action="store_true", help="a quick run for tests: 2 trainers, 1 pserver, 60 steps")
     args = parser.parse_args(argv)
     if args.small:
@@ -274,14 +299,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.trainers < 2 and args.elastic:
         parser.error("--elastic needs at least 2 trainers")
     job = f"ps-{args.mode}" + ("-elastic" if args.elastic else "")
-    run_dir = os.path.join(args.logdir, job)
+    remote = "://" in args.logdir and not args.logdir.startswith("file://")
+    exists = _url_exists if remote else os.path.exists
+    logdir = args.logdir.rstrip("/") if remote else args.logdir
+
+    def join(name: str) -> str:
+        return f"{logdir}/{name}" if remote else os.path.join(logdir, name)
+
+    run_dir = join(job)
     again = 1
-    while os.path.exists(run_dir):  # run again: a run of its own beside the earlier ones
+    while exists(run_dir):  # run again: a run of its own beside the earlier ones
         again += 1
-        run_dir = os.path.join(args.logdir, f"{job}-{again}")
+        run_dir = join(f"{job}-{again}")
     job = os.path.basename(run_dir)
-    state_dir = os.path.join(run_dir, ".state")
-    os.makedirs(state_dir)
+    # The job's own state (checkpoints, the elastic demo's signal) on a local disk: beside
+    # the logs (readers skip dot-directories), or in a temporary directory for a URL.
+    state_dir = tempfile.mkdtemp(prefix=f"{job}-state-") if remote else os.path.join(run_dir, ".state")
+    os.makedirs(state_dir, exist_ok=True)
     cfg = {
         "run_dir": run_dir,
         "state_dir": state_dir,
@@ -295,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         "lr": args.lr,
         "seed": args.seed,
         "slow_ms": args.slow_ms,
+        "upload_secs": args.upload_secs,
         "hist_every": max(1, args.steps // 10),
         "eval_every": max(1, args.steps // 10),
         "checkpoint_every": 10,
@@ -343,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     shape = f"{args.trainers} trainers, {args.pservers} pservers, {args.steps} steps"
     print(f"{job}: {shape} in {seconds:.1f} s", flush=True)
     print(f"logs in {run_dir}", flush=True)
+    if remote:
+        shutil.rmtree(state_dir, ignore_errors=True)
     if failed or any(p.exitcode != 0 for p in pservers):
         print(f"failed processes: trainers {failed}, pservers {[p.exitcode for p in pservers]}", file=sys.stderr)
         return 1

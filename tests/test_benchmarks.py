@@ -351,3 +351,13 @@ def test_bench_graph_models_quick_measures_the_onnx_projects_models():
         assert r["warm_ms"] < r["first_ms"], (name, r)
     # Chains with a few branches lay out a few boxes wide, not hundreds (issue 15's table: 240 for ResNet-50).
     assert figures["resnet50"]["widest_row"] <= 3 and figures["densenet121"]["widest_row"] <= 3, figures
+
+
+def test_bench_s3_quick_counts_the_requests_of_writers_and_a_reader():
+    have = importable("moto", "s3fs")
+    require(have, "moto and s3fs", 'python3 -m pip install -e ".[test]"')
+    figures = json_block(output("bench_s3"))
+    positive(figures, "points_read", "puts_per_writer_hour", "list_per_reload_median", "objects_at_end")
+    positive(figures, "add_scalar_us_s3_writer", "add_scalar_us_local_writer", "delay_s_median")
+    # Every point shows within the upload interval plus the reload interval (and scheduling).
+    assert figures["delay_s_max"] < figures["upload_secs"] + figures["reload_secs"] + 5.0, figures

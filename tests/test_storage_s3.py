@@ -337,6 +337,8 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     reader = LogReader(bucket)
     assert len(reader.runs()) == 21
     lister = _lister(reader)
+    frozen = time.monotonic()
+    monkeypatch.setattr(lister, "now", lambda: frozen)  # no full listing due yet
     before = dict(lister.requests)
     live.add_scalar("loss", 1.0, 1)
     live.flush()
@@ -344,8 +346,8 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     assert lister.requests["LIST"] - before["LIST"] == 1  # the live run only, from its newest segment on
     assert lister.requests["HEAD"] == before["HEAD"]
     assert reader.scalars("live", "loss").steps.tolist() == [0, 1]
-    # A full listing (new runs, foreign files) comes every FULL_LIST_SECS.
-    monkeypatch.setattr(lister, "now", lambda: time.monotonic() + _storage.FULL_LIST_SECS + 1)
+    # A full listing (new runs, foreign files) comes after FULL_LIST_SECS_PER_PAGE per page.
+    monkeypatch.setattr(lister, "now", lambda: frozen + _storage.FULL_LIST_SECS_PER_PAGE + 1)
     fs.pipe_file(f"{root}/new/{_storage.segment_name(old_ms, 1, 'vdl.new.vdlog')}", body)
     reader.poll()
     assert "new" in reader.runs()
@@ -449,3 +451,26 @@ def test_a_writer_left_open_uploads_what_waits_at_exit(bucket, s3):
     assert reader.scalars("run", "loss").steps.tolist() == list(range(300))
     assert reader.writers("run")[0].closed  # closed at exit: one segment with the footer
     assert len(_objects(bucket)) == 1
+
+
+def test_the_readmes_s3_variant_of_the_main_job_runs_end_to_end(tmp_path):
+    """``bash demo/ps_train_s3.sh``: an S3 API server on loopback, the elastic
+    parameter-server demo writing to it, ``visualdl`` reading from it (``--inspect`` here,
+    where the README serves)."""
+    tools = [shutil.which("moto_server"), shutil.which("visualdl")]
+    require(all(tools), "moto_server and visualdl on PATH", "pip install -e '.[test]'")
+    sock = __import__("socket").socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(S3_PORT=str(port), S3_BUCKET="readme-demo")
+    done = subprocess.run(
+        ["bash", os.path.join(ROOT, "demo", "ps_train_s3.sh"), "--small", "--", "--inspect"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert "killed trainer 1" in out
+    assert "s3://readme-demo/logs: 1 run(s)" in out
+    assert "ps-sync-elastic" in out and "train/loss" in out

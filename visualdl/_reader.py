@@ -420,7 +420,7 @@ class LogReader:
                 trouble[by_name[name].path] = f"cannot read: {e.strerror or e}"
                 continue
             source = sources[path] = self._sources.get(path) or _storage.local_parts(path)
-            source.update(parts)
+            source.update(parts, segments=True)
             _storage.register(path, source)
             paths.append(path)
         paths.sort()
@@ -446,7 +446,7 @@ class LogReader:
             for name, parts in groups:
                 path = lister.url(f"{directory}/{name}")
                 source = sources[path] = self._sources.get(path) or _storage.PartsSource(path, lister.read_range)
-                source.update([(f"{directory}/{part}", names[part]) for part in parts])
+                source.update([(f"{directory}/{part}", names[part]) for part in parts], segments=name in segments)
                 _storage.register(path, source)
                 paths.append(path)
             if paths:

@@ -220,14 +220,18 @@ class PartsSource:
     replaced), or a writer's segments (local or remote). :meth:`update` sets the parts
     as the latest listing found them."""
 
-    __slots__ = ("identity", "parts", "_read_range", "__weakref__")
+    __slots__ = ("identity", "parts", "appended", "_read_range", "__weakref__")
 
     def __init__(self, identity: str, read_range: Callable[[str, int, int], bytes]) -> None:
         self.identity = identity
         self.parts: list[tuple[str, int]] = []
+        #: Grows only by new parts (a writer's segments): its start is never rewritten.
+        self.appended = False
         self._read_range = read_range
 
-    def update(self, parts: list[tuple[str, int]]) -> None:
+    def update(self, parts: list[tuple[str, int]], *, segments: bool = False) -> None:
+        """The parts as listed; ``segments``: they are a writer's segments, in order."""
+        self.appended = segments and (not self.parts or parts[:1] == self.parts[:1])
         self.parts = parts
 
     def stat(self) -> tuple[object, int]:
@@ -292,8 +296,10 @@ def is_regular(path: str) -> bool:
         return False
 
 
-#: A full listing of a remote logdir at least this often (new runs, foreign files).
-FULL_LIST_SECS = 30.0
+#: A full listing of a logdir in S3 (new runs, foreign files) waits this long per page of
+#: 1,000 objects its last listing took: every 3 s for up to 1,000 objects, every 50 min
+#: for a million. It costs at most one LIST per this many seconds, whatever the size.
+FULL_LIST_SECS_PER_PAGE = 3.0
 #: A run with a new object in the last this many seconds is listed at every reload.
 LIVE_SECS = 600.0
 #: Segment names are listed from this long before the newest one seen (clocks of
@@ -320,8 +326,8 @@ def _age(info: dict[str, Any]) -> float:
 class Lister:
     """What a remote logdir holds, kept up to date at little cost.
 
-    A full listing (every object under the logdir) runs at first and every
-    :data:`FULL_LIST_SECS`. Between them, on S3, each *live* run (one in which an
+    A full listing (every object under the logdir) runs at first and then after
+    :data:`FULL_LIST_SECS_PER_PAGE` per page it took. Between them, on S3, each *live* run (one in which an
     object appeared or grew in the last :data:`LIVE_SECS`) is listed from its newest
     segment's name on (``StartAfter``), which returns only the segments uploaded
     since; a live run's other objects (a TensorBoard event file that grows by being
@@ -340,6 +346,7 @@ class Lister:
         self.requests: dict[str, int] = {"LIST": 0, "HEAD": 0, "GET": 0}
         self._s3 = type(fs).__name__ == "S3FileSystem"
         self._newest: dict[str, int] = {}  # run directory -> the newest segment's upload ms
+        self._pages = 1  # pages of 1,000 objects the last full listing took
         self.now = time.monotonic
 
     def url(self, path: str) -> str:
@@ -365,7 +372,7 @@ class Lister:
         now = self.now()
         trouble: dict[str, str] = {}
         try:
-            if not self._s3 or now - self._full_at >= FULL_LIST_SECS:
+            if not self._s3 or now - self._full_at >= self._pages * FULL_LIST_SECS_PER_PAGE:
                 self._full(now)
             else:
                 self._incremental(now)
@@ -420,6 +427,7 @@ class Lister:
             for directory in recent:
                 self._changed[directory] = now
         self._full_at = now
+        self._pages = max(1, -(-len(found) // 1000))
 
     def _incremental(self, now: float) -> None:
         from fsspec.asyn import sync

@@ -247,7 +247,7 @@ class LogFile:
             return "same"
         if size < self._wait_until and not self.stopped():
             return "same"  # the record at the offset is not all written yet: nothing to read
-        if self._head:
+        if self._head and not (self.source is not None and self.source.appended):
             try:
                 f, _, _ = self._open()
                 with f:
