@@ -25,7 +25,7 @@ from visualdl._aggregate import JobSeries
 from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
 from visualdl._kinds import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._logformat import MAX_TAG_LENGTH
-from visualdl._reader import LogReader, ScalarSeries, WriterInfo, open_blob
+from visualdl._reader import LogReader, ScalarSeries, WriterInfo, _nbytes, open_blob
 from visualdl.errors import NotFound, VisualDLError
 from visualdl.server._distribution import percentile_bands
 from visualdl.server._jobs import job_overview
@@ -61,6 +61,10 @@ def _relative(path: str, logdir: str) -> str:
     return os.path.relpath(path, logdir)
 
 
+#: Bytes of downsampled chart answers kept (at most 256 of them), the oldest dropped first.
+CHART_CACHE_BYTES = 64 << 20
+
+
 class DataProvider:
     """What the HTTP layer reads from: runs, tags and data of all logdirs."""
 
@@ -70,8 +74,10 @@ class DataProvider:
             _Source(name, _storage.absolute(path), LogReader(path, load=False)) for name, path in settings.logdirs
         ]
         self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        self._cache: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], int]] = OrderedDict()
         self._cache_limit = 256
+        self._cache_bytes_limit = CHART_CACHE_BYTES
+        self._cache_bytes = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.loaded = threading.Event()  # set after the first full poll
@@ -262,7 +268,7 @@ class DataProvider:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
-                return hit
+                return hit[0]
         jobs = reader.job_scalars(local, tag)
         total = reader.count(local, "scalars", tag)
         if sum(len(r) for r, _ in jobs.values()) < 2:
@@ -285,10 +291,13 @@ class DataProvider:
                     for role, rank in places
                 ]
         result.update(run=run, total_points=total)
+        size = _nbytes(result)
         with self._lock:
-            self._cache[key] = result
-            while len(self._cache) > self._cache_limit:
-                self._cache.popitem(last=False)
+            old = self._cache.pop(key, None)
+            self._cache_bytes += size - (old[1] if old is not None else 0)
+            self._cache[key] = (result, size)
+            while len(self._cache) > self._cache_limit or self._cache_bytes > self._cache_bytes_limit:
+                self._cache_bytes -= self._cache.popitem(last=False)[1][1]
         return result
 
     def read_scalar_runs(

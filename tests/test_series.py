@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from visualdl._series import Series, merge
+from visualdl._series import Series, SpillFile, merge
 
 
 def _extend(series, steps, values):
@@ -50,3 +50,59 @@ def test_merge_orders_across_parts():
     assert merged.steps.tolist() == [0, 1, 2, 2, 3, 4]
     assert merged.values.tolist() == [0, 1, 2, 20, 3, 4]
     assert len(merge([])) == 0
+
+
+def _spilled_points(n_chunks: int, size: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    chunks = []
+    step = 0
+    for _ in range(n_chunks):
+        k = int(rng.integers(1, size + 1))
+        steps = np.arange(step, step + k, dtype=np.int64)
+        step += k
+        chunks.append((steps, rng.normal(size=k), rng.uniform(1e9, 2e9, size=k)))
+    return chunks
+
+
+def test_a_spilled_series_views_exactly_what_was_appended_in_few_chunks():
+    spill = SpillFile()
+    series = Series(spill)
+    memory = Series()
+    chunks = _spilled_points(500, 50)
+    for steps, values, walls in chunks:
+        series.extend(steps, values, walls)
+        memory.extend(steps, values, walls)
+    a, b = series.view(), memory.view()
+    np.testing.assert_array_equal(a.steps, b.steps)
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a.wall_times, b.wall_times)
+    # Chunks halve from the oldest to the newest: O(log n) of them, each point rewritten O(log n) times.
+    assert len(series._chunks) <= 2 * int(np.log2(len(series))) + 2
+    assert spill.size <= 24 * len(series) * (np.log2(len(series)) + 2)
+    assert series.nbytes < 1024  # nothing but the chunks' places in memory
+
+
+def test_a_spilled_series_out_of_order_is_sorted_stably_and_nan_kept():
+    series = Series(SpillFile())
+    series.extend(np.array([5, 1, 3]), np.array([0.5, np.nan, 0.3]), np.array([1.0, 2.0, 3.0]))
+    series.extend(np.array([1, 9]), np.array([np.inf, 0.9]), np.array([4.0, 5.0]))
+    v = series.view()
+    assert v.steps.tolist() == [1, 1, 3, 5, 9]
+    assert np.isnan(v.values[0]) and v.values[1] == np.inf and v.wall_times.tolist() == [2.0, 4.0, 3.0, 1.0, 5.0]
+    assert not v.values.flags.writeable
+    series.extend(np.array([10]), np.array([1.0]), np.array([6.0]))
+    assert series.view().steps.tolist() == [1, 1, 3, 5, 9, 10]
+
+
+def test_a_spilled_series_moves_to_a_fresh_file_without_the_garbage():
+    old, fresh = SpillFile(), SpillFile()
+    series = Series(old)
+    for steps, values, walls in _spilled_points(200, 20, seed=1):
+        series.extend(steps, values, walls)
+    before = series.view()
+    assert old.garbage > 0
+    series.move(fresh)
+    assert fresh.size == 24 * len(series) and fresh.garbage == 0
+    after = series.view()
+    np.testing.assert_array_equal(before.values, after.values)
+    np.testing.assert_array_equal(before.steps, after.steps)

@@ -63,7 +63,7 @@ from visualdl._kinds import (
 )
 from visualdl._logformat import FORMAT_VERSION, blob_span, is_log_file
 from visualdl._restarts import Attempt, Resolved, resolve
-from visualdl._series import ScalarSeries, Series, merge
+from visualdl._series import ScalarSeries, Series, SpillFile, merge
 from visualdl._tail import LogFile, Problem, check_record, check_vdl2_record, open_regular
 from visualdl._tfevents import SESSION_START, BlobRef, EventDecoder, is_tfevents_file, purge
 from visualdl._tfevents import blob_span as event_blob_span
@@ -79,7 +79,7 @@ log = logging.getLogger("visualdl.reader")
 READ_THREADS = min(4, os.cpu_count() or 1)
 #: A file is read in rounds of about this many bytes of decoded data (scalar points
 #: count 24 bytes each), each stored before the next is read.
-ROUND_BYTES = 256 << 20
+ROUND_BYTES = 32 << 20
 #: The rounds of TensorBoard's and VisualDL 2's files, whose records are a point each: their
 #: bytes outweigh what they decode to, and decoding them in batches holds a few arrays per point.
 FOREIGN_ROUND_BYTES = 8 << 20
@@ -126,6 +126,85 @@ class PollResult:
     bytes_read: int
 
 
+#: The scratch file of spilled points is rewritten once it holds more garbage than points,
+#: and at least this much.
+SPILL_GARBAGE_BYTES = 64 << 20
+#: Bytes of merged results (series resolved across a run's files, job aggregates, event
+#: lists) that a reader keeps for its queries, the least recently used dropped first.
+CACHE_BYTES = 256 << 20
+
+
+def _nbytes(value: Any, depth: int = 0) -> int:
+    """Roughly what a cached result holds: its arrays' bytes, 64 per other object."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if depth > 4:
+        return 64
+    if isinstance(value, dict):
+        return 64 + sum(_nbytes(v, depth + 1) for v in value.values())
+    if isinstance(value, list | tuple):
+        if len(value) > 64 and not isinstance(value[0], np.ndarray | dict | list | tuple):
+            return 64 * len(value)
+        return 64 + sum(_nbytes(v, depth + 1) for v in value)
+    slots = getattr(type(value), "__slots__", None)
+    if slots:
+        return 64 + sum(_nbytes(getattr(value, name, None), depth + 1) for name in slots)
+    return 64
+
+
+class _Cache:
+    """The results one reader keeps, within :data:`CACHE_BYTES`, least recently used out first.
+    Keys are per run (:meth:`of`); callers hold the reader's lock."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.used = 0
+        self._entries: dict[tuple[int, Any], tuple[int, Any, int]] = {}  # insertion order = use order
+
+    def get(self, owner: int, key: Any) -> tuple[int, Any] | None:
+        hit = self._entries.pop((owner, key), None)
+        if hit is None:
+            return None
+        self._entries[(owner, key)] = hit  # most recently used now
+        return hit[0], hit[1]
+
+    def put(self, owner: int, key: Any, version: int, value: Any) -> None:
+        size = _nbytes(value)
+        old = self._entries.pop((owner, key), None)
+        if old is not None:
+            self.used -= old[2]
+        if size > self.budget:
+            return
+        self._entries[(owner, key)] = (version, value, size)
+        self.used += size
+        while self.used > self.budget:
+            oldest = next(iter(self._entries))
+            self.used -= self._entries.pop(oldest)[2]
+
+    def drop(self, owner: int) -> None:
+        for k in [k for k in self._entries if k[0] == owner]:
+            self.used -= self._entries.pop(k)[2]
+
+
+class _RunCache:
+    """A run's view of the reader's :class:`_Cache`: ``(version, result)`` by key."""
+
+    __slots__ = ("_cache", "_owner")
+
+    def __init__(self, cache: _Cache) -> None:
+        self._cache = cache
+        self._owner = id(self)
+
+    def get(self, key: Any) -> tuple[int, Any] | None:
+        return self._cache.get(self._owner, key)
+
+    def __setitem__(self, key: Any, entry: tuple[int, Any]) -> None:
+        self._cache.put(self._owner, key, entry[0], entry[1])
+
+    def clear(self) -> None:
+        self._cache.drop(self._owner)
+
+
 @dataclass(slots=True)
 class _Run:
     files: dict[str, LogFile] = field(default_factory=dict)
@@ -133,8 +212,8 @@ class _Run:
     data: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     #: (kind, tag) -> a number that changes whenever that tag's data changes
     versions: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: (kind, tag) -> (version, merged result)
-    cache: dict[tuple[str, str], tuple[int, Any]] = field(default_factory=dict)
+    #: (kind, tag) -> (version, merged result), in the reader's bounded cache
+    cache: _RunCache = field(default_factory=lambda: _RunCache(_Cache(CACHE_BYTES)))
     #: path -> the file's progress: (wall time, highest step so far) once per scalar record
     progress: dict[str, _Progress] = field(default_factory=dict)
     #: path -> the (wall time, step) of each session start in a TensorBoard event file
@@ -343,6 +422,9 @@ class LogReader:
         #: Log files that are not one local file (objects, segments) -> where their bytes are.
         self._sources: dict[str, _storage.PartsSource] = {}
         self._runs: dict[str, _Run] = {}
+        #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._series`).
+        self._spill = SpillFile()
+        self._cache = _Cache(CACHE_BYTES)
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
         #: Paths found wrong while listing the logdir (not files being read): path -> problem.
@@ -486,9 +568,11 @@ class LogReader:
                     return any(u == "." or run == u or run.startswith(u + "/") for u in unlisted)
 
                 for run in [r for r in self._runs if r not in found and not hidden(r)]:
-                    del self._runs[run]
+                    self._drop_run(run)
                 for run, paths in found.items():
-                    state = self._runs.setdefault(run, _Run())
+                    state = self._runs.get(run)
+                    if state is None:
+                        state = self._runs[run] = _Run(cache=_RunCache(self._cache))
                     for gone in [p for p in state.files if p not in paths and p not in trouble]:
                         self._forget(state, gone)
                     for path in paths:
@@ -503,7 +587,9 @@ class LogReader:
                             logfile = state.files[path] = _open_log(path, self._sources.get(path))
                         if status != "same":
                             todo.append((state, logfile))
-            return self._read_files(todo, progress)
+            result = self._read_files(todo, progress)
+            self._compact_spill()
+            return result
 
     def _read_files(
         self, todo: list[tuple[_Run, LogFile]], progress: Callable[[int, int, int], None] | None
@@ -607,8 +693,34 @@ class LogReader:
         if state.starts.pop(path, None) is not None:
             self._scalars_changed(state)
         for key, per_file in state.data.items():
-            if per_file.pop(path, None) is not None:
+            store = per_file.pop(path, None)
+            if store is not None:
                 state.versions[key] = state.versions.get(key, 0) + 1
+                if isinstance(store, Series):
+                    store.forget()
+
+    def _drop_run(self, run: str) -> None:
+        state = self._runs.pop(run)
+        state.cache.clear()
+        for per_file in state.data.values():
+            for store in per_file.values():
+                if isinstance(store, Series):
+                    store.forget()
+
+    def _compact_spill(self) -> None:
+        """Copy the spilled points into a fresh file once the old one holds more garbage
+        (rewritten chunks, forgotten files) than points, and at least 64 MiB of it."""
+        spill = self._spill
+        if spill.garbage < max(SPILL_GARBAGE_BYTES, spill.size - spill.garbage):
+            return
+        with self._lock:
+            fresh = SpillFile()
+            for state in self._runs.values():
+                for per_file in state.data.values():
+                    for store in per_file.values():
+                        if isinstance(store, Series):
+                            store.move(fresh)
+            self._spill = fresh
 
     def _decode(self, logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
         """Records of one file as ``(kind, tag, event)``; headers and footers update the file."""
@@ -667,7 +779,7 @@ class LogReader:
             per_file = data.setdefault(("scalars", tag), {})
             series = per_file.get(path)
             if series is None:
-                series = per_file[path] = Series()
+                series = per_file[path] = Series(self._spill)
             series.extend(steps, values, walls)
             versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
 

@@ -1,20 +1,80 @@
-"""Columnar in-memory series of scalar points. Pure: no I/O.
+"""Columnar series of scalar points, in memory or spilled to a scratch file.
 
-A :class:`Series` grows by whole chunks into preallocated numpy columns (capacity
-grows by half, so appends are amortised O(1) and memory stays within 1.5x of
-24 bytes per point). Views handed out are read-only slices, never changed afterwards:
-appends write past them, and putting points in step order builds new arrays.
+A :class:`Series` grows by whole chunks. In memory, into preallocated numpy columns
+(capacity grows by half, so appends are amortised O(1) and memory stays within 1.5x of
+24 bytes per point). With a :class:`SpillFile`, each chunk goes to that file at once
+(its steps, values and wall times, 24 bytes per point) and only the chunk's place stays
+in memory: what the reader holds does not grow with the points read, and a view reads
+the chunks back (from the OS's page cache, as a rule). Views handed out are read-only
+arrays, never changed afterwards.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
+import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ScalarSeries", "Series", "merge"]
+__all__ = ["ScalarSeries", "Series", "SpillFile", "merge"]
 
 _MIN_CAPACITY = 64
+#: Where spill files go (else the system's temporary directory).
+CACHE_DIR_ENV = "VISUALDL_CACHE_DIR"
+
+
+class SpillFile:
+    """An append-only scratch file of column chunks, outside any logdir: created unlinked
+    (nothing is left behind, even by a killed process) in ``$VISUALDL_CACHE_DIR`` or the
+    temporary directory. Thread-safe."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        fd, path = tempfile.mkstemp(prefix="visualdl-series-", dir=directory or os.environ.get(CACHE_DIR_ENV))
+        os.unlink(path)
+        self._fd = fd
+        self._close = weakref.finalize(self, os.close, fd)  # when the reader is gone
+        self._end = 0
+        self._lock = threading.Lock()
+        #: Bytes of chunks rewritten elsewhere or forgotten: the file's garbage.
+        self.garbage = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes written so far (garbage included)."""
+        return self._end
+
+    def free(self, nbytes: int) -> None:
+        with self._lock:
+            self.garbage += nbytes
+
+    def append(self, data: bytes | memoryview) -> int:
+        """Write ``data`` at the end; its offset."""
+        with self._lock:
+            offset = self._end
+            self._end += len(data)
+        view = memoryview(data)
+        at = offset
+        while view:
+            n = os.pwrite(self._fd, view, at)
+            view, at = view[n:], at + n
+        return offset
+
+    def read(self, offset: int, nbytes: int) -> bytes:
+        parts = []
+        left = nbytes
+        while left:
+            part = os.pread(self._fd, left, offset + nbytes - left)
+            if not part:
+                raise OSError(f"the series spill file is shorter than written ({offset}+{nbytes})")
+            parts.append(part)
+            left -= len(part)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def close(self) -> None:
+        self._close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,27 +96,34 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
 
 
 class Series:
-    """A growing series of (step, value, wall_time) points."""
+    """A growing series of (step, value, wall_time) points; in memory, or in ``spill``."""
 
-    __slots__ = ("_steps", "_values", "_walls", "_n", "_sorted")
+    __slots__ = ("_steps", "_values", "_walls", "_n", "_sorted", "_spill", "_chunks", "_last")
 
-    def __init__(self) -> None:
+    def __init__(self, spill: SpillFile | None = None) -> None:
         self._steps = np.empty(0, np.int64)
         self._values = np.empty(0, np.float64)
         self._walls = np.empty(0, np.float64)
         self._n = 0
         self._sorted = True
+        self._spill = spill
+        self._chunks: list[tuple[int, int]] = []  # spilled: (offset, points) per chunk
+        self._last = 0  # spilled: the last step appended
 
     def __len__(self) -> int:
         return self._n
 
     @property
     def nbytes(self) -> int:
-        return self._steps.nbytes + self._values.nbytes + self._walls.nbytes
+        """Bytes held in memory."""
+        return self._steps.nbytes + self._values.nbytes + self._walls.nbytes + 16 * len(self._chunks)
 
     def extend(self, steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> None:
         k = steps.size
         if k == 0:
+            return
+        if self._spill is not None:
+            self._spill_chunk(steps, values, walls)
             return
         n = self._n
         if n + k > self._steps.size:
@@ -76,8 +143,68 @@ class Series:
         out[: self._n] = arr[: self._n]
         return out
 
+    def _spill_chunk(self, steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> None:
+        assert self._spill is not None
+        k = steps.size
+        steps = np.ascontiguousarray(steps, np.int64)
+        if self._sorted and ((self._n and steps[0] < self._last) or (k > 1 and (np.diff(steps) < 0).any())):
+            self._sorted = False
+        values = np.ascontiguousarray(values, np.float64)
+        walls = np.ascontiguousarray(walls, np.float64)
+        data = b"".join((steps.tobytes(), values.tobytes(), walls.tobytes()))
+        self._chunks.append((self._spill.append(data), k))
+        self._last = int(steps[-1])
+        self._n += k
+        # Chunks shrink by half at least from the oldest to the newest, merged when they do
+        # not: a series is O(log n) chunks, each point rewritten O(log n) times.
+        if len(self._chunks) >= 2 and self._chunks[-2][1] < 2 * self._chunks[-1][1]:
+            self._merge_tail()
+
+    def _merge_tail(self) -> None:
+        assert self._spill is not None
+        first = len(self._chunks) - 2
+        while first > 0 and self._chunks[first - 1][1] < 2 * sum(k for _, k in self._chunks[first:]):
+            first -= 1
+        tail = self._chunks[first:]
+        n = sum(k for _, k in tail)
+        parts = self._read_chunks(tail, n)
+        self._spill.free(24 * n)
+        self._chunks[first:] = [(self._spill.append(b"".join(p.tobytes() for p in parts)), n)]
+
+    def _read_chunks(self, chunks: list[tuple[int, int]], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        assert self._spill is not None
+        steps, values, walls = np.empty(n, np.int64), np.empty(n), np.empty(n)
+        at = 0
+        for offset, k in chunks:
+            raw = self._spill.read(offset, 24 * k)
+            steps[at : at + k] = np.frombuffer(raw, np.int64, k)
+            values[at : at + k] = np.frombuffer(raw, np.float64, k, 8 * k)
+            walls[at : at + k] = np.frombuffer(raw, np.float64, k, 16 * k)
+            at += k
+        return steps, values, walls
+
+    def _read_spilled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._read_chunks(self._chunks, self._n)
+
+    def forget(self) -> None:
+        """Give the spilled chunks back as garbage (the series is dropped)."""
+        if self._spill is not None:
+            self._spill.free(24 * self._n)
+            self._chunks = []
+
+    def move(self, spill: SpillFile) -> None:
+        """Copy the spilled points into ``spill`` (a fresh file, without the old one's garbage)."""
+        if self._spill is None:
+            return
+        chunks = []
+        for offset, k in self._chunks:
+            chunks.append((spill.append(self._spill.read(offset, 24 * k)), k))
+        self._spill, self._chunks = spill, chunks
+
     def view(self) -> ScalarSeries:
         """The points so far, ordered by step."""
+        if self._spill is not None:
+            return self._view_spilled()
         n = self._n
         if not self._sorted:
             order = np.argsort(self._steps[:n], kind="stable")
@@ -89,6 +216,17 @@ class Series:
                 setattr(self, name, new)
             self._sorted = True
         return ScalarSeries(_readonly(self._steps[:n]), _readonly(self._values[:n]), _readonly(self._walls[:n]))
+
+    def _view_spilled(self) -> ScalarSeries:
+        assert self._spill is not None
+        steps, values, walls = self._read_spilled()
+        if not self._sorted:  # one chunk in step order from now on
+            order = np.argsort(steps, kind="stable")
+            steps, values, walls = steps[order], values[order], walls[order]
+            self._spill.free(24 * self._n)
+            self._chunks, self._n, self._sorted = [], 0, True
+            self._spill_chunk(steps, values, walls)
+        return ScalarSeries(_readonly(steps), _readonly(values), _readonly(walls))
 
 
 def merge(parts: list[ScalarSeries]) -> ScalarSeries:

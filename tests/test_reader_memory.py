@@ -1,0 +1,59 @@
+"""What a reader keeps in memory: scalar points go to a scratch file, results to a bounded cache."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from visualdl import LogReader, LogWriter, _reader
+from visualdl._series import Series
+
+
+def _series(reader: LogReader) -> list[Series]:
+    return [
+        store
+        for state in reader._runs.values()
+        for per_file in state.data.values()
+        for store in per_file.values()
+        if isinstance(store, Series)
+    ]
+
+
+def test_points_are_spilled_and_read_back_exactly_as_a_log_grows(logdir, monkeypatch):
+    monkeypatch.setattr(_reader, "SPILL_GARBAGE_BYTES", 4096)
+    w = LogWriter(logdir)
+    reader = LogReader(logdir)
+    first_spill = reader._spill
+    expected: list[float] = []
+    for poll in range(60):
+        for step in range(poll * 7, poll * 7 + 7):
+            value = float("nan") if step == 100 else np.sin(step) * 1e6
+            w.add_scalar("loss", value, step)
+            expected.append(value)
+        w.flush()
+        reader.poll()
+        s = reader.scalars(".", "loss")
+        assert s.steps.tolist() == list(range(len(expected)))
+        np.testing.assert_array_equal(s.values, np.array(expected))
+    w.close()
+    assert reader._spill is not first_spill  # rewritten without its garbage at least once
+    assert reader._spill.garbage < reader._spill.size
+    assert sum(series.nbytes for series in _series(reader)) < 4096  # the places of a few chunks
+
+
+def test_the_results_cache_is_bounded_and_drops_the_least_recently_used(logdir, monkeypatch):
+    w = LogWriter(logdir)
+    for tag in range(20):
+        for step in range(1000):
+            w.add_scalar(f"t{tag}", float(step), step)
+    w.close()
+    reader = LogReader(logdir)
+    cache = reader._cache
+    cache.budget = 5 * 1000 * 24 * 2  # about five tags' merged and resolved series
+    for tag in range(20):
+        assert len(reader.scalars(".", f"t{tag}")) == 1000
+        assert cache.used <= cache.budget
+    assert 0 < cache.used
+    hit = reader._runs["."].cache.get(("merged", "t19"))
+    assert hit is not None  # the newest stays
+    assert reader._runs["."].cache.get(("merged", "t0")) is None  # the oldest went
+    assert reader.scalars(".", "t0").values.tolist() == [float(s) for s in range(1000)]  # read again from the spill
