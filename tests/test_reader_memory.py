@@ -57,3 +57,41 @@ def test_the_results_cache_is_bounded_and_drops_the_least_recently_used(logdir, 
     assert hit is not None  # the newest stays
     assert reader._runs["."].cache.get(("merged", "t0")) is None  # the oldest went
     assert reader.scalars(".", "t0").values.tolist() == [float(s) for s in range(1000)]  # read again from the spill
+
+
+def test_finished_files_are_looked_at_rarely_and_still_followed(logdir, monkeypatch):
+    from visualdl import _tail
+
+    closed = LogWriter(logdir + "/done", file_name="w.vdlog")
+    closed.add_scalar("loss", 1.0, 0)
+    closed.close()
+    live = LogWriter(logdir + "/live")
+    live.add_scalar("loss", 1.0, 0)
+    live.flush()
+    reader = LogReader(logdir)
+    looked: list[str] = []
+    real = _tail.LogFile.status
+
+    def status(self):
+        looked.append(self.path.split("/")[-2])
+        return real(self)
+
+    monkeypatch.setattr(_tail.LogFile, "status", status)
+    for step in range(1, 6):
+        live.add_scalar("loss", float(step), step)
+        live.flush()
+        reader.poll()
+    assert looked.count("live") == 5 and looked.count("done") == 0
+    assert len(reader.scalars("live", "loss")) == 6
+    # Appended to after its footer (a writer of the same file_name): seen at its next look.
+    again = LogWriter(logdir + "/done", file_name="w.vdlog")
+    again.add_scalar("loss", 2.0, 1)
+    again.close()
+    reader.poll()
+    assert len(reader.scalars("done", "loss")) == 1
+    monkeypatch.setattr(_tail, "FINISHED_CHECK_SECONDS", 0.0)
+    for logfile in reader._runs["done"].files.values():
+        logfile._next_check = 0.0  # due
+    reader.poll()
+    assert reader.scalars("done", "loss").values.tolist() == [1.0, 2.0]
+    live.close()

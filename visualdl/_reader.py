@@ -475,7 +475,8 @@ class LogReader:
             stack.extend(reversed(subdirs))
             if files:
                 paths = self._group_local(dirpath, files, sources, trouble)
-                found[os.path.relpath(dirpath, self.logdir).replace(os.sep, "/")] = paths
+                run = "." if dirpath == self.logdir else dirpath[len(self.logdir) :].strip(os.sep)
+                found[run.replace(os.sep, "/")] = paths
         self._sources = sources
         return found, trouble
 
@@ -559,6 +560,7 @@ class LogReader:
         ``progress(files_done, files_to_read, bytes_read)`` is called after each file.
         """
         with self._poll_lock:
+            now = time.monotonic()
             found, trouble = self._discover()
             todo: list[tuple[_Run, LogFile]] = []
             with self._lock:
@@ -577,8 +579,8 @@ class LogReader:
                         self._forget(state, gone)
                     for path in paths:
                         logfile = state.files.get(path)
-                        if logfile is not None and logfile.busy:
-                            continue  # still being read by an earlier poll
+                        if logfile is not None and (logfile.busy or not logfile.due(now)):
+                            continue  # still being read by an earlier poll; or finished, and checked lately
                         status = "grown" if logfile is None else logfile.status()
                         if status == "replaced":
                             self._forget(state, path)

@@ -43,6 +43,9 @@ _WINDOW = 64 << 20
 _HEAD_BYTES = 256
 #: A file whose size this reader has seen unchanged for this long has stopped growing.
 STOPPED_SECONDS = 60.0
+#: A finished file (closed by its writer, or stopped growing) is looked at this often, not
+#: at every poll: a logdir of 10,000 finished runs costs a listing, not 10,000 stats.
+FINISHED_CHECK_SECONDS = 30.0
 #: The clock of :data:`STOPPED_SECONDS` (tests replace it).
 _now = time.monotonic
 #: What a decoded scalar point costs in memory, for :meth:`LogFile.read`'s budget.
@@ -170,7 +173,7 @@ class LogFile:
     __slots__ = (
         "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "problems", "skipped", "more",
         "busy", "source", "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled",
-        "_reported",
+        "_reported", "_next_check",
     )  # fmt: skip
 
     def __init__(
@@ -203,6 +206,7 @@ class LogFile:
         self._since = 0.0
         self._settled = -1  # the size at which the file was last read as stopped
         self._reported = -1  # the offset of the last bad stretch reported
+        self._next_check: float | None = None  # a finished file: when to look at it again (monotonic)
 
     def _problem(self, offset: int, message: str) -> None:
         problem = Problem(self.path, offset, message)
@@ -224,6 +228,21 @@ class LogFile:
             return cast("tuple[BinaryIO, object, int]", self.source.open())
         f, st = open_regular(self.path)
         return f, (st.st_dev, st.st_ino), st.st_size
+
+    def due(self, now: float) -> bool:
+        """Whether a poll at ``now`` (monotonic seconds) should look at this file: always
+        while it may grow, every :data:`FINISHED_CHECK_SECONDS` once it is finished (a
+        footer read and nothing after it, or its size unchanged for :data:`STOPPED_SECONDS`,
+        and every byte read). The files of a poll are spread over that interval."""
+        finished = (self.footer is not None or self.stopped()) and self.offset == self._size and not self.more
+        if not finished:
+            self._next_check = None
+            return True
+        if self._next_check is not None and now < self._next_check:
+            return False
+        first = self._next_check is None  # just read to its end: the next look is an interval away
+        self._next_check = now + FINISHED_CHECK_SECONDS * (0.75 + 0.5 * (hash(self.path) % 1000) / 1000)
+        return not first
 
     def status(self) -> str:
         """``"replaced"`` (another file, or a shorter one, is at the path now), ``"grown"``
