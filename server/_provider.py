@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -78,6 +78,7 @@ class DataProvider:
         self._cache_limit = 256
         self._cache_bytes_limit = CHART_CACHE_BYTES
         self._cache_bytes = 0
+        self._lists: dict[str, tuple[tuple[int, ...], Any]] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.loaded = threading.Event()  # set after the first full poll
@@ -105,6 +106,7 @@ class DataProvider:
         while not self._stop.is_set():
             try:
                 self.poll()
+                self.list_kinds()  # the lists of runs and tags built here, not in a request
             except Exception:  # boundary: the reload thread must go on
                 log.exception("reloading the logdirs failed")
             self._stop.wait(self.settings.reload_interval)
@@ -130,8 +132,28 @@ class DataProvider:
             return run
         return source.name if run == "." else f"{source.name}/{run}"
 
+    def _generation(self) -> tuple[int, ...]:
+        """Changes whenever any logdir's runs, files, writers or tags change."""
+        return tuple(source.reader._generation for source in self._sources)
+
+    def _listed(self, what: str, build: Callable[[], Any]) -> Any:
+        """``build()``, cached until the next change of runs, files, writers or tags: a list of
+        10,000 runs is built once, not at every request."""
+        generation = self._generation()
+        with self._lock:
+            hit = self._lists.get(what)
+            if hit is not None and hit[0] == generation:
+                return hit[1]
+        value = build()
+        with self._lock:
+            self._lists[what] = (generation, value)
+        return value
+
     def _runs(self) -> dict[str, tuple[LogReader, str]]:
         """The runs by the names the API lists and takes (see :meth:`not_served` for the others)."""
+        return cast("dict[str, tuple[LogReader, str]]", self._listed("runs", self._build_runs))
+
+    def _build_runs(self) -> dict[str, tuple[LogReader, str]]:
         out = {}
         for source in self._sources:
             for run in source.reader.runs():
@@ -150,6 +172,9 @@ class DataProvider:
         return found
 
     def list_runs(self) -> list[dict[str, Any]]:
+        return cast("list[dict[str, Any]]", self._listed("list_runs", self._build_list_runs))
+
+    def _build_list_runs(self) -> list[dict[str, Any]]:
         out = []
         for name, (reader, run) in sorted(self._runs().items()):
             try:
@@ -178,6 +203,13 @@ class DataProvider:
         for name in runs or ():
             if name not in known:
                 raise NotFound(f"unknown run {name!r}")
+        if wanted is None:
+            return cast("dict[str, dict[str, list[str]]]", self._listed("tags", lambda: self._build_tags(known, None)))
+        return self._build_tags(known, wanted)
+
+    def _build_tags(
+        self, known: dict[str, tuple[LogReader, str]], wanted: set[str] | None
+    ) -> dict[str, dict[str, list[str]]]:
         out: dict[str, dict[str, list[str]]] = {}
         for name, (reader, run) in sorted(known.items()):
             if wanted is not None and name not in wanted:
@@ -197,6 +229,9 @@ class DataProvider:
         """What the web UI offers a tab for: every record kind of the kinds table, in its order,
         with how many tags (distinct names over all runs) and runs hold it, and the ``jobs`` view
         (runs of two or more ranked writers), before ``graphs`` as the UI has always shown it."""
+        return cast("list[dict[str, Any]]", self._listed("kinds", self._build_kinds))
+
+    def _build_kinds(self) -> list[dict[str, Any]]:
         tags = self.list_tags()
         out: list[dict[str, Any]] = []
         for name in KINDS:

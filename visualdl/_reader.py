@@ -425,6 +425,10 @@ class LogReader:
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._series`).
         self._spill = SpillFile()
         self._cache = _Cache(CACHE_BYTES)
+        #: Changes whenever the runs, the files, their writers or the tags change (not when
+        #: points are only added): what lists of runs and tags can be cached by.
+        self._generation = 0
+        self._signatures: dict[str, tuple[bool, bool, tuple[tuple[str, str, int], ...]]] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
         #: Paths found wrong while listing the logdir (not files being read): path -> problem.
@@ -575,6 +579,7 @@ class LogReader:
                     state = self._runs.get(run)
                     if state is None:
                         state = self._runs[run] = _Run(cache=_RunCache(self._cache))
+                        self._generation += 1
                     for gone in [p for p in state.files if p not in paths and p not in trouble]:
                         self._forget(state, gone)
                     for path in paths:
@@ -681,27 +686,35 @@ class LogReader:
             decoded = self._decode(logfile, logfile.read(budget))
             nbytes += logfile.offset - start
             records += len(decoded)
-            if decoded:
-                with self._lock:
-                    if state.files.get(logfile.path) is logfile:
-                        self._store(state, logfile.path, decoded)
+            with self._lock:
+                if decoded and state.files.get(logfile.path) is logfile:
+                    self._store(state, logfile.path, decoded)
+                signature = (logfile.header is not None, logfile.footer is not None, _unshown(logfile))
+                if self._signatures.get(logfile.path) != signature:
+                    self._signatures[logfile.path] = signature
+                    self._generation += 1
             beat()
             if not logfile.more:
                 return records, nbytes
 
     def _forget(self, state: _Run, path: str) -> None:
+        self._generation += 1
+        self._signatures.pop(path, None)
         state.files.pop(path, None)
         state.progress.pop(path, None)
         if state.starts.pop(path, None) is not None:
             self._scalars_changed(state)
-        for key, per_file in state.data.items():
+        for key, per_file in list(state.data.items()):
             store = per_file.pop(path, None)
             if store is not None:
                 state.versions[key] = state.versions.get(key, 0) + 1
                 if isinstance(store, Series):
                     store.forget()
+                if not per_file:  # the tag is gone with its last file (new data makes it new again)
+                    del state.data[key]
 
     def _drop_run(self, run: str) -> None:
+        self._generation += 1
         state = self._runs.pop(run)
         state.cache.clear()
         for per_file in state.data.values():
@@ -765,6 +778,7 @@ class LogReader:
         blocks: list[ScalarBlock] = []
         data = state.data
         versions = state.versions
+        keys = len(data)
         for kind, tag, event in decoded:
             if kind == "scalars":
                 blocks.append(event)
@@ -784,6 +798,8 @@ class LogReader:
                 series = per_file[path] = Series(self._spill)
             series.extend(steps, values, walls)
             versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
+        if len(data) != keys:  # a new tag
+            self._generation += 1
 
     @staticmethod
     def _scalars_changed(state: _Run) -> None:
