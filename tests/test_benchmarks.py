@@ -361,3 +361,15 @@ def test_bench_s3_quick_counts_the_requests_of_writers_and_a_reader():
     positive(figures, "add_scalar_us_s3_writer", "add_scalar_us_local_writer", "delay_s_median")
     # Every point shows within the upload interval plus the reload interval (and scheduling).
     assert figures["delay_s_max"] < figures["upload_secs"] + figures["reload_secs"] + 5.0, figures
+
+
+def test_bench_scale_quick_measures_both_logdirs_beside_tensorboard_rust():
+    have = importable("tensorboard", "tensorboard_data_server")
+    require(have, "tensorboard and its data server", BENCH_INSTALL)
+    figures = json_block(output("bench_scale"))
+    for who in ("ours", "tensorboard"):
+        positive(figures["long"][who], "chart_s", "hwm_kb", "zoom_ms")
+        positive(figures["many"][who], "run_list_after_start_s", "chart_after_start_s", "run_list_ms", "hwm_kb")
+        positive(figures["many"][who], "chart_50_first_ms", "chart_50_repeated_ms")
+    assert figures["long"]["ours"]["zoom_points"] == 1000  # every step of the window, exact
+    assert figures["long"]["tensorboard"]["zoom_points"] < 1000  # its reservoir's sample of it

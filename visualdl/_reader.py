@@ -29,6 +29,7 @@ import logging
 import operator
 import os
 import queue
+import sys
 import threading
 import time
 from collections import deque
@@ -792,6 +793,7 @@ class LogReader:
         if blocks:
             state.progress.setdefault(path, _Progress()).add(blocks)
         for tag, steps, values, walls in _split_blocks(blocks):
+            tag = sys.intern(tag)  # one string per tag name, whatever the number of runs and files
             per_file = data.setdefault(("scalars", tag), {})
             series = per_file.get(path)
             if series is None:

@@ -95,15 +95,19 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return view
 
 
+_NO_STEPS = np.empty(0, np.int64)
+_NO_FLOATS = np.empty(0, np.float64)
+
+
 class Series:
     """A growing series of (step, value, wall_time) points; in memory, or in ``spill``."""
 
     __slots__ = ("_steps", "_values", "_walls", "_n", "_sorted", "_spill", "_chunks", "_last")
 
     def __init__(self, spill: SpillFile | None = None) -> None:
-        self._steps = np.empty(0, np.int64)
-        self._values = np.empty(0, np.float64)
-        self._walls = np.empty(0, np.float64)
+        self._steps = _NO_STEPS  # shared empty columns until the first in-memory append
+        self._values = _NO_FLOATS
+        self._walls = _NO_FLOATS
         self._n = 0
         self._sorted = True
         self._spill = spill
