@@ -474,3 +474,14 @@ def test_the_readmes_s3_variant_of_the_main_job_runs_end_to_end(tmp_path):
     assert "killed trainer 1" in out
     assert "s3://readme-demo/logs: 1 run(s)" in out
     assert "ps-sync-elastic" in out and "train/loss" in out
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [("nosuch://bucket/logs", "unknown protocol 'nosuch'"), ("gs://bucket/logs", "pip install 'visualdl[gcs]'")],
+)
+def test_the_cli_names_a_bad_url_in_one_line(url, message, child_env):
+    for args in (["--logdir", url], ["--inspect", "--logdir", url]):
+        done = subprocess.run([sys.executable, "-m", "visualdl", *args], env=child_env, capture_output=True, text=True)
+        assert done.returncode == 2, done.stderr
+        assert message in done.stderr and "Traceback" not in done.stderr

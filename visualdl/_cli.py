@@ -104,9 +104,12 @@ def _exists(logdir: str) -> bool:
 
     try:
         return exists(logdir)
-    except ImportError as e:
+    except (ImportError, ValueError) as e:  # a store's package missing, an unknown protocol
         print(f"visualdl: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
+    except Exception as e:  # noqa: BLE001 - a store's client raises its own errors (no credentials, no network)
+        print(f"visualdl: warning: cannot reach {logdir}: {e}", file=sys.stderr)
+        return True  # the server reports it in /api/health and goes on trying
 
 
 def summarise(logdir: str) -> str:
