@@ -485,3 +485,34 @@ def test_the_cli_names_a_bad_url_in_one_line(url, message, child_env):
         done = subprocess.run([sys.executable, "-m", "visualdl", *args], env=child_env, capture_output=True, text=True)
         assert done.returncode == 2, done.stderr
         assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def _log_in_child(args: tuple[str, int]) -> int:
+    url, i = args
+    w = _inherited[0]
+    for step in range(100):
+        w.add_scalar("loss", float(i * 1000 + step), step)
+    return i
+
+
+_inherited: list[LogWriter] = []
+
+
+def test_a_writer_inherited_by_forked_pool_workers_uploads_their_points(bucket):
+    import multiprocessing
+
+    w = LogWriter(f"{bucket}/run", upload_secs=3600)
+    w.add_scalar("parent", 1.0, 0)
+    _inherited[:] = [w]
+    try:
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            assert sorted(pool.map(_log_in_child, [(bucket, i) for i in range(4)])) == [0, 1, 2, 3]
+    finally:
+        _inherited.clear()
+    w.close()
+    reader = LogReader(bucket)
+    # Every task's points, from the workers' own logs (overlapping steps of unranked writers are
+    # resolved as restarts in the chart; every point is stored).
+    assert reader.count("run", "scalars", "loss") == 400
+    assert reader.scalars("run", "parent").values.tolist() == [1.0]
+    assert len(reader.writers("run")) == 3  # the parent's log and one per worker
