@@ -487,8 +487,7 @@ def test_the_cli_names_a_bad_url_in_one_line(url, message, child_env):
         assert message in done.stderr and "Traceback" not in done.stderr
 
 
-def _log_in_child(args: tuple[str, int]) -> int:
-    url, i = args
+def _log_in_child(i: int) -> int:
     w = _inherited[0]
     for step in range(100):
         w.add_scalar("loss", float(i * 1000 + step), step)
@@ -506,7 +505,7 @@ def test_a_writer_inherited_by_forked_pool_workers_uploads_their_points(bucket):
     _inherited[:] = [w]
     try:
         with multiprocessing.get_context("fork").Pool(2) as pool:
-            assert sorted(pool.map(_log_in_child, [(bucket, i) for i in range(4)])) == [0, 1, 2, 3]
+            assert sorted(pool.map(_log_in_child, range(4))) == [0, 1, 2, 3]
     finally:
         _inherited.clear()
     w.close()
