@@ -22,6 +22,8 @@ import numpy as np
 __all__ = ["ScalarSeries", "Series", "SpillFile", "merge"]
 
 _MIN_CAPACITY = 64
+#: Spilled chunks are merged up to this many points (1.5 MiB); larger ones are read as they are.
+MERGED_POINTS = 1 << 16
 #: Where spill files go (else the system's temporary directory).
 CACHE_DIR_ENV = "VISUALDL_CACHE_DIR"
 
@@ -159,16 +161,22 @@ class Series:
         self._chunks.append((self._spill.append(data), k))
         self._last = int(steps[-1])
         self._n += k
-        # Chunks shrink by half at least from the oldest to the newest, merged when they do
-        # not: a series is O(log n) chunks, each point rewritten O(log n) times.
-        if len(self._chunks) >= 2 and self._chunks[-2][1] < 2 * self._chunks[-1][1]:
+        # Small chunks (a live log's polls) halve from the oldest to the newest, merged when
+        # they do not, up to MERGED_POINTS: O(log n) of them, each point rewritten O(log n)
+        # times. Chunks of that size or more (a cold read's rounds) stay as they are.
+        last = self._chunks[-1][1]
+        if len(self._chunks) >= 2 and self._chunks[-2][1] < 2 * last and self._chunks[-2][1] + last <= MERGED_POINTS:
             self._merge_tail()
 
     def _merge_tail(self) -> None:
         assert self._spill is not None
         first = len(self._chunks) - 2
-        while first > 0 and self._chunks[first - 1][1] < 2 * sum(k for _, k in self._chunks[first:]):
+        tail = sum(k for _, k in self._chunks[first:])
+        while (
+            first > 0 and self._chunks[first - 1][1] < 2 * tail and self._chunks[first - 1][1] + tail <= MERGED_POINTS
+        ):
             first -= 1
+            tail += self._chunks[first][1]
         tail = self._chunks[first:]
         n = sum(k for _, k in tail)
         parts = self._read_chunks(tail, n)
