@@ -92,7 +92,7 @@ def write_tfevents_run(logdir: str, shape: br.Shape, run: int) -> None:
         head = struct.pack("<Q", len(payload))
         return head + masked(head) + payload + masked(payload)
 
-    table = br.run_table(shape, run)
+    table = _table(shape, run)
     tags = [t.encode() for t in br.tag_names(shape.tags)]
     directory = os.path.join(logdir, f"run{run:02d}")
     os.makedirs(directory, exist_ok=True)
@@ -122,7 +122,7 @@ def _write_runs(args: tuple[str, br.Shape, str, list[int]]) -> None:
 
     tags = br.tag_names(shape.tags)
     for run in runs:
-        table = br.run_table(shape, run) if shape.runs <= 100 else _small_table(shape, run)
+        table = _table(shape, run)
         with LogWriter(os.path.join(logdir, f"run{run:02d}"), max_queue=1 << 20) as writer:
             add = writer.add_scalar
             for step, row in enumerate(table.tolist()):
@@ -131,7 +131,11 @@ def _write_runs(args: tuple[str, br.Shape, str, list[int]]) -> None:
                     add(tag, value, step, wall)
 
 
-def _small_table(shape: br.Shape, run: int) -> Any:
+def _table(shape: br.Shape, run: int) -> Any:
+    """Run ``run``'s values, steps x tags: ``bench_reader``'s for a few runs; seeded by the run
+    for many (``bench_reader.run_table`` draws every earlier run's first: quadratic)."""
+    if shape.runs <= 100:
+        return br.run_table(shape, run)
     import numpy as np
 
     rng = np.random.default_rng(run)

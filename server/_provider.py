@@ -169,6 +169,7 @@ class DataProvider:
         found = self._runs().get(run)
         if found is None:
             raise NotFound(f"unknown run {run!r}")
+        found[0]._await_run(found[1])  # still being read for the first time: read it next
         return found
 
     def list_runs(self) -> list[dict[str, Any]]:

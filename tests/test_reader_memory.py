@@ -95,3 +95,40 @@ def test_finished_files_are_looked_at_rarely_and_still_followed(logdir, monkeypa
     reader.poll()
     assert reader.scalars("done", "loss").values.tolist() == [1.0, 2.0]
     live.close()
+
+
+def test_a_run_asked_for_during_the_first_read_is_read_next(logdir, monkeypatch):
+    import threading
+
+    for run in range(12):
+        w = LogWriter(f"{logdir}/run{run:02d}")
+        w.add_scalar("loss", float(run), 0)
+        w.close()
+    reader = LogReader(logdir, load=False)
+    order: list[str] = []
+    gate = threading.Event()
+    real = LogReader._load
+
+    def slow_load(self, state, logfile, beat):
+        order.append(logfile.path.split("/")[-2])
+        gate.wait(5)  # the first files take long, as in a logdir of 10,000 runs
+        return real(self, state, logfile, beat)
+
+    monkeypatch.setattr(_reader, "READ_THREADS", 1)
+    monkeypatch.setattr(LogReader, "_load", slow_load)
+    poll = threading.Thread(target=reader.poll)
+    poll.start()
+    while not order:
+        pass  # the poll has started reading run00
+    waiter = threading.Thread(target=reader._await_run, args=("run09",))
+    waiter.start()
+    while True:
+        with reader._jobs_lock:
+            jobs = reader._jobs
+            if jobs and jobs[0][1].path.split("/")[-2] == "run09":
+                break
+    gate.set()
+    waiter.join(10)
+    poll.join(10)
+    assert order[:2] == ["run00", "run09"]  # run09 jumped the queue
+    assert reader.scalars("run09", "loss").values.tolist() == [9.0]

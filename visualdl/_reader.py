@@ -132,7 +132,7 @@ class PollResult:
 SPILL_GARBAGE_BYTES = 64 << 20
 #: Bytes of merged results (series resolved across a run's files, job aggregates, event
 #: lists) that a reader keeps for its queries, the least recently used dropped first.
-CACHE_BYTES = 256 << 20
+CACHE_BYTES = 64 << 20
 
 
 def _nbytes(value: Any, depth: int = 0) -> int:
@@ -432,6 +432,9 @@ class LogReader:
         self._signatures: dict[str, tuple[bool, bool, tuple[tuple[str, str, int], ...]]] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
+        #: The files the running poll has yet to read (None between polls), and its lock.
+        self._jobs: deque[tuple[_Run, LogFile]] | None = None
+        self._jobs_lock = threading.Lock()
         #: Paths found wrong while listing the logdir (not files being read): path -> problem.
         self._listing_problems: dict[str, Problem] = {}
         if load:
@@ -611,7 +614,8 @@ class LogReader:
         if not todo:
             return PollResult(0, 0, 0)
         jobs = deque(todo)
-        lock = threading.Lock()
+        lock = self._jobs_lock
+        self._jobs = jobs
         running: dict[int, tuple[LogFile, float]] = {}  # thread number -> file, last sign of progress
         done: queue.SimpleQueue[tuple[LogFile, int, int]] = queue.SimpleQueue()
         for _, logfile in todo:
@@ -676,6 +680,8 @@ class LogReader:
             nbytes += n_bytes
             if progress is not None:
                 progress(files, len(todo), n_bytes)
+        with lock:
+            self._jobs = None
         return PollResult(len(todo), records, nbytes)
 
     def _load(self, state: _Run, logfile: LogFile, beat: Callable[[], None]) -> tuple[int, int]:
@@ -821,6 +827,28 @@ class LogReader:
         if logfile.header is None:
             logfile.header = header
         logfile.footer = None  # the file goes on: not closed until a footer follows
+
+    def _await_run(self, run: str, timeout: float = 10.0) -> None:
+        """Have the running poll read ``run``'s files next, and wait (up to ``timeout``) until
+        they are read: a chart of any run answers in moments after the start, not once a
+        logdir of 10,000 runs is read. Returns at once between polls."""
+        with self._lock:
+            state = self._runs.get(run)
+        if state is None:
+            return
+        with self._jobs_lock:
+            jobs = self._jobs
+            if jobs is None:
+                return
+            mine = [job for job in jobs if job[0] is state]
+            if mine:  # to the front, the others in their order (the workers share this deque)
+                others = [job for job in jobs if job[0] is not state]
+                jobs.clear()
+                jobs.extend(mine)
+                jobs.extend(others)
+        deadline = time.monotonic() + timeout
+        while any(f.busy for f in list(state.files.values())) and time.monotonic() < deadline:
+            time.sleep(0.002)  # the poll's threads read them now
 
     def _exists(self) -> bool:
         """Whether the logdir exists (as the latest listing of a store found it: no request)."""
