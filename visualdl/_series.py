@@ -171,15 +171,11 @@ class Series:
     def _merge_tail(self) -> None:
         assert self._spill is not None
         first = len(self._chunks) - 2
-        tail = sum(k for _, k in self._chunks[first:])
-        while (
-            first > 0 and self._chunks[first - 1][1] < 2 * tail and self._chunks[first - 1][1] + tail <= MERGED_POINTS
-        ):
+        n = sum(k for _, k in self._chunks[first:])
+        while first > 0 and self._chunks[first - 1][1] < 2 * n and self._chunks[first - 1][1] + n <= MERGED_POINTS:
             first -= 1
-            tail += self._chunks[first][1]
-        tail = self._chunks[first:]
-        n = sum(k for _, k in tail)
-        parts = self._read_chunks(tail, n)
+            n += self._chunks[first][1]
+        parts = self._read_chunks(self._chunks[first:], n)
         self._spill.free(24 * n)
         self._chunks[first:] = [(self._spill.append(b"".join(p.tobytes() for p in parts)), n)]
 
