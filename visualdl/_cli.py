@@ -193,8 +193,31 @@ def _report_progress(provider: object, stop: threading.Event) -> None:
               f"{provider.bytes_read / 1e6:.1f} MB", file=sys.stderr, flush=True)  # fmt: skip
 
 
+#: glibc's mallopt parameter: allocations from this size on are mapped, and unmapped when freed.
+_M_MMAP_THRESHOLD = -3
+
+
+def _return_freed_memory() -> None:
+    """Have glibc map every allocation of 16 MiB or more on its own and give it back when
+    freed. By default the threshold grows with the largest block freed (up to 32 MiB), and
+    the server's transient arrays (a poll's rounds, a chart's series) then stay in the heap,
+    fragmented: the peak RSS of 40M points read and charted was 521 MB with it, 214 to
+    254 MB with 16 MiB (and 176 MB with 1 MiB, whose page faults double the cold start)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(_M_MMAP_THRESHOLD, 16 << 20)
+    except (OSError, AttributeError):  # not glibc (musl): its allocator returns memory itself
+        pass
+
+
 def serve(args: argparse.Namespace) -> int:
     from visualdl.server._settings import Settings, parse_logdir_spec
+
+    _return_freed_memory()
 
     logdirs = tuple(parse_logdir_spec(spec) for spec in args.logdir)
     if len(logdirs) > 1:

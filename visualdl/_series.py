@@ -64,6 +64,21 @@ class SpillFile:
             view, at = view[n:], at + n
         return offset
 
+    def append_arrays(self, arrays: list[np.ndarray]) -> int:
+        """Write the arrays' bytes one after the other at the end, without copying them; the offset."""
+        nbytes = sum(a.nbytes for a in arrays)
+        with self._lock:
+            offset = self._end
+            self._end += nbytes
+        written = os.pwritev(self._fd, arrays, offset)
+        if written < nbytes:  # a short write (rare on a regular file): the rest, a buffer at a time
+            rest = memoryview(b"".join(a.tobytes() for a in arrays))[written:]
+            at = offset + written
+            while rest:
+                n = os.pwrite(self._fd, rest, at)
+                rest, at = rest[n:], at + n
+        return offset
+
     def read(self, offset: int, nbytes: int) -> bytes:
         parts = []
         left = nbytes
@@ -157,8 +172,7 @@ class Series:
             self._sorted = False
         values = np.ascontiguousarray(values, np.float64)
         walls = np.ascontiguousarray(walls, np.float64)
-        data = b"".join((steps.tobytes(), values.tobytes(), walls.tobytes()))
-        self._chunks.append((self._spill.append(data), k))
+        self._chunks.append((self._spill.append_arrays([steps, values, walls]), k))
         self._last = int(steps[-1])
         self._n += k
         # Small chunks (a live log's polls) halve from the oldest to the newest, merged when
@@ -177,7 +191,7 @@ class Series:
             n += self._chunks[first][1]
         parts = self._read_chunks(self._chunks[first:], n)
         self._spill.free(24 * n)
-        self._chunks[first:] = [(self._spill.append(b"".join(p.tobytes() for p in parts)), n)]
+        self._chunks[first:] = [(self._spill.append_arrays(list(parts)), n)]
 
     def _read_chunks(self, chunks: list[tuple[int, int]], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         assert self._spill is not None
