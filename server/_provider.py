@@ -78,7 +78,7 @@ class DataProvider:
         self._cache_limit = 256
         self._cache_bytes_limit = CHART_CACHE_BYTES
         self._cache_bytes = 0
-        self._lists: dict[str, tuple[tuple[int, ...], Any]] = {}
+        self._lists: dict[str, tuple[tuple[int, ...], Any, float]] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.loaded = threading.Event()  # set after the first full poll
@@ -132,26 +132,31 @@ class DataProvider:
             return run
         return source.name if run == "." else f"{source.name}/{run}"
 
-    def _generation(self) -> tuple[int, ...]:
-        """Changes whenever any logdir's runs, files, writers or tags change."""
+    def _generation(self, runs_only: bool = False) -> tuple[int, ...]:
+        """Changes whenever any logdir's runs, files, writers or tags change (``runs_only``:
+        whenever its runs change)."""
+        if runs_only:
+            return tuple(source.reader._runs_generation for source in self._sources)
         return tuple(source.reader._generation for source in self._sources)
 
-    def _listed(self, what: str, build: Callable[[], Any]) -> Any:
+    def _listed(self, what: str, build: Callable[[], Any], *, runs_only: bool = False, max_age: float = 0.0) -> Any:
         """``build()``, cached until the next change of runs, files, writers or tags: a list of
-        10,000 runs is built once, not at every request."""
-        generation = self._generation()
+        10,000 runs is built once, not at every request. ``max_age``: a stale value this young
+        will do (while a first read changes the logdir at every file)."""
+        generation = self._generation(runs_only)
+        now = time.monotonic()
         with self._lock:
             hit = self._lists.get(what)
-            if hit is not None and hit[0] == generation:
+            if hit is not None and (hit[0] == generation or now - hit[2] < max_age):
                 return hit[1]
         value = build()
         with self._lock:
-            self._lists[what] = (generation, value)
+            self._lists[what] = (generation, value, now)
         return value
 
     def _runs(self) -> dict[str, tuple[LogReader, str]]:
         """The runs by the names the API lists and takes (see :meth:`not_served` for the others)."""
-        return cast("dict[str, tuple[LogReader, str]]", self._listed("runs", self._build_runs))
+        return cast("dict[str, tuple[LogReader, str]]", self._listed("runs", self._build_runs, runs_only=True))
 
     def _build_runs(self) -> dict[str, tuple[LogReader, str]]:
         out = {}
@@ -253,6 +258,10 @@ class DataProvider:
     def not_served(self) -> list[dict[str, Any]]:
         """Runs, tags and graphs in the logs that the API cannot take as parameters (older or
         foreign writers: names too long, empty, or with NUL), so it does not list them."""
+        # Diagnostics in /api/health, which the UI polls: up to 2 s late, built at most that often.
+        return cast("list[dict[str, Any]]", self._listed("not_served", self._build_not_served, max_age=2.0))
+
+    def _build_not_served(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
 
         def add(what: str, name: str, run: str, limit: int) -> None:

@@ -429,6 +429,7 @@ class LogReader:
         #: Changes whenever the runs, the files, their writers or the tags change (not when
         #: points are only added): what lists of runs and tags can be cached by.
         self._generation = 0
+        self._runs_generation = 0  # changes whenever the runs change
         self._signatures: dict[str, tuple[bool, bool, tuple[tuple[str, str, int], ...]]] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
@@ -584,6 +585,7 @@ class LogReader:
                     if state is None:
                         state = self._runs[run] = _Run(cache=_RunCache(self._cache))
                         self._generation += 1
+                        self._runs_generation += 1
                     for gone in [p for p in state.files if p not in paths and p not in trouble]:
                         self._forget(state, gone)
                     for path in paths:
@@ -722,6 +724,7 @@ class LogReader:
 
     def _drop_run(self, run: str) -> None:
         self._generation += 1
+        self._runs_generation += 1
         state = self._runs.pop(run)
         state.cache.clear()
         for per_file in state.data.values():
