@@ -70,7 +70,7 @@ class SpillFile:
         with self._lock:
             offset = self._end
             self._end += nbytes
-        written = os.pwritev(self._fd, [memoryview(a) for a in arrays], offset)
+        written = os.pwritev(self._fd, [a.data for a in arrays], offset)
         if written < nbytes:  # a short write (rare on a regular file): the rest, a buffer at a time
             rest = memoryview(b"".join(a.tobytes() for a in arrays))[written:]
             at = offset + written
