@@ -53,6 +53,16 @@ _now = time.time
 _to_float = convert.to_float
 
 
+def _check_seconds(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= threading.TIMEOUT_MAX:
+        raise ValueError(f"{name} must be a positive, finite number of seconds; got {value!r}")
+
+
+def _check_count(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+
 def _safe_host() -> str:
     host = socket.gethostname() or "localhost"
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in host)
@@ -128,22 +138,10 @@ class LogWriter:
                 "logdir must not be empty; pass '.' for the current directory, "
                 "or None for the default runs/<time>_<host>"
             )
-        if (
-            isinstance(flush_secs, bool)
-            or not isinstance(flush_secs, int | float)
-            or not 0 < flush_secs <= threading.TIMEOUT_MAX
-        ):
-            raise ValueError(f"flush_secs must be a positive, finite number of seconds; got {flush_secs!r}")
-        if isinstance(max_pending_bytes, bool) or not isinstance(max_pending_bytes, int) or max_pending_bytes < 1:
-            raise ValueError(f"max_pending_bytes must be a positive integer; got {max_pending_bytes!r}")
-        if (
-            isinstance(upload_secs, bool)
-            or not isinstance(upload_secs, int | float)
-            or not 0 < upload_secs <= threading.TIMEOUT_MAX
-        ):
-            raise ValueError(f"upload_secs must be a positive, finite number of seconds; got {upload_secs!r}")
-        if isinstance(upload_bytes, bool) or not isinstance(upload_bytes, int) or upload_bytes < 1:
-            raise ValueError(f"upload_bytes must be a positive integer; got {upload_bytes!r}")
+        _check_seconds("flush_secs", flush_secs)
+        _check_count("max_pending_bytes", max_pending_bytes)
+        _check_seconds("upload_secs", upload_secs)
+        _check_count("upload_bytes", upload_bytes)
         self._remote = _storage.is_url(self._logdir)
         if not self._remote:
             self._logdir = _storage.local_path(self._logdir)
@@ -155,8 +153,7 @@ class LogWriter:
         self._upload = (float(upload_secs), upload_bytes)
         convert.check_text(display_name, "display_name")
         convert.check_text(filename_suffix, "filename_suffix")
-        if isinstance(max_queue, bool) or not isinstance(max_queue, int) or max_queue < 1:
-            raise ValueError(f"max_queue must be a positive integer; got {max_queue!r}")
+        _check_count("max_queue", max_queue)
         if _SEPARATORS.intersection(filename_suffix):
             raise ValueError(
                 f"filename_suffix must not contain '/' or NUL: it is appended to the file name "
