@@ -16,6 +16,9 @@ to a 1,000-step window of one run (ours: one request for the range, every step; 
 the points of its 1,000-point reservoir inside the window); the peak RSS of the server's
 processes.
 
+Each figure is the median of ``--repeats`` fresh servers (3) on ``long`` and of
+``--many-repeats`` (1: TensorBoard takes a minute per start) on ``many``.
+
 ``many``: from the start until the run list holds every run, and until a chart of one
 tag of the last run is complete; then the run list (ours ``/api/runs``, theirs
 ``/data/runs``) and our ``/api/tags`` warm (medians of 5); a chart of one tag over 50
@@ -280,14 +283,22 @@ def many(logdir: str, shape: br.Shape, tensorboard: bool) -> dict[str, float]:
     return out
 
 
+def _median(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each figure's median over the cold starts (each a fresh server)."""
+    return {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default=None, help="where the logdirs are built and kept (default: a temp dir)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_LONG.name} and {QUICK_MANY.name}: about 30 s")
     parser.add_argument("--no-tensorboard", action="store_true", help="measure our server only")
     parser.add_argument("--only", choices=("long", "many"), default=None, help="one of the two logdirs")
+    parser.add_argument("--repeats", type=int, default=None, help="cold starts on the long logdir (default 3, quick 1)")
+    parser.add_argument("--many-repeats", type=int, default=1, help="cold starts on the many-run logdir (default 1)")
     args = parser.parse_args()
     long_shape, many_shape = (QUICK_LONG, QUICK_MANY) if args.quick else (LONG, MANY)
+    args.repeats = args.repeats or (1 if args.quick else 3)
     have_tb = not args.no_tensorboard and bi.version("tensorboard-data-server") != "not installed"
     signal.signal(signal.SIGTERM, bi._interrupt)
     cores = len(os.sched_getaffinity(0))
@@ -310,15 +321,17 @@ def main() -> int:
                 continue
             path = logdirs[("long", kind)]
             br.warm_page_cache(path)
-            result = long_ours(path, long_shape) if kind == "visualdl" else long_tensorboard(path, long_shape)
-            figures["long"]["ours" if kind == "visualdl" else "tensorboard"] = result
+            measure = long_ours if kind == "visualdl" else long_tensorboard
+            figures["long"]["ours" if kind == "visualdl" else "tensorboard"] = _median(
+                [measure(path, long_shape) for _ in range(args.repeats)]
+            )
         for kind in ("visualdl", "tfevents") if have_tb else ("visualdl",):
             if args.only == "long":
                 continue
             path = logdirs[("many", kind)]
             br.warm_page_cache(path)
-            figures["many"]["ours" if kind == "visualdl" else "tensorboard"] = many(
-                path, many_shape, kind == "tfevents"
+            figures["many"]["ours" if kind == "visualdl" else "tensorboard"] = _median(
+                [many(path, many_shape, kind == "tfevents") for _ in range(args.many_repeats)]
             )
     finally:
         bs.stop_all()
