@@ -9,6 +9,37 @@ import { scheduleRender } from './renderqueue.js';
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
 export const MODES = { offset: 'Offset', overlay: 'Overlay', distribution: 'Distribution' };
 
+// The cards of one tag (one per run) share their value axis, the union of what each shows,
+// so that runs compare at a glance; a card alone keeps its own range. tag -> card -> extent.
+const shared = new Map();
+
+/** [lowest, highest] value a card's data shows in `mode` (bucket edges, or percentiles). */
+export function valueExtent(mode, histograms, distribution) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  const see = (v) => {
+    if (Number.isFinite(v)) {
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+  };
+  if (mode === 'distribution') for (const row of distribution.bands) row.forEach(see);
+  else for (const e of histograms.entries) if (e.edges.length) see(e.edges[0]), see(e.edges[e.edges.length - 1]);
+  return lo <= hi ? [lo, hi] : null;
+}
+
+/** The range the cards of `tag` drawn in `mode` share (2 % padding), or null for fewer than two. */
+export function sharedRange(extents, mode) {
+  const mine = [...extents].filter((x) => x.mode === mode && x.extent);
+  if (mine.length < 2) return null;
+  const lo = Math.min(...mine.map((x) => x.extent[0]));
+  const hi = Math.max(...mine.map((x) => x.extent[1]));
+  const pad = (hi - lo) * 0.02 || Math.abs(lo) * 0.02 || 1;
+  return [lo - pad, hi + pad];
+}
+
+const valueAxis = (mode) => (mode === 'distribution' ? 'yaxis' : 'xaxis');
+
 export class HistogramCard extends LazyCard {
   constructor(tag, run, ctx) {
     super();
@@ -50,6 +81,44 @@ export class HistogramCard extends LazyCard {
     return true;
   }
 
+  /** Share this card's value extent with the other cards of its tag; the range they share now. */
+  share(mode, extent) {
+    if (!shared.has(this.tag)) shared.set(this.tag, new Map());
+    const cards = shared.get(this.tag);
+    cards.set(this, { mode, extent });
+    return sharedRange(cards.values(), mode);
+  }
+
+  unshare() {
+    const cards = shared.get(this.tag);
+    if (!cards?.delete(this)) return;
+    if (!cards.size) shared.delete(this.tag);
+    else this.constructor.align(this.tag, this.mode);
+  }
+
+  /** Give every drawn card of `tag` in `mode` the range they share now. */
+  static align(tag, mode) {
+    const cards = shared.get(tag);
+    if (!cards) return;
+    const range = sharedRange(cards.values(), mode);
+    const axis = valueAxis(mode);
+    for (const [card, { mode: drawn }] of cards) {
+      const key = range ? range.join() : '';
+      if (!card.plotted || drawn !== mode || card.el.dataset.valueRange === key) continue;
+      card.el.dataset.valueRange = key;
+      Plotly.relayout(card.plot, range ? { [`${axis}.range`]: range } : { [`${axis}.autorange`]: true });
+    }
+  }
+
+  forget() {
+    this.unshare();
+  }
+
+  dispose() {
+    super.dispose();
+    this.unshare();
+  }
+
   draw({ mode, histograms, distribution }) {
     const color = this.ctx.colorOf(this.run);
     const entries = histograms.entries;
@@ -57,11 +126,18 @@ export class HistogramCard extends LazyCard {
     if (mode === 'distribution') fig = distributionFigure(distribution, color);
     else if (mode === 'overlay') fig = overlayFigure(entries, color);
     else fig = offsetFigure(entries, color);
+    const range = this.share(mode, valueExtent(mode, histograms, distribution));
+    if (range) {
+      const axis = valueAxis(mode);
+      fig.layout[axis] = { ...fig.layout[axis], range, autorange: false };
+    }
+    this.el.dataset.valueRange = range ? range.join() : '';
     Plotly.react(this.plot, fig.data, { ...fig.layout, uirevision: mode }, CONFIG).catch((error) => {
       this.error.textContent = `Drawing failed: ${error.message}`;
       this.error.hidden = false;
     });
     this.plotted = true;
+    HistogramCard.align(this.tag, mode);
     const shown = mode === 'distribution' ? `${distribution.steps.length} steps`
       : `${entries.length} of ${histograms.total_entries} steps`;
     this.note.textContent = [entries.length ? shown : 'No histograms yet.', nonfiniteNote(entries)].filter(Boolean).join(' · ');
