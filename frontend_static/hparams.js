@@ -37,6 +37,7 @@ export class HParamsView {
     this.sortKey = null;
     this.descending = false;
     this.chosen = new Set();
+    this.brush = new Map(); // a parallel-coordinates axis label -> its brushed range(s)
     this.filter = compileFilter('');
     this.empty = panel.querySelector('.empty');
     this.filterBox = h('input', { type: 'search', placeholder: 'Filter rows (regex over every cell)', 'aria-label': 'Filter runs' });
@@ -57,6 +58,39 @@ export class HParamsView {
       h('div', { class: 'card' }, this.parcoords),
       h('div', { class: 'card' }, this.splom));
     panel.append(this.body);
+  }
+
+  /** Once the plots exist: brushing an axis of the parallel coordinates, or selecting points
+   * in the scatter matrix, ticks the runs inside (and only those), as ticking rows would. */
+  listen() {
+    if (this.listening || !this.parcoords.on || !this.splom.on) return;
+    this.listening = true;
+    this.parcoords.on('plotly_restyle', () => this.brushed());
+    this.splom.on('plotly_selected', (event) => this.selected(event));
+  }
+
+  /** Tick the runs inside every brushed axis range of the parallel coordinates. */
+  brushed() {
+    const trace = this.parcoords.data?.[0];
+    if (!trace || !this.data) return;
+    this.brush = new Map();
+    for (const d of trace.dimensions) if (d.constraintrange?.length) this.brush.set(d.label, d.constraintrange);
+    if (!this.brush.size) return;
+    const inside = (v, range) => (Array.isArray(range[0]) ? range : [range]).some(([lo, hi]) => v >= lo && v <= hi);
+    const runs = trace.meta.runs.filter((_, i) => trace.dimensions.every((d) => !this.brush.has(d.label)
+      || inside(d.values[i], this.brush.get(d.label))));
+    this.choose(runs);
+  }
+
+  /** Tick the runs of the points selected in the scatter matrix. */
+  selected(event) {
+    if (!event?.points || !this.data) return;
+    this.choose([...new Set(event.points.map((p) => this.data.runs[p.pointIndex]?.run).filter(Boolean))]);
+  }
+
+  choose(runs) {
+    this.chosen = new Set(runs);
+    this.renderTable();
   }
 
   async update() {
@@ -170,6 +204,7 @@ export class HParamsView {
       }
     }
     for (const m of this.data.metrics) dims.push({ label: escPlotly(m), values: runs.map((r) => r.metrics[m]?.last ?? NaN) });
+    for (const d of dims) if (this.brush.has(d.label)) d.constraintrange = this.brush.get(d.label); // kept over live updates
     return dims;
   }
 
@@ -187,7 +222,8 @@ export class HParamsView {
         type: 'splom', dimensions: dims.map((d) => ({ label: d.label, values: d.values })),
         text: this.data.runs.map((r) => escPlotly(r.run)), marker: { color, colorscale: 'Viridis', size: 7 },
         hovertemplate: '%{text}<extra></extra>', showupperhalf: false, diagonal: { visible: false },
-      }], { height: 140 * Math.min(dims.length, 6) + 60, margin: { l: 60, r: 20, t: 20, b: 40 }, dragmode: 'select' }, CONFIG);
+      }], { height: 140 * Math.min(dims.length, 6) + 60, margin: { l: 60, r: 20, t: 20, b: 40 }, dragmode: 'select' }, CONFIG)
+        .then(() => this.listen());
     });
   }
 

@@ -123,6 +123,37 @@ def test_hparams_table_sorts_and_its_selection_reaches_the_scalar_charts(page, s
     assert not page.errors, page.errors
 
 
+def test_brushing_an_hparams_axis_ticks_the_runs_inside_and_they_reach_the_scalar_charts(page, server):  # noqa: F811 - the imported fixture
+    base, _ = server
+    open_tab(page, base, "hparams")
+    table = page.locator(".hparams-table")
+    wait_for(lambda: table.locator("tbody tr").count() == 2, "a row per run with hparams")
+    plot = page.locator(".hparams-body .js-plotly-plot").first
+    wait_for(lambda: plot.evaluate("(el) => !!el.data"), "the parallel coordinates")
+    ticked = lambda: table.locator("tbody tr").evaluate_all(  # noqa: E731
+        "(rows) => rows.filter((r) => r.querySelector('input').checked).map((r) => r.dataset.run)"
+    )
+    assert ticked() == []
+    # Brush the last loss between 0.1 and 0.25 (as a drag on the axis does): b (0.21), not a (0.3).
+    axis = plot.evaluate("(el) => el.data[0].dimensions.findIndex((d) => d.label === 'loss')")
+    plot.evaluate(f"(el) => Plotly.restyle(el, {{'dimensions[{axis}].constraintrange': [[0.1, 0.25]]}})")
+    wait_for(lambda: ticked() == ["b"], "run b ticked by the brush")
+    assert page.locator(".hparams-body .muted").inner_text().startswith("1 of 2 runs ticked")
+    plot.evaluate(f"(el) => Plotly.restyle(el, {{'dimensions[{axis}].constraintrange': [[0.0, 1.0]]}})")
+    wait_for(lambda: sorted(ticked()) == ["a", "b"], "both runs inside a wider brush")
+    # A box selection in the scatter matrix ticks the runs of its points.
+    splom = page.locator(".hparams-body .js-plotly-plot").nth(1)
+    splom.evaluate("(el) => el.emit('plotly_selected', {points: [{pointIndex: el.data[0].text.indexOf('b')}]})")
+    wait_for(lambda: ticked() == ["b"], "run b ticked by the scatter matrix selection")
+    plot.evaluate(f"(el) => Plotly.restyle(el, {{'dimensions[{axis}].constraintrange': [[0.25, 1.0]]}})")
+    wait_for(lambda: ticked() == ["a"], "run a alone")
+    page.get_by_role("button", name="Show in Scalars").click()
+    chart = page.locator('.card[data-tag="loss"]')
+    wait_for(lambda: chart.get_attribute("data-state") == "ready", "the loss chart")
+    wait_for(lambda: {t["meta"].get("run") for t in chart.evaluate(TRACES_JS)} == {"a"}, "only run a drawn")
+    assert not page.errors, page.errors
+
+
 def test_projector_draws_every_logged_point_colours_searches_and_lists_neighbours(page, server):  # noqa: F811 - the imported fixture
     base, _ = server
     open_tab(page, base, "embeddings")
