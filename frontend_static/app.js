@@ -74,7 +74,7 @@ function loadSettings() {
 const panel = (name) => document.getElementById(`panel-${name}`);
 const views = {
   scalars: new ScalarsView(panel('scalars'), ctx),
-  images: new PerRunView(panel('images'), ctx, { kind: 'images', noun: 'image', Card: ImageCard }),
+  images: new PerRunView(panel('images'), ctx, { kind: 'images', noun: 'image', Card: ImageCard, rowPerTag: true }),
   histograms: new PerRunView(panel('histograms'), ctx, { kind: 'histograms', noun: 'histogram', Card: HistogramCard }),
   text: new PerRunView(panel('text'), ctx, { kind: 'text', noun: 'text', Card: TextCard }),
   jobs: new JobsView(panel('jobs'), ctx),

@@ -1,10 +1,31 @@
-// An image card: one tag of one run, a step slider over every logged image, the step
-// and wall time, and a toggle between fitting the card's width and actual size.
+// An image card: one tag of one run, a step slider over every logged image (a tick per
+// logged step), the step and wall time, and a toggle between fitting the card's width and
+// actual size. The cards of one tag sit in a row, one per run, and move together: a step
+// chosen in one shows every run at that step (or the nearest logged before it).
 
 import { apiUrl, fetchJSON } from './api.js';
 import { button, h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
 import { LazyCard } from './card.js';
+
+// tag -> the cards of that tag (one per run), for moving their sliders together.
+const linked = new Map();
+let ticksMade = 0;
+
+/** The index of the last step at or before `step` in the ascending `steps` (0 if none is). */
+export function indexAtOrBefore(steps, step) {
+  let lo = 0;
+  let hi = steps.length - 1;
+  let found = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (steps[mid] <= step) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
 
 export class ImageCard extends LazyCard {
   constructor(tag, run, ctx) {
@@ -21,14 +42,21 @@ export class ImageCard extends LazyCard {
     });
     this.frame = h('div', { class: 'frame fit' }, this.img);
     this.slider = h('input', { type: 'range', class: 'step-slider', min: 0, max: 0, step: 1, 'aria-label': `Image of ${tag} in ${run}` });
-    this.slider.addEventListener('input', () => this.select(Number(this.slider.value)));
+    this.slider.addEventListener('input', () => {
+      this.select(Number(this.slider.value));
+      this.follow();
+    });
+    this.ticks = h('datalist', { id: `image-ticks-${++ticksMade}` });
+    this.slider.setAttribute('list', this.ticks.id);
+    if (!linked.has(tag)) linked.set(tag, new Set());
+    linked.get(tag).add(this);
     this.caption = h('div', { class: 'caption', 'aria-live': 'polite' });
     this.sizeButton = button('Actual size', () => this.toggleSize(), { 'aria-pressed': 'false', title: 'Toggle actual size / fit width' });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
     this.el = h('article', { class: 'card image-card', dataset: { tag, run, state: 'idle' } },
       h('header', { class: 'card-head' }, h('h3', { class: 'card-title', title: tag }, tag), runChip(run, ctx.colorOf(run))),
       this.frame,
-      h('div', { class: 'image-controls' }, this.slider, this.sizeButton),
+      h('div', { class: 'image-controls' }, this.slider, this.ticks, this.sizeButton),
       this.caption, this.error);
   }
 
@@ -43,7 +71,25 @@ export class ImageCard extends LazyCard {
     if (this.index === null || this.index >= n || (this.index === before - 1 && n > before)) this.index = n - 1;
     this.slider.max = String(Math.max(n - 1, 0));
     this.slider.disabled = n <= 1;
+    if (this.ticks.children.length !== n) {  // a tick per logged step, up to where ticks still read
+      this.ticks.replaceChildren(...(n <= 200 ? list.steps.map((_, i) => h('option', { value: String(i) })) : []));
+    }
     this.select(this.index);
+  }
+
+  /** Show every other run of this tag at this card's step (or the nearest logged before it). */
+  follow() {
+    const step = this.list?.steps[this.index];
+    if (step === undefined) return;
+    for (const other of linked.get(this.tag) || []) {
+      if (other === this || !other.list?.steps.length) continue;
+      other.select(indexAtOrBefore(other.list.steps, step));
+    }
+  }
+
+  dispose() {
+    super.dispose();
+    linked.get(this.tag)?.delete(this);
   }
 
   select(index) {

@@ -6,9 +6,11 @@ import { CardGrid } from './cardgrid.js';
 import { groupOf, matches, naturalCompare } from './dom.js';
 
 export class PerRunView {
-  /** kind: the /api/tags key ('images', ...); noun: for empty states; Card(tag, run, ctx). */
-  constructor(panel, ctx, { kind, noun, Card }) {
+  /** kind: the /api/tags key ('images', ...); noun: for empty states; Card(tag, run, ctx);
+   * rowPerTag: each tag its own group (a row of its runs side by side), not its prefix's. */
+  constructor(panel, ctx, { kind, noun, Card, rowPerTag = false }) {
     this.ctx = ctx;
+    this.rowPerTag = rowPerTag;
     this.kind = kind;
     this.noun = noun;
     this.Card = Card;
@@ -23,7 +25,8 @@ export class PerRunView {
     for (const tag of Object.keys(byTag).sort(naturalCompare)) {
       if (!matches(this.ctx.state.tagFilter, tag)) continue;
       for (const run of byTag[tag]) {
-        if (selected.has(run)) items.push({ key: `${tag}\u0000${run}`, group: groupOf(tag), tag, run });
+        const group = this.rowPerTag ? tag : groupOf(tag);
+        if (selected.has(run)) items.push({ key: `${tag}\u0000${run}`, group, tag, run });
       }
     }
     this.empty.textContent = items.length ? '' : this.ctx.emptyText(this.noun, Object.keys(byTag).length);
