@@ -512,6 +512,8 @@ def test_text_is_rendered_as_markdown_and_html_in_it_stays_inert(page, server):
     assert body.locator("strong").inner_text() == "bold"
     assert body.locator("h3").inner_text() == "Run notes" and body.locator("li").count() == 2
     assert "<script>window.pwned = 1</script>" in body.inner_text()  # shown as text
+    panel, text_card = page.locator("#panel-text").bounding_box(), page.locator('.card[data-tag="md"]').bounding_box()
+    assert panel and text_card and text_card["width"] > 0.9 * panel["width"]  # full width, not half
     assert body.locator("script").count() == 0 and body.locator("a").count() == 0  # no javascript: link
     time.sleep(0.2)
     assert page.evaluate("() => window.pwned") is None and page.errors == []
