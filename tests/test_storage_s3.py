@@ -333,6 +333,7 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     live = LogWriter(f"{bucket}/live", upload_secs=3600)
     live.add_scalar("loss", 0.0, 0)
     live.flush()
+    fs.pipe_file(f"{root}/live/checkpoint.pt", b"weights")  # beside the logs: never asked for
 
     reader = LogReader(bucket)
     assert len(reader.runs()) == 21
@@ -344,7 +345,7 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     live.flush()
     reader.poll()
     assert lister.requests["LIST"] - before["LIST"] == 1  # the live run only, from its newest segment on
-    assert lister.requests["HEAD"] == before["HEAD"]
+    assert lister.requests["HEAD"] == before["HEAD"]  # not even for the checkpoint
     assert reader.scalars("live", "loss").steps.tolist() == [0, 1]
     # A full listing (new runs, foreign files) comes after FULL_LIST_SECS_PER_PAGE per page.
     monkeypatch.setattr(lister, "now", lambda: frozen + _storage.FULL_LIST_SECS_PER_PAGE + 1)

@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -155,7 +155,7 @@ def _nbytes(value: Any, depth: int = 0) -> int:
 
 class _Cache:
     """The results one reader keeps, within :data:`CACHE_BYTES`, least recently used out first.
-    Keys are per run (:meth:`of`); callers hold the reader's lock."""
+    Keys are per run (each run's :class:`_RunCache`); callers hold the reader's lock."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
@@ -384,6 +384,15 @@ def _open_log(path: str, source: _storage.PartsSource | None = None) -> LogFile:
     return LogFile(path, source=source)
 
 
+def _series_of(states: Iterable[_Run]) -> Iterator[Series]:
+    """Every scalar series stored for the runs ``states``."""
+    for state in states:
+        for per_file in state.data.values():
+            for store in per_file.values():
+                if isinstance(store, Series):
+                    yield store
+
+
 def _is_log_name(name: str) -> bool:
     return is_log_file(name) or is_tfevents_file(name) or is_vdl2_file(name)
 
@@ -417,7 +426,7 @@ class LogReader:
         #: The listing of a logdir in a store (``s3://...``; see :mod:`visualdl._storage`).
         self._lister: _storage.Lister | None = None
         if _storage.is_url(self.logdir):
-            self._lister = _storage.Lister(*_storage.filesystem(self.logdir))
+            self._lister = _storage.Lister(*_storage.filesystem(self.logdir), wanted=_is_log_name)
         else:
             self.logdir = _storage.local_path(self.logdir)
         #: Log files that are not one local file (objects, segments) -> where their bytes are.
@@ -511,12 +520,23 @@ class LogReader:
             except OSError as e:
                 trouble[by_name[name].path] = f"cannot read: {e.strerror or e}"
                 continue
-            source = sources[path] = self._sources.get(path) or _storage.local_parts(path)
-            source.update(parts, segments=True)
-            _storage.register(path, source)
+            self._keep_source(sources, path, parts, True, _storage.local_parts)
             paths.append(path)
         paths.sort()
         return paths
+
+    def _keep_source(
+        self,
+        sources: dict[str, _storage.PartsSource],
+        path: str,
+        parts: list[tuple[str, int]],
+        segments: bool,
+        make: Callable[[str], _storage.PartsSource],
+    ) -> None:
+        """The source of ``path`` (the one of the last listing, or a new one), with its parts now."""
+        source = sources[path] = self._sources.get(path) or make(path)
+        source.update(parts, segments=segments)
+        _storage.register(path, source)
 
     def _discover_store(self, lister: _storage.Lister) -> tuple[dict[str, list[str]], dict[str, str]]:
         """:meth:`_discover` of a logdir in a store: from the :class:`~visualdl._storage.Lister`."""
@@ -525,6 +545,7 @@ class LogReader:
         found: dict[str, list[str]] = {}
         sources: dict[str, _storage.PartsSource] = {}
         root = lister.root
+        remote = functools.partial(_storage.PartsSource, read_range=lister.read_range)
         for directory in sorted(objects):
             names = objects[directory]
             if directory != root and not directory.startswith(root + "/"):
@@ -537,9 +558,8 @@ class LogReader:
             paths = []
             for name, parts in groups:
                 path = lister.url(f"{directory}/{name}")
-                source = sources[path] = self._sources.get(path) or _storage.PartsSource(path, lister.read_range)
-                source.update([(f"{directory}/{part}", names[part]) for part in parts], segments=name in segments)
-                _storage.register(path, source)
+                located = [(f"{directory}/{part}", names[part]) for part in parts]
+                self._keep_source(sources, path, located, name in segments, remote)
                 paths.append(path)
             if paths:
                 found[run] = sorted(paths)
@@ -727,10 +747,8 @@ class LogReader:
         self._runs_generation += 1
         state = self._runs.pop(run)
         state.cache.clear()
-        for per_file in state.data.values():
-            for store in per_file.values():
-                if isinstance(store, Series):
-                    store.forget()
+        for series in _series_of([state]):
+            series.forget()
 
     def _compact_spill(self) -> None:
         """Copy the spilled points into a fresh file once the old one holds more garbage
@@ -740,11 +758,8 @@ class LogReader:
             return
         with self._lock:
             fresh = SpillFile()
-            for state in self._runs.values():
-                for per_file in state.data.values():
-                    for store in per_file.values():
-                        if isinstance(store, Series):
-                            store.move(fresh)
+            for series in _series_of(self._runs.values()):
+                series.move(fresh)
             self._spill = fresh
 
     def _decode(self, logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:

@@ -31,7 +31,6 @@ import io
 import logging
 import os
 import re
-import stat
 import threading
 import time
 import weakref
@@ -289,13 +288,6 @@ def group_segments(names: Iterable[str]) -> tuple[list[str], dict[str, list[str]
     return plain, {log_name: [n for *_, n in sorted(items)] for log_name, items in grouped.items()}
 
 
-def is_regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
-
-
 #: A full listing of a logdir in S3 (new runs, foreign files) waits this long per page of
 #: 1,000 objects its last listing took: every 3 s for up to 1,000 objects, every 50 min
 #: for a million. It costs at most one LIST per this many seconds, whatever the size.
@@ -333,12 +325,16 @@ class Lister:
     since; a live run's other objects (a TensorBoard event file that grows by being
     replaced) are asked for their size. Other stores list in full at every reload.
 
-    ``requests`` counts the requests made, by kind (``LIST``, ``HEAD``).
+    Only objects ``wanted(name)`` (log files) make a run live or are asked for their size:
+    checkpoints and other files beside the logs cost nothing at a reload.
+
+    ``requests`` counts the requests made, by kind (``LIST``, ``HEAD``, ``GET``).
     """
 
-    def __init__(self, fs: Any, root: str) -> None:
+    def __init__(self, fs: Any, root: str, wanted: Callable[[str], bool] = lambda name: True) -> None:
         self.fs = fs
         self.root = root
+        self._wanted = wanted
         #: run directory (path in the store) -> object name -> size
         self.objects: dict[str, dict[str, int]] = {}
         self._changed: dict[str, float] = {}  # run directory -> when an object last appeared or grew
@@ -389,7 +385,7 @@ class Lister:
         known = self.objects.setdefault(directory, {})
         if known.get(name) != size:
             known[name] = size
-            if now is not None:
+            if now is not None and self._wanted(name):
                 self._changed[directory] = now
         seg = split_segment(name)
         if seg is not None and seg[1] > self._newest.get(directory, 0):
@@ -397,8 +393,9 @@ class Lister:
 
     def _full(self, now: float) -> None:
         self.fs.invalidate_cache(self.root)
-        self.requests["LIST"] += 1
         found = self.fs.find(self.root, detail=True, withdirs=False)
+        self._pages = max(1, -(-len(found) // 1000))  # a LIST answers 1,000 keys at most
+        self.requests["LIST"] += self._pages
         seen: dict[str, dict[str, int]] = {}
         first = self._full_at == -float("inf")
         recent: set[str] = set()  # directories with an object modified lately
@@ -407,7 +404,7 @@ class Lister:
                 continue
             directory, _, name = path.rpartition("/")
             seen.setdefault(directory, {})[name] = int(info.get("size") or 0)
-            if first and split_segment(name) is None and _age(info) < LIVE_SECS:
+            if first and split_segment(name) is None and self._wanted(name) and _age(info) < LIVE_SECS:
                 recent.add(directory)  # a segment's age is in its name
         for directory, names in seen.items():
             for name, size in names.items():
@@ -427,7 +424,6 @@ class Lister:
             for directory in recent:
                 self._changed[directory] = now
         self._full_at = now
-        self._pages = max(1, -(-len(found) // 1000))
 
     def _incremental(self, now: float) -> None:
         from fsspec.asyn import sync
@@ -450,7 +446,7 @@ class Lister:
                 if not out.get("IsTruncated"):
                     break
                 kwargs["ContinuationToken"] = out["NextContinuationToken"]
-            for name in [n for n in names if split_segment(n) is None]:
+            for name in [n for n in names if split_segment(n) is None and self._wanted(n)]:
                 self.requests["HEAD"] += 1
                 try:
                     size = int(self.fs.info(f"{directory}/{name}", refresh=True).get("size") or 0)
