@@ -4,7 +4,8 @@
 #
 #   bash demo/ps_train_s3.sh [ps_train.py options] [-- visualdl options]
 #
-# Needs `pip install ".[demo,s3]" "moto[s3]" flask-cors`. Point AWS_ENDPOINT_URL (and the
+# Needs `pip install -U pip && pip install ".[demo,s3]" "moto[s3]" flask-cors` (an old pip's
+# resolver gives up on the S3 client's pins). Point AWS_ENDPOINT_URL (and the
 # usual AWS_* credentials) at a real store instead and the same two commands inside work
 # unchanged: `python3 demo/ps_train.py --logdir s3://BUCKET/logs` and
 # `visualdl --logdir s3://BUCKET/logs`.
