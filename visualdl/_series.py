@@ -52,31 +52,31 @@ class SpillFile:
         with self._lock:
             self.garbage += nbytes
 
-    def append(self, data: bytes | memoryview) -> int:
-        """Write ``data`` at the end; its offset."""
+    def _reserve(self, nbytes: int) -> int:
         with self._lock:
             offset = self._end
-            self._end += len(data)
+            self._end += nbytes
+        return offset
+
+    def _write_at(self, data: bytes | memoryview, at: int) -> None:
         view = memoryview(data)
-        at = offset
         while view:
             n = os.pwrite(self._fd, view, at)
             view, at = view[n:], at + n
+
+    def append(self, data: bytes | memoryview) -> int:
+        """Write ``data`` at the end; its offset."""
+        offset = self._reserve(len(data))
+        self._write_at(data, offset)
         return offset
 
     def append_arrays(self, arrays: list[np.ndarray]) -> int:
         """Write the arrays' bytes one after the other at the end, without copying them; the offset."""
         nbytes = sum(a.nbytes for a in arrays)
-        with self._lock:
-            offset = self._end
-            self._end += nbytes
+        offset = self._reserve(nbytes)
         written = os.pwritev(self._fd, [a.data for a in arrays], offset)
-        if written < nbytes:  # a short write (rare on a regular file): the rest, a buffer at a time
-            rest = memoryview(b"".join(a.tobytes() for a in arrays))[written:]
-            at = offset + written
-            while rest:
-                n = os.pwrite(self._fd, rest, at)
-                rest, at = rest[n:], at + n
+        if written < nbytes:  # a short write (rare on a regular file): the rest, copied once
+            self._write_at(memoryview(b"".join(a.tobytes() for a in arrays))[written:], offset + written)
         return offset
 
     def read(self, offset: int, nbytes: int) -> bytes:
