@@ -30,6 +30,19 @@ def _static_files() -> list:
     return out
 
 
+def _packages() -> list:
+    """The import packages: each mapped top-level folder and every subpackage below it."""
+    roots = {"visualdl": "visualdl", "visualdl.sdk": "sdk", "visualdl.server": "server", "visualdl.proto": "proto"}
+    out = ["visualdl.frontend_static"]
+    for package, folder in roots.items():
+        for dirpath, dirnames, filenames in os.walk(os.path.join(HERE, folder)):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            if "__init__.py" in filenames:
+                rel = os.path.relpath(dirpath, os.path.join(HERE, folder))
+                out.append(package if rel == "." else package + "." + rel.replace(os.sep, "."))
+    return out
+
+
 with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
     LONG_DESCRIPTION = f.read()
 
@@ -41,7 +54,7 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.11",
-    packages=["visualdl", "visualdl.sdk", "visualdl.server", "visualdl.proto", "visualdl.frontend_static"],
+    packages=_packages(),
     package_dir={
         "visualdl": "visualdl",
         "visualdl.sdk": "sdk",
@@ -120,7 +133,7 @@ setup(
         "projector": ["scikit-learn>=1.3", "umap-learn>=0.5"],
         # %load_ext visualdl and notebook.display() need IPython; the figures do not.
         "notebook": ["ipython>=8"],
-        # Logdirs in object storage, by protocol (visualdl/_storage.py names the one missing).
+        # Logdirs in object storage, by protocol (visualdl/_storage/store.py names the one missing).
         "s3": ["s3fs>=2024.2"],
         "gcs": ["gcsfs>=2024.2"],
         "azure": ["adlfs>=2024.2"],

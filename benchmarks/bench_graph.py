@@ -78,9 +78,9 @@ def resnet_like(nodes: int, stages: int, channels: int = 8) -> onnx.ModelProto:
 
 
 def server_figures(path: str) -> dict[str, float]:
-    from visualdl.server._graphview import GraphService
     from visualdl.server._provider import DataProvider
     from visualdl.server._settings import Settings
+    from visualdl.server._views.graph import GraphService
 
     service = GraphService(DataProvider(Settings(models=(path,), background=False)))
     t = time.perf_counter()

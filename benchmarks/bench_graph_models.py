@@ -110,9 +110,9 @@ def torch_models(folder: str) -> dict[str, str]:
 
 
 def measure(path: str, repeats: int) -> dict[str, float]:
-    from visualdl.server._graphview import GraphService
     from visualdl.server._provider import DataProvider
     from visualdl.server._settings import Settings
+    from visualdl.server._views.graph import GraphService
 
     firsts, warms = [], []
     for _ in range(repeats):

@@ -131,7 +131,8 @@ def main() -> int:
     endpoint = f"http://{host}:{port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from visualdl import LogReader, _storage
+    from visualdl import LogReader
+    from visualdl._storage import store as _storage
 
     fs, _ = _storage.filesystem("s3://bench")
     fs.mkdir("bench")

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
-from visualdl._kinds import HistogramStats
-from visualdl._logformat import MAX_TAG_LENGTH, WALLTIME_MS_THRESHOLD
+from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH, WALLTIME_MS_THRESHOLD
+from visualdl._kinds.table import HistogramStats
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage

@@ -91,7 +91,7 @@ def _counts(curve: Curve) -> dict[str, np.ndarray]:
 
 
 def bin_pr_curve(curve: Curve) -> dict[str, np.ndarray]:
-    """The columns of a PR curve record (:data:`visualdl._kinds.PR_CURVE_COLUMNS`)."""
+    """The columns of a PR curve record (:data:`visualdl._kinds.table.PR_CURVE_COLUMNS`)."""
     columns = _counts(curve)
     tp = columns["tp"]
     columns["precision"] = tp / np.maximum(_MINIMUM_COUNT, tp + columns["fp"])
@@ -100,7 +100,7 @@ def bin_pr_curve(curve: Curve) -> dict[str, np.ndarray]:
 
 
 def bin_roc_curve(curve: Curve) -> dict[str, np.ndarray]:
-    """The columns of an ROC curve record (:data:`visualdl._kinds.ROC_CURVE_COLUMNS`)."""
+    """The columns of an ROC curve record (:data:`visualdl._kinds.table.ROC_CURVE_COLUMNS`)."""
     columns = _counts(curve)
     tp, fp = columns["tp"], columns["fp"]
     columns["tpr"] = tp / np.maximum(_MINIMUM_COUNT, tp + columns["fn"])

@@ -1,4 +1,4 @@
-"""A log written to object storage as immutable segments (:mod:`visualdl._storage`).
+"""A log written to object storage as immutable segments (:mod:`visualdl._storage.store`).
 
 Objects cannot be appended to, and uploading the whole file again at every flush costs
 time and requests that grow with the run. A writer to a URL keeps the frames its
@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import time
 
-from visualdl import _storage
+from visualdl._storage import store as _storage
 
 __all__ = ["DEFAULT_UPLOAD_BYTES", "DEFAULT_UPLOAD_SECS", "RETRIES", "Segments"]
 

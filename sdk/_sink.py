@@ -41,9 +41,9 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from visualdl._framing import Corruption, frame, scan
-from visualdl._kinds import encode_scalars
-from visualdl._logformat import MAX_POINTS_PER_RECORD
+from visualdl._formats.framing import Corruption, frame, scan
+from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
+from visualdl._kinds.table import encode_scalars
 from visualdl.errors import WriterError
 from visualdl.proto import pb
 from visualdl.sdk import _sigterm as sigterm

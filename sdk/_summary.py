@@ -11,7 +11,7 @@ the tag ``main_tag``; ``add_hparams`` writes the hyperparameters and the metrics
 run ``<log_dir>/<run_name>`` (default: the current time). Where our format differs:
 
 * ``purge_step`` is checked and not stored: a resumed writer's first step already
-  replaces the points logged at and after it (:mod:`visualdl._restarts`).
+  replaces the points logged at and after it (:mod:`visualdl._index.restarts`).
 * ``add_histogram`` stores equal-width buckets: ``bins`` is their number, or a numpy
   estimator (``'auto'``, ``'fd'``, ...) choosing it; ``'tensorflow'`` is 30 buckets.
 * ``add_image(s)`` takes floats in [0, 1] and refuses others (torch clips them).
@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._kinds import (
+from visualdl._formats.vdlog.logformat import WALLTIME_MS_THRESHOLD
+from visualdl._kinds.table import (
     SCALAR_LAYOUT_TAG,
     LayoutCategory,
     LayoutChart,
@@ -42,7 +43,6 @@ from visualdl._kinds import (
     encode_pr_curve,
     encode_scalar_layout,
 )
-from visualdl._logformat import WALLTIME_MS_THRESHOLD
 from visualdl.proto import pb
 from visualdl.sdk import _convert as convert
 from visualdl.sdk import _embeddings as embeddings

@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from visualdl import __version__, _storage
-from visualdl._kinds import (
+from visualdl import __version__
+from visualdl._formats.vdlog.logformat import FILE_MARKER, FORMAT_VERSION, is_log_file
+from visualdl._kinds.table import (
     encode_audio,
     encode_embeddings,
     encode_graph,
@@ -31,7 +32,7 @@ from visualdl._kinds import (
     encode_roc_curve,
     encode_text,
 )
-from visualdl._logformat import FILE_MARKER, FORMAT_VERSION, is_log_file
+from visualdl._storage import store as _storage
 from visualdl.proto import pb
 from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert
@@ -77,7 +78,7 @@ class LogWriter:
             ``runs/<time>_<host><comment>`` like VisualDL and TensorBoard. A URL
             (``s3://bucket/exp/run0``, ``gs://``, ``az://``, ``hdfs://``,
             ``memory://``) writes into object storage: the log is uploaded as
-            immutable segments by the background thread (:mod:`visualdl._storage`).
+            immutable segments by the background thread (:mod:`visualdl._storage.store`).
         comment: suffix of the default logdir.
         max_queue: pending points or records that wake the writer thread early.
         flush_secs: at most this many seconds pass between a call and its data

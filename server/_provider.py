@@ -20,16 +20,16 @@ from typing import Any, cast
 
 import numpy as np
 
-from visualdl import _storage
-from visualdl._aggregate import JobSeries
-from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
-from visualdl._kinds import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
-from visualdl._logformat import MAX_TAG_LENGTH
-from visualdl._reader import LogReader, ScalarSeries, WriterInfo, _nbytes, open_blob
+from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
+from visualdl._index.aggregate import JobSeries
+from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, select_range
+from visualdl._index.reader import LogReader, ScalarSeries, WriterInfo, _nbytes, open_blob
+from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
+from visualdl._storage import store as _storage
 from visualdl.errors import NotFound, VisualDLError
-from visualdl.server._distribution import percentile_bands
-from visualdl.server._jobs import job_overview
 from visualdl.server._settings import Settings
+from visualdl.server._views.distribution import percentile_bands
+from visualdl.server._views.jobs import job_overview
 
 __all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "servable"]
 
@@ -370,7 +370,7 @@ class DataProvider:
         return {"tag": tag, "max_points": max_points, "runs": series, "missing": missing}
 
     def read_job(self, *, run: str) -> dict[str, Any]:
-        """The job page of ``run`` (see :mod:`visualdl.server._jobs`)."""
+        """The job page of ``run`` (see :mod:`visualdl.server._views.jobs`)."""
         reader, local = self._resolve(run)
         progress = reader._progress(local)  # with each file's lowest step
         return {"run": run, **job_overview(progress, now=time.time())}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Flask
 
-from visualdl.server._api import build_blueprint
-from visualdl.server._jsonio import OrjsonProvider
+from visualdl.server._http.api import build_blueprint
+from visualdl.server._http.jsonio import OrjsonProvider
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
 

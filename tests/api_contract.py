@@ -18,7 +18,7 @@ import orjson
 from flask import Flask
 from flask.testing import FlaskClient
 
-from visualdl.server._openapi import openapi_document
+from visualdl.server._http.openapi import openapi_document
 
 __all__ = ["ContractClient", "check_answer", "document_of", "schema_at"]
 

@@ -214,7 +214,7 @@ def test_projector_umap_projects_in_the_background(env):
 
 
 def test_projector_pca_keeps_rows_with_nan_as_unplaced_points():
-    from visualdl.server._projector import pca
+    from visualdl.server._views.projector import pca
 
     rng = np.random.default_rng(5)
     vectors = rng.normal(size=(50, 4)).astype(np.float32)

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from visualdl import LogReader, LogWriter
-from visualdl._logformat import FILE_MARKER
+from visualdl._formats.vdlog.logformat import FILE_MARKER
 
 
 def _log_files(logdir: str) -> list[str]:

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from visualdl import LogReader, LogWriter
-from visualdl._framing import frame, masked_crc
-from visualdl._kinds import KINDS
-from visualdl._logformat import parse_record
+from visualdl._formats.framing import frame, masked_crc
+from visualdl._formats.vdlog.logformat import parse_record
+from visualdl._kinds.table import KINDS
 from visualdl.proto import pb
 
 BATCHES = 8
@@ -287,7 +287,7 @@ class _Clock:
 
 @pytest.fixture
 def clock(monkeypatch) -> _Clock:
-    from visualdl import _tail
+    from visualdl._index import tail as _tail
 
     fake = _Clock()
     monkeypatch.setattr(_tail, "_now", fake, raising=False)
@@ -439,7 +439,7 @@ def _scalar_record(points: int) -> bytes:
 
 
 def test_reader_point_limit_is_what_writers_split_at():
-    from visualdl._logformat import MAX_POINTS_PER_RECORD
+    from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
     from visualdl.sdk import _sink
 
     assert MAX_POINTS_PER_RECORD == _sink._MAX_POINTS_PER_RECORD == 1 << 20
@@ -469,7 +469,7 @@ def test_reader_scalar_record_at_the_point_limit_is_read(logdir):
 
 
 def test_reader_reads_a_file_in_rounds_of_bounded_decoded_size(monkeypatch, logdir):
-    from visualdl import _reader
+    from visualdl._index import reader as _reader
 
     _write_log(logdir)
     monkeypatch.setattr(_reader, "ROUND_BYTES", 1)  # one record per round

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from visualdl._downsample import PICKS_PER_BUCKET, downsample, select_range
+from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, select_range
 
 finite_or_not = st.floats(allow_nan=True, allow_infinity=True, width=64)
 

@@ -32,10 +32,17 @@ from conftest import crc32c_reference, masked_reference
 from PIL import Image
 
 from visualdl import LogReader, LogWriter
-from visualdl import _framing as framing
-from visualdl._kinds import KIND_BY_FIELD, encode_graph, encode_histogram, encode_image, encode_scalars, encode_text
-from visualdl._logformat import FORMAT_VERSION, parse_record
-from visualdl._tail import LogFile
+from visualdl._formats import framing as framing
+from visualdl._formats.vdlog.logformat import FORMAT_VERSION, parse_record
+from visualdl._index.tail import LogFile
+from visualdl._kinds.table import (
+    KIND_BY_FIELD,
+    encode_graph,
+    encode_histogram,
+    encode_image,
+    encode_scalars,
+    encode_text,
+)
 from visualdl.proto import pb
 from visualdl.sdk import _convert as convert
 

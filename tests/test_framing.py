@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import crc32c_reference, masked_reference
 
-from visualdl import _framing as framing
+from visualdl._formats import framing as framing
 
 
 def test_crc32c_reference_check_value():

@@ -35,10 +35,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from visualdl import LogReader, _tail
-from visualdl._framing import frame, masked_crc
-from visualdl._kinds import KIND_BY_FIELD
-from visualdl._logformat import parse_record
+from visualdl import LogReader
+from visualdl._formats.framing import frame, masked_crc
+from visualdl._formats.vdlog.logformat import parse_record
+from visualdl._index import tail as _tail
+from visualdl._kinds.table import KIND_BY_FIELD
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 

@@ -16,8 +16,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from visualdl import LogWriter
-from visualdl.server._graph import COLLAPSE_ABOVE, Graph, GraphError, parse_model
-from visualdl.server._graphlayout import layout
+from visualdl.server._graph.layout import layout
+from visualdl.server._graph.model import COLLAPSE_ABOVE, Graph, GraphError, parse_model
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 
@@ -436,7 +436,7 @@ def test_graph_error_type_is_a_value_error():
 
 
 def test_graph_warm_requests_do_not_read_the_model_again(client, monkeypatch):
-    from visualdl import _reader
+    from visualdl._index import reader as _reader
 
     reads = []
     original = _reader.LogReader.read_blob

@@ -11,9 +11,9 @@ import onnx
 from conftest import require
 from onnx import TensorProto, helper
 
-from visualdl.server._graph import Graph
-from visualdl.server._graphlayout import layout
-from visualdl.server._graphview import _size
+from visualdl.server._graph.layout import layout
+from visualdl.server._graph.model import Graph
+from visualdl.server._views.graph import _size
 
 try:
     import torch

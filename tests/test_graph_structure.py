@@ -17,10 +17,10 @@ import onnx
 import pytest
 from conftest import require
 
-from visualdl.server._graph import Graph
-from visualdl.server._graphblocks import inline_functions
-from visualdl.server._graphlayout import layout
-from visualdl.server._graphview import _size
+from visualdl.server._graph.blocks import inline_functions
+from visualdl.server._graph.layout import layout
+from visualdl.server._graph.model import Graph
+from visualdl.server._views.graph import _size
 
 try:
     import torch

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from visualdl import LogReader, LogWriter
-from visualdl._aggregate import aggregate
-from visualdl._restarts import Attempt, resolve
-from visualdl._series import ScalarSeries
+from visualdl._index.aggregate import aggregate
+from visualdl._index.restarts import Attempt, resolve
+from visualdl._index.series import ScalarSeries
 
 RANKS = 8
 STEPS = 3000

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from visualdl import _kinds
-from visualdl._kinds import (
+from visualdl._kinds import table as _kinds
+from visualdl._kinds.table import (
     KIND_BY_FIELD,
     LayoutCategory,
     LayoutChart,

@@ -3,8 +3,9 @@ kind, how it reads it or why it does not, so a new kind fails here until each on
 
 from __future__ import annotations
 
-from visualdl import _tfevents, _vdl2
-from visualdl._kinds import KINDS
+from visualdl._formats.tfevents import decode as _tfevents
+from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._kinds.table import KINDS
 
 
 def test_tfevents_reads_every_kind_or_says_why_not():

@@ -231,7 +231,8 @@ def test_logreader_methods_and_signatures_are_pinned():
 
 
 def test_values_returned_by_logreader_keep_their_fields():
-    from visualdl import _kinds, _series
+    from visualdl._index import series as _series
+    from visualdl._kinds import table as _kinds
 
     for name, fields in RETURNED_FIELDS.items():
         cls = getattr(_series, name, None) or getattr(_kinds, name)

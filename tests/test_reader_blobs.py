@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from visualdl import LogReader, LogWriter
-from visualdl._framing import frame
-from visualdl._kinds import GraphEvent, ImageEvent
-from visualdl._logformat import blob_span
-from visualdl._reader import open_blob
+from visualdl._formats.framing import frame
+from visualdl._formats.vdlog.logformat import blob_span
+from visualdl._index.reader import open_blob
+from visualdl._kinds.table import GraphEvent, ImageEvent
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
@@ -138,7 +138,7 @@ def test_embeddings_of_many_metadata_rows_are_read_back(tmp_path):
     import numpy as np
 
     from visualdl import LogReader, LogWriter
-    from visualdl._reader import open_blob
+    from visualdl._index.reader import open_blob
 
     mat = np.arange(6000 * 3, dtype=np.float32).reshape(6000, 3)
     with LogWriter(str(tmp_path / "run")) as writer:

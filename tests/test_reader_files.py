@@ -19,8 +19,8 @@ import urllib.request
 import pytest
 
 from visualdl import LogReader, LogWriter
-from visualdl import _reader as reader_module
-from visualdl._tail import LogFile
+from visualdl._index import reader as reader_module
+from visualdl._index.tail import LogFile
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
 
@@ -112,8 +112,8 @@ def test_process_exits_while_a_read_does_not_return(tmp_path, child_env):
     _write_run(str(tmp_path / "fine"))
     code = f"""
         import threading
-        from visualdl import _reader
-        from visualdl._tail import LogFile
+        from visualdl._index import reader as _reader
+        from visualdl._index.tail import LogFile
 
         read = LogFile.read
         def read_or_hang(self, *args):

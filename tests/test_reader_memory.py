@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from visualdl import LogReader, LogWriter, _reader
-from visualdl._series import Series
+from visualdl import LogReader, LogWriter
+from visualdl._index import reader as _reader
+from visualdl._index.series import Series
 
 
 def _series(reader: LogReader) -> list[Series]:
@@ -60,7 +61,7 @@ def test_the_results_cache_is_bounded_and_drops_the_least_recently_used(logdir, 
 
 
 def test_finished_files_are_looked_at_rarely_and_still_followed(logdir, monkeypatch):
-    from visualdl import _tail
+    from visualdl._index import tail as _tail
 
     closed = LogWriter(logdir + "/done", file_name="w.vdlog")
     closed.add_scalar("loss", 1.0, 0)

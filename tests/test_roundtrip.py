@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 from PIL import Image
 
 from visualdl import LogReader, LogWriter
-from visualdl._logformat import FILE_MARKER
+from visualdl._formats.vdlog.logformat import FILE_MARKER
 
 
 def _png_pixels(data: bytes) -> np.ndarray:
@@ -303,7 +303,7 @@ def test_explicit_file_name_cuts_a_torn_tail_before_appending(logdir):
     with LogWriter(logdir, file_name="resumed.vdlog") as w:
         for step in range(100):
             w.add_scalar("x", float(step), step)
-    from visualdl._framing import frame
+    from visualdl._formats.framing import frame
 
     with open(path, "ab") as f:  # a killed writer's last, incomplete record
         f.write(frame(b"x" * 5000)[:1000])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from visualdl._series import Series, SpillFile, merge
+from visualdl._index.series import Series, SpillFile, merge
 
 
 def _extend(series, steps, values):

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from visualdl import LogWriter
-from visualdl._kinds import KINDS
+from visualdl._kinds.table import KINDS
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 
@@ -199,7 +199,7 @@ def test_bad_requests_get_4xx_json(logs, url, status, message):
 
 def test_an_internal_error_reading_scalars_is_a_500_not_a_missing_run(logs, monkeypatch):
     """A KeyError inside the reader is a fault of the server: never a 200 listing the run as missing."""
-    from visualdl._reader import LogReader
+    from visualdl._index.reader import LogReader
 
     def broken(self, run: str, tag: str) -> dict[str, int]:
         inner: dict[str, dict[str, int]] = {}
@@ -272,7 +272,7 @@ def test_openapi_lists_every_api_route(logs):
 def test_every_listed_run_and_tag_is_taken_by_the_endpoints(logdir, monkeypatch):
     """What /api/runs and /api/tags list, the other endpoints take: tags up to MAX_TAG_LENGTH,
     runs (paths) up to MAX_RUN_LENGTH; longer tags from older writers are named in /api/health."""
-    from visualdl._logformat import MAX_TAG_LENGTH
+    from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
     from visualdl.server._provider import MAX_RUN_LENGTH
 
     deep = os.path.join(*["d" * 200] * 6)  # a run name of 1,205 characters: a path, longer than a tag

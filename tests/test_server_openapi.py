@@ -14,7 +14,7 @@ from api_contract import ContractClient, check_answer, schema_at
 from test_graph import conv_model
 
 from visualdl import LogWriter
-from visualdl.server._routes import ROUTES
+from visualdl.server._http.routes import ROUTES
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 

@@ -8,7 +8,7 @@ import pytest
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from visualdl import LogWriter
-from visualdl.server._hosts import HostPolicy, host_name
+from visualdl.server._http.hosts import HostPolicy, host_name
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 

@@ -13,9 +13,9 @@ import time
 
 from flask import Flask, request
 
-from visualdl.server._api import PLOTLY_JS, STATIC_DIR
+from visualdl.server._http.api import PLOTLY_JS, STATIC_DIR
+from visualdl.server._http.static import StaticFiles
 from visualdl.server._settings import Settings
-from visualdl.server._static import StaticFiles
 from visualdl.server.app import create_app
 
 

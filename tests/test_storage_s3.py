@@ -1,6 +1,6 @@
 """Logdirs in object storage, against a real S3 API server on loopback (moto's) through s3fs.
 
-Writers upload immutable segments (``visualdl/_storage.py``); the reader, the server,
+Writers upload immutable segments (``visualdl/_storage/store.py``); the reader, the server,
 ``--inspect`` and the notebook take ``s3://`` URLs unchanged; TensorBoard's and
 VisualDL 2's files placed in a bucket are read as from a disk.
 """
@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 from conftest import ROOT, require
 
-from visualdl import LogReader, LogWriter, _storage
+from visualdl import LogReader, LogWriter
+from visualdl._storage import store as _storage
 from visualdl.sdk._sink import Sink
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app

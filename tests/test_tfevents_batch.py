@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 from conftest import require
 
-from visualdl import _framebatch, _framing, _tfscalars
-from visualdl._tfevents import simple_scalar
+from visualdl._formats import framebatch as _framebatch
+from visualdl._formats import framing as _framing
+from visualdl._formats.tfevents import scalars as _tfscalars
+from visualdl._formats.tfevents.decode import simple_scalar
 from visualdl.proto import tb
 
 try:
@@ -211,7 +213,8 @@ def test_reader_reads_a_tensorboardx_log_the_same_in_batches(tmp_path, monkeypat
     except ImportError:  # pragma: no cover - CI installs it
         SummaryWriter = None
     require(SummaryWriter is not None, "tensorboardX", "pip install -e '.[test]'")
-    from visualdl import LogReader, _reader
+    from visualdl import LogReader
+    from visualdl._index import reader as _reader
 
     rng = np.random.default_rng(6)
     writer = SummaryWriter(str(tmp_path / "run"), max_queue=10_000, flush_secs=1000)

@@ -7,7 +7,7 @@ import struct
 
 from conftest import require
 
-from visualdl._tfevents import parse_event, simple_scalar
+from visualdl._formats.tfevents.decode import parse_event, simple_scalar
 
 try:
     from tensorboard.compat.proto import event_pb2, summary_pb2
@@ -80,7 +80,8 @@ def test_simple_scalar_declines_a_length_byte_that_starts_a_longer_varint():
 
 
 def test_reader_reads_events_with_overlong_steps(tmp_path):
-    from visualdl import LogReader, _framing
+    from visualdl import LogReader
+    from visualdl._formats import framing as _framing
 
     good = _event_bytes(b"", b"\x2a\x0a\x0a\x08\x0a\x01a\x15" + struct.pack("<f", 1.0))
     odd = _event_bytes(b"\xff" * 9 + b"\x7f", b"\x2a\x0a\x0a\x08\x0a\x01a\x15" + struct.pack("<f", 3.0))

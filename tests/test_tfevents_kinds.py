@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from test_tfevents_reader import WRITERS, TorchWriter, XWriter  # the real writers, required
 
-from visualdl import _framing
-from visualdl._kinds import HPARAMS_TAG, SCALAR_LAYOUT_TAG, LayoutCategory, LayoutChart, ScalarLayoutEvent
-from visualdl._reader import LogReader, open_blob
+from visualdl._formats import framing as _framing
+from visualdl._index.reader import LogReader, open_blob
+from visualdl._kinds.table import HPARAMS_TAG, SCALAR_LAYOUT_TAG, LayoutCategory, LayoutChart, ScalarLayoutEvent
 from visualdl.proto import tb
 
 try:

@@ -13,7 +13,7 @@ import pytest
 from conftest import require
 from PIL import Image
 
-from visualdl._reader import LogReader
+from visualdl._index.reader import LogReader
 
 try:
     from tensorboardX import SummaryWriter as XWriter

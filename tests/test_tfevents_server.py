@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import require
 
-from visualdl._reader import LogReader
+from visualdl._index.reader import LogReader
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 
@@ -88,7 +88,7 @@ def test_tfevents_damaged_file_no_exception_no_500(tb_logs, damage):
     elif damage == "bad_length":
         data[len(data) // 3 : len(data) // 3 + 8] = b"\xff" * 8
     elif damage == "garbage_record":
-        from visualdl._framing import frame
+        from visualdl._formats.framing import frame
 
         data += frame(b"\x0a\xff\xff\xff\xff\x0f not an event") + frame(b"\x2a\x03\x0a\x01\xff")
     else:
@@ -115,7 +115,7 @@ def test_tfevents_jpeg_and_gif_images_are_served_as_what_they_are(logdir):
 
     from PIL import Image
 
-    from visualdl import _framing
+    from visualdl._formats import framing as _framing
     from visualdl.proto import tb
 
     encoded = {}

@@ -40,7 +40,8 @@ def _mypy(tmp_path, source: str) -> subprocess.CompletedProcess[str]:
     tree = tmp_path / "build" / "typecheck" / "visualdl"
     tree.mkdir(parents=True)
     for name in os.listdir(os.path.join(ROOT, "visualdl")):
-        if name.endswith(".py") or name == "py.typed":
+        subpackage = os.path.isfile(os.path.join(ROOT, "visualdl", name, "__init__.py"))
+        if name.endswith(".py") or name == "py.typed" or subpackage:
             os.symlink(os.path.join(ROOT, "visualdl", name), tree / name)
     for package in ("sdk", "server", "proto"):
         os.symlink(os.path.join(ROOT, package), tree / package)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from visualdl import LogReader, LogWriter
-from visualdl._logformat import MAX_TAG_LENGTH
+from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
 
 
 @pytest.fixture

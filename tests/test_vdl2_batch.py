@@ -13,8 +13,11 @@ import pytest
 from test_tfevents_batch import _damaged as _tfevents_damaged
 from test_tfevents_batch import _expanded
 
-from visualdl import _framebatch, _framing, _vdl2, _vdl2scalars
-from visualdl._kinds import AudioEvent, HistogramEvent, ImageEvent, ScalarBlock, TextEvent
+from visualdl._formats import framebatch as _framebatch
+from visualdl._formats import framing as _framing
+from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._formats.vdl2 import scalars as _vdl2scalars
+from visualdl._kinds.table import AudioEvent, HistogramEvent, ImageEvent, ScalarBlock, TextEvent
 from visualdl.proto import vdl2
 
 STEPS = [0, 1, 127, 128, 16383, 16384, 2**21, 2**28, 2**35, 2**42, 2**49, 2**56, 2**62, -1, -(2**63), 2**63 - 1]

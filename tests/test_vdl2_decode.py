@@ -1,4 +1,4 @@
-"""visualdl._vdl2 on the files VisualDL 2.5.3 wrote (tests/data/vdl2), compared exactly with
+"""visualdl._formats.vdl2.decode on the files VisualDL 2.5.3 wrote (tests/data/vdl2), compared exactly with
 the values passed to its writer (expected.json), and on damaged copies of them."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from visualdl import _vdl2
-from visualdl._kinds import HistogramEvent, ImageEvent, ScalarBlock, TextEvent
+from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._kinds.table import HistogramEvent, ImageEvent, ScalarBlock, TextEvent
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
 

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from visualdl import _vdl2
-from visualdl._kinds import HPARAMS_TAG
-from visualdl._reader import LogReader, open_blob
+from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._index.reader import LogReader, open_blob
+from visualdl._kinds.table import HPARAMS_TAG
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
 

@@ -17,10 +17,13 @@ import pytest
 from conftest import require
 from PIL import Image
 
-from visualdl import _framebatch, _reader, _tail, _vdl2
 from visualdl._cli import summarise
-from visualdl._kinds import ScalarBlock
-from visualdl._reader import LogReader, open_blob
+from visualdl._formats import framebatch as _framebatch
+from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._index import reader as _reader
+from visualdl._index import tail as _tail
+from visualdl._index.reader import LogReader, open_blob
+from visualdl._kinds.table import ScalarBlock
 
 try:
     from tensorboardX import SummaryWriter as XWriter

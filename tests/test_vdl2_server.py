@@ -13,8 +13,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from visualdl import _vdl2
-from visualdl._reader import LogReader
+from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._index.reader import LogReader
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
 

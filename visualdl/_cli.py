@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from visualdl import __version__
-from visualdl.server._hosts import ANY_HOST, is_loopback, is_wildcard, normalise_host_name
+from visualdl.server._http.hosts import ANY_HOST, is_loopback, is_wildcard, normalise_host_name
 from visualdl.server._settings import DEFAULT_MAX_POINTS
 
 __all__ = ["main"]
@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _exists(logdir: str) -> bool:
     """Whether ``logdir`` exists; a URL whose store's package is missing exits with its install line."""
-    from visualdl._storage import exists
+    from visualdl._storage.store import exists
 
     try:
         return exists(logdir)
@@ -113,7 +113,7 @@ def _exists(logdir: str) -> bool:
 
 
 def summarise(logdir: str) -> str:
-    from visualdl._reader import LogReader
+    from visualdl._index.reader import LogReader
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
@@ -253,7 +253,7 @@ def serve(args: argparse.Namespace) -> int:
 
     provider = DataProvider(settings)
     provider.start()
-    from visualdl.server._wsgiserver import make_server
+    from visualdl.server._http.wsgiserver import make_server
     from visualdl.server.app import create_app
 
     app = create_app(settings, provider)

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl import _storage
+from visualdl._storage import store as _storage
 from visualdl.errors import NotFound
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings

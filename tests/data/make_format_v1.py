@@ -265,8 +265,8 @@ GOLDEN = {
 
 
 def _cut_golden_records(kinds_dir: str, records_dir: str) -> None:
-    from visualdl import _framing as framing
-    from visualdl._logformat import parse_record
+    from visualdl._formats import framing as framing
+    from visualdl._formats.vdlog.logformat import parse_record
 
     (name,) = os.listdir(kinds_dir)
     with open(os.path.join(kinds_dir, name), "rb") as f:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from visualdl._series import ScalarSeries, merge
+from visualdl._index.series import ScalarSeries, merge
 
 __all__ = ["Attempt", "Resolved", "resolve"]
 

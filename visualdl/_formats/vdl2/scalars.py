@@ -9,10 +9,10 @@ length) holding ``id`` (``0x08``, the step, a varint, absent when 0), ``tag``
 of ``value``: a ``TagValue`` of a ``tag`` (``0x0a``) and a ``value`` (``0x15``), each
 absent when empty or 0. :func:`read` tells, for each payload of a batch, whether it is
 exactly that, field after field up to the payload's end (else it is left to the full
-parser: nothing is guessed), and reads its point: what :func:`visualdl._vdl2.decode`
+parser: nothing is guessed), and reads its point: what :func:`visualdl._formats.vdl2.decode.decode`
 reads from it.
 
-Tags are told apart as :mod:`visualdl._tfscalars` tells them (by a hash of their bytes,
+Tags are told apart as :mod:`visualdl._formats.tfevents.scalars` tells them (by a hash of their bytes,
 then word by word); a tag that is not UTF-8 is left to the full parser (which refuses
 it).
 """
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from visualdl._framebatch import u8_at
-from visualdl._tfscalars import group_tags, varint_bits
+from visualdl._formats.framebatch import u8_at
+from visualdl._formats.tfevents.scalars import group_tags, varint_bits
 
 __all__ = ["Scalars", "read"]
 

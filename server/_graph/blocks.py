@@ -1,7 +1,7 @@
 """Structure for graphs whose node names carry none: the groups a node sits in.
 
 Name scopes (``/layer1/layer1.0/conv1/Conv``, as torch's legacy exporter and most others
-name nodes) are read by :func:`visualdl.server._graph.scope_of`. Calls of a model's local
+name nodes) are read by :func:`visualdl.server._graph.model.scope_of`. Calls of a model's local
 functions are inlined first (:func:`inline_functions`), under the call's name, so each
 call is a group. Where no node has one,
 two other sources give groups, in this order:

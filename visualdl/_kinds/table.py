@@ -12,7 +12,7 @@ Large payloads (PNG bytes, ONNX models, WAV bytes, embedding vectors) are not ke
 Adding a kind: its message and a field of ``Record``'s oneof in ``proto/visualdl.proto``;
 here, its event class, its decoder, its ``encode_*`` and its :data:`KINDS` entry (the
 reader then stores, lists and orders its events with no more code); in each foreign
-format, an entry of :data:`visualdl._tfevents.READERS` and :data:`visualdl._vdl2.READERS`,
+format, an entry of :data:`visualdl._formats.tfevents.decode.READERS` and :data:`visualdl._formats.vdl2.decode.READERS`,
 or of their ``NOT_READ`` saying why not (``tests/test_kinds_table.py`` fails until each
 format says); then what only this kind has: its ``LogWriter.add_*`` method, its
 provider call and route, and its view.
@@ -26,8 +26,8 @@ from typing import Any, Required, TypedDict
 
 import numpy as np
 
-from visualdl._columns import decode_column, encode_float_column, encode_int_column
-from visualdl._logformat import MAX_POINTS_PER_RECORD
+from visualdl._formats.vdlog.columns import decode_column, encode_float_column, encode_int_column
+from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 

@@ -21,7 +21,7 @@ Names start with their upload time so that one S3 ``ListObjectsV2`` with
 ``StartAfter`` a few minutes back returns only the new segments of a run
 (:class:`Lister`): a reload of a bucket lists what changed, not every object.
 
-Pure of any server: the reader (:mod:`visualdl._reader`) and the writer
+Pure of any server: the reader (:mod:`visualdl._index.reader`) and the writer
 (:mod:`visualdl.sdk._sink`) use it.
 """
 
@@ -254,14 +254,14 @@ def open_path(path: str) -> BinaryIO:
     """A log file's bytes, by the path a reader gave it; ``OSError`` when it cannot be read."""
     source = _SOURCES.get(path)
     if source is None:
-        from visualdl._tail import open_regular
+        from visualdl._index.tail import open_regular
 
         return open_regular(path)[0]
     return source.open()[0]
 
 
 def _local_range(name: str, start: int, end: int) -> bytes:
-    from visualdl._tail import open_regular
+    from visualdl._index.tail import open_regular
 
     f, _ = open_regular(name)
     with f:

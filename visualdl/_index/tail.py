@@ -25,11 +25,11 @@ from typing import Any, BinaryIO, Protocol, cast
 import google_crc32c
 import numpy as np
 
-from visualdl import _framing as framing
-from visualdl import _vdl2 as vdl2_framing
-from visualdl._framebatch import Batch
-from visualdl._framing import FOOTER_SIZE, HEADER_SIZE
-from visualdl._logformat import MAX_POINTS_PER_RECORD, parse_record
+from visualdl._formats import framing as framing
+from visualdl._formats.framebatch import Batch
+from visualdl._formats.framing import FOOTER_SIZE, HEADER_SIZE
+from visualdl._formats.vdl2 import decode as vdl2_framing
+from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD, parse_record
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
@@ -55,8 +55,8 @@ _CHECK_CHUNK = 1 << 20
 
 
 class Framing(Protocol):
-    """How records sit in a file: :func:`visualdl._framing.scan` and
-    :func:`visualdl._framing.claimed_end` say what they must do."""
+    """How records sit in a file: :func:`visualdl._formats.framing.scan` and
+    :func:`visualdl._formats.framing.claimed_end` say what they must do."""
 
     def scan(
         self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
@@ -164,10 +164,10 @@ class LogFile:
     cannot): ours by default; ``format`` names the format (``"visualdl"``,
     ``"tfevents"`` for TensorBoard's event files, which share the framing, or ``"vdl2"``
     for VisualDL 2's). ``framing`` finds the records in the bytes: an object with the
-    ``scan`` and ``claimed_end`` functions of :mod:`visualdl._framing` (the default),
-    which a format with another framing provides alike (:data:`visualdl._vdl2.FRAMING`).
+    ``scan`` and ``claimed_end`` functions of :mod:`visualdl._formats.framing` (the default),
+    which a format with another framing provides alike (:data:`visualdl._formats.vdl2.decode.FRAMING`).
     ``source`` gives the bytes of a file that is not one local file (an object in a
-    store, a writer's segments: :class:`visualdl._storage.PartsSource`).
+    store, a writer's segments: :class:`visualdl._storage.store.PartsSource`).
     """
 
     __slots__ = (

@@ -18,7 +18,11 @@ from typing import Any
 from onnx import ModelProto
 
 from visualdl.errors import InvalidArgument, NotFound
-from visualdl.server._graph import (
+from visualdl.server._graph.blocks import (
+    inline_functions,
+)
+from visualdl.server._graph.layout import layout
+from visualdl.server._graph.model import (
     STACK,
     Graph,
     GraphError,
@@ -27,12 +31,8 @@ from visualdl.server._graph import (
     model_properties,
     parse_model,
 )
-from visualdl.server._graph import subgraph as find_subgraph
-from visualdl.server._graphblocks import (
-    inline_functions,
-)
-from visualdl.server._graphlayout import layout
-from visualdl.server._params import MAX_PATH_DEPTH
+from visualdl.server._graph.model import subgraph as find_subgraph
+from visualdl.server._http.params import MAX_PATH_DEPTH
 from visualdl.server._provider import DataProvider
 
 __all__ = ["GraphService", "parse_path"]

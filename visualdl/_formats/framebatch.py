@@ -1,9 +1,9 @@
 """Many small framed records at once: where they lie in a buffer, each checked, with a
 fixed number of numpy passes instead of Python work per record. Pure; no I/O.
 
-The framing is :mod:`visualdl._framing`'s (:data:`TFRECORD`), or another of a
+The framing is :mod:`visualdl._formats.framing`'s (:data:`TFRECORD`), or another of a
 :class:`Layout`: a little-endian length in a header, the payload, a footer, and a check
-of the records found (VisualDL 2's, :data:`visualdl._vdl2.LAYOUT`: an 8-byte length, no
+of the records found (VisualDL 2's, :data:`visualdl._formats.vdl2.decode.LAYOUT`: an 8-byte length, no
 footer, no checksum, each record's shape checked as its one-by-one scan checks it; the
 offsets below are TensorBoard's). :func:`find` is a fast path for the common
 case, a stretch of intact records, and promises nothing more: it returns the longest
@@ -52,8 +52,8 @@ from typing import Any
 import google_crc32c
 import numpy as np
 
-from visualdl import _framing as framing
-from visualdl._framing import _TABLE, FOOTER_SIZE, HEADER_SIZE, _shift
+from visualdl._formats import framing as framing
+from visualdl._formats.framing import _TABLE, FOOTER_SIZE, HEADER_SIZE, _shift
 
 __all__ = ["BATCH_BYTES", "RETRY", "TFRECORD", "Batch", "Batched", "Layout", "find", "u8_at", "u32_at"]
 
@@ -126,7 +126,7 @@ class Layout:
     before the first that is not (``checked``: a hint, how many to check first).
     ``aside`` records in a row may be linked although their payload does not start with
     the lead byte. ``framing`` is the one-by-one scan of the same records (the ``scan``
-    and ``claimed_end`` of :mod:`visualdl._framing`)."""
+    and ``claimed_end`` of :mod:`visualdl._formats.framing`)."""
 
     header: int
     footer: int
@@ -136,10 +136,10 @@ class Layout:
 
 
 class Batched:
-    """A framing (:class:`visualdl._tail.Framing`) that yields a :class:`Batch` for each
+    """A framing (:class:`visualdl._index.tail.Framing`) that yields a :class:`Batch` for each
     stretch :func:`find` finds (of :data:`BATCH_BYTES` at most), and the one-by-one
     scan's items for the rest (:attr:`Layout.framing`; by default TensorBoard's
-    :func:`visualdl._framing.scan`), trying :func:`find` again after
+    :func:`visualdl._formats.framing.scan`), trying :func:`find` again after
     :data:`RETRY` records scanned one by one (twice as many each time it found few, up to
     :data:`_MAX_RETRY`); the stretch it looks at starts at 64 KiB and doubles while the
     batches fill it."""
@@ -342,5 +342,5 @@ def _affine(n: int) -> int:
     return _shift(_ONES, n) ^ _ONES
 
 
-#: TensorBoard's framing (:mod:`visualdl._framing`): both checksums checked.
+#: TensorBoard's framing (:mod:`visualdl._formats.framing`): both checksums checked.
 TFRECORD = Layout(HEADER_SIZE, FOOTER_SIZE, _valid_prefix, framing, _ASIDE)

@@ -1,12 +1,12 @@
 """The HTTP layer: one blueprint over the DataProvider, one error handler, static files.
 
-The routes are those of :data:`visualdl.server._routes.ROUTES`: each query is parsed by
+The routes are those of :data:`visualdl.server._http.routes.ROUTES`: each query is parsed by
 its declaration there (a bad parameter: a 400 naming it) and handed to its handler here;
 every :class:`~visualdl.errors.VisualDLError` is answered by one handler with the status
 on its class. Run and tag names are only ever looked up in the index, never joined into
 a path. Static files
 (``frontend_static/`` and plotly.js from the installed ``plotly`` package) are served by
-:class:`visualdl.server._static.StaticFiles`: hashed URLs, long caching, gzip.
+:class:`visualdl.server._http.static.StaticFiles`: hashed URLs, long caching, gzip.
 """
 
 from __future__ import annotations
@@ -26,21 +26,21 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from visualdl._storage import open_path
+from visualdl._storage.store import open_path
 from visualdl.errors import NotFound, VisualDLError
-from visualdl.server._curveview import audio_clip, audio_list, curves
-from visualdl.server._hosts import HostPolicy, host_name
-from visualdl.server._hparamview import hparams, scalar_layout
-from visualdl.server._openapi import openapi_document
-from visualdl.server._params import parse_query
-from visualdl.server._projector import Projector
+from visualdl.server._http.hosts import HostPolicy, host_name
+from visualdl.server._http.openapi import openapi_document
+from visualdl.server._http.params import parse_query
+from visualdl.server._http.routes import ROUTES, Route
+from visualdl.server._http.static import StaticFiles, codings
 from visualdl.server._provider import DataProvider
-from visualdl.server._routes import ROUTES, Route
 from visualdl.server._settings import Settings
-from visualdl.server._static import StaticFiles, codings
+from visualdl.server._views.curves import audio_clip, audio_list, curves
+from visualdl.server._views.hparams import hparams, scalar_layout
+from visualdl.server._views.projector import Projector
 
 if TYPE_CHECKING:
-    from visualdl.server._graphview import GraphService
+    from visualdl.server._views.graph import GraphService
 
 __all__ = ["STATIC_DIR", "build_blueprint"]
 
@@ -99,7 +99,7 @@ def _graphs() -> GraphService:
     """The app's graph service, made on first use: onnx is imported only when a graph is asked for."""
     service: GraphService | None = current_app.extensions.get("visualdl.graphs")
     if service is None:
-        from visualdl.server._graphview import GraphService
+        from visualdl.server._views.graph import GraphService
 
         service = current_app.extensions.setdefault("visualdl.graphs", GraphService(_provider()))
     return service

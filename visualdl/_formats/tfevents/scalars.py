@@ -8,7 +8,7 @@ canonical encoding of ``tensorflow.Event``: ``wall_time`` (key ``0x09``, a doubl
 every length below 128. :func:`read` tells, for each payload of a batch, whether it has
 exactly that shape (the bytes say so, or it is left to the full parser: nothing is
 guessed), and reads wall time, step, tag and value of those that do: what
-:func:`visualdl._tfevents.simple_scalar` reads from one payload, for all at once.
+:func:`visualdl._formats.tfevents.decode.simple_scalar` reads from one payload, for all at once.
 
 Tags are told apart by their bytes: payloads are grouped by a hash of their tag's
 bytes, and each payload's tag is then compared with its group's first, word by word;
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from visualdl._framebatch import u8_at
+from visualdl._formats.framebatch import u8_at
 
 __all__ = ["Scalars", "group_tags", "read", "varint_bits"]
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from visualdl._kinds import HistogramEvent
+from visualdl._kinds.table import HistogramEvent
 
 __all__ = ["PERCENTILES", "percentile_bands", "percentiles_of"]
 

@@ -1,4 +1,4 @@
-"""The OpenAPI document of the JSON API, generated from :data:`visualdl.server._routes.ROUTES`.
+"""The OpenAPI document of the JSON API, generated from :data:`visualdl.server._http.routes.ROUTES`.
 
 Served at ``/api/openapi.json``. It states what the server enforces, from the same
 declarations the server parses queries with: every text parameter's length
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from visualdl.server._params import Param
-from visualdl.server._routes import ERRORS, ROUTES, Route
+from visualdl.server._http.params import Param
+from visualdl.server._http.routes import ERRORS, ROUTES, Route
 from visualdl.server._settings import Settings
 
 __all__ = ["openapi_document"]

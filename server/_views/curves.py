@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._kinds import AudioEvent, PrCurveEvent, RocCurveEvent
-from visualdl._reader import open_blob
+from visualdl._index.reader import open_blob
+from visualdl._kinds.table import AudioEvent, PrCurveEvent, RocCurveEvent
 from visualdl.errors import InvalidArgument, NotFound, VisualDLError
 from visualdl.server._provider import DataProvider, pick
 

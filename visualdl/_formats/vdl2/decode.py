@@ -23,34 +23,34 @@ nothing checks the bytes:
   to the next offset where a record could start, or to the end of the buffer.
 
 :func:`decode` turns records into ``(kind, tag, event)`` items, the items
-:meth:`visualdl._kinds.Kind.decode` gives for our own records:
+:meth:`visualdl._kinds.table.Kind.decode` gives for our own records:
 
 * ``value`` (``add_scalar``): a point of the tag; the value is the float64 of the
   float32 stored, exactly. ``tag_value`` (``add_scalars``): a point of the tag
   ``main_tag/sub_tag``. All the points of a call are in one
-  :class:`~visualdl._kinds.ScalarBlock`, tag after tag (in order of first
+  :class:`~visualdl._kinds.table.ScalarBlock`, tag after tag (in order of first
   appearance), each tag's points in file order.
-* ``image``: an :class:`~visualdl._kinds.ImageEvent` whose height, width and
+* ``image``: an :class:`~visualdl._kinds.table.ImageEvent` whose height, width and
   channels come from the PNG's IHDR chunk (pixels are not decoded); the PNG stays
   in the file, found again by :func:`png_of`.
-* ``histogram``: a :class:`~visualdl._kinds.HistogramEvent` of the stored
+* ``histogram``: a :class:`~visualdl._kinds.table.HistogramEvent` of the stored
   ``numpy.histogram`` counts and edges. VisualDL 2 stores nothing else, so ``min``
   and ``max`` are the outer edges (numpy makes them the values' minimum and
   maximum, except for constant values ``v``, where they are ``v - 0.5`` and
   ``v + 0.5``), ``sum`` and ``sum_squares`` are approximated from the bucket
   centres, and the NaN and infinity counts are 0 (numpy refuses such values, so
   VisualDL 2 cannot write them).
-* ``text``: a :class:`~visualdl._kinds.TextEvent`.
-* ``audio``: an :class:`~visualdl._kinds.AudioEvent`; the WAV stays in the file, as
+* ``text``: a :class:`~visualdl._kinds.table.TextEvent`.
+* ``audio``: an :class:`~visualdl._kinds.table.AudioEvent`; the WAV stays in the file, as
   an image's PNG.
-* ``pr_curve``, ``roc_curve``: a :class:`~visualdl._kinds.PrCurveEvent` or
-  :class:`~visualdl._kinds.RocCurveEvent` of the stored counts and rates; VisualDL 2
+* ``pr_curve``, ``roc_curve``: a :class:`~visualdl._kinds.table.PrCurveEvent` or
+  :class:`~visualdl._kinds.table.RocCurveEvent` of the stored counts and rates; VisualDL 2
   stores no thresholds: threshold ``i`` of ``n`` is ``i / (n - 1)``, as its writer
   bins predictions.
-* ``hparam``: an :class:`~visualdl._kinds.HParamsEvent` (tag
-  :data:`~visualdl._kinds.HPARAMS_TAG`) of the values as typed (int, float, str) and
+* ``hparam``: an :class:`~visualdl._kinds.table.HParamsEvent` (tag
+  :data:`~visualdl._kinds.table.HPARAMS_TAG`) of the values as typed (int, float, str) and
   the metrics' names (their stored ``float_value`` 0 means nothing).
-* ``embeddings``: an :class:`~visualdl._kinds.EmbeddingsEvent`; its labels are the
+* ``embeddings``: an :class:`~visualdl._kinds.table.EmbeddingsEvent`; its labels are the
   rows' ``label`` columns, named by ``label_meta`` (one unnamed column: ``label``).
   Each row's vector is a field of its own, so :func:`embedding_vectors` gathers them
   when asked, from the record parsed again.
@@ -62,15 +62,15 @@ Wall times are seconds: the ``timestamp`` field holds milliseconds since the epo
 (seconds before VisualDL 2.0.3), told apart by magnitude as our SDK does with a
 ``walltime``: above :data:`WALLTIME_MS_THRESHOLD` it is milliseconds.
 
-For the reader: :data:`FRAMING` is this framing as :class:`visualdl._tail.LogFile`
-takes one (the ``scan`` and ``claimed_end`` of :mod:`visualdl._framing`, whose rules
+For the reader: :data:`FRAMING` is this framing as :class:`visualdl._index.tail.LogFile`
+takes one (the ``scan`` and ``claimed_end`` of :mod:`visualdl._formats.framing`, whose rules
 on "not yet written", torn writes of a stopped file and corruption it follows);
 :data:`BATCHED` is the same framing yielding stretches of records of one value as
-:class:`visualdl._framebatch.Batch` items (found with numpy, each checked as
+:class:`visualdl._formats.framebatch.Batch` items (found with numpy, each checked as
 :func:`scan` checks it; exactly what :data:`FRAMING` yields, fewer items);
 :class:`FileDecoder` follows one file's records read after read (its writer's
 header, the kinds not shown, problems), reading the scalar records of a batch from
-their bytes (:mod:`visualdl._vdl2scalars`) and parsing the others; :func:`blob_span`
+their bytes (:mod:`visualdl._formats.vdl2.scalars`) and parsing the others; :func:`blob_span`
 finds an image's PNG in a record without reading it.
 """
 
@@ -83,10 +83,12 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from visualdl import _vdl2scalars as vdl2scalars
-from visualdl._framebatch import Batch, Batched, Layout
-from visualdl._framing import Corruption, Frame
-from visualdl._kinds import (
+from visualdl._formats.framebatch import Batch, Batched, Layout
+from visualdl._formats.framing import Corruption, Frame
+from visualdl._formats.tfevents.decode import Points
+from visualdl._formats.vdl2 import scalars as vdl2scalars
+from visualdl._formats.vdlog.logformat import WALLTIME_MS_THRESHOLD, _fields
+from visualdl._kinds.table import (
     HPARAMS_TAG,
     KINDS,
     AudioEvent,
@@ -101,8 +103,6 @@ from visualdl._kinds import (
     TextEvent,
     png_shape,
 )
-from visualdl._logformat import WALLTIME_MS_THRESHOLD, _fields
-from visualdl._tfevents import Points
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb, vdl2
 
@@ -295,12 +295,12 @@ def _walk(
 
 
 class _Framing:
-    """VisualDL 2's framing as :class:`visualdl._tail.LogFile` takes one: the ``scan`` and
-    ``claimed_end`` of :mod:`visualdl._framing`, over :func:`scan`'s verdicts.
+    """VisualDL 2's framing as :class:`visualdl._index.tail.LogFile` takes one: the ``scan`` and
+    ``claimed_end`` of :mod:`visualdl._formats.framing`, over :func:`scan`'s verdicts.
 
     A torn tail is "not yet written" (the scan stops at it) while the file may grow;
     when ``stopped`` says it will not and the buffer holds the file to its end, it is
-    a torn write: a :class:`~visualdl._framing.Corruption`, and the scan goes on at the
+    a torn write: a :class:`~visualdl._formats.framing.Corruption`, and the scan goes on at the
     next record after it, if any. Garbage is a ``Corruption`` from its offset to the next
     place a record could start; garbage running to the end of a buffer is ``at_end``,
     and leaves the last bytes where a record's start may be cut short for the next scan.
@@ -363,7 +363,7 @@ class _Framing:
         return end if len(buf) >= pos + _HEAD + _SEEN else min(end, pos + _HEAD + _SEEN)
 
 
-#: The framing of VisualDL 2's files, for :class:`visualdl._tail.LogFile`.
+#: The framing of VisualDL 2's files, for :class:`visualdl._index.tail.LogFile`.
 FRAMING = _Framing()
 
 
@@ -386,10 +386,10 @@ def _valid_batch(buf: bytes, frames: np.ndarray, lengths: np.ndarray, checked: i
     return int(bad[0]) if len(bad) else len(ok)
 
 
-#: VisualDL 2's framing for :func:`visualdl._framebatch.find`: no footer, no checksum; each
+#: VisualDL 2's framing for :func:`visualdl._formats.framebatch.find`: no footer, no checksum; each
 #: record checked as the one-by-one scan checks it (:func:`_valid_batch`).
 LAYOUT = Layout(_HEAD, 0, _valid_batch, FRAMING)
-#: VisualDL 2's framing for :class:`visualdl._tail.LogFile`, many records at once: every
+#: VisualDL 2's framing for :class:`visualdl._index.tail.LogFile`, many records at once: every
 #: payload starts with a ``values`` key (``0x0a``).
 BATCHED = Batched(_VALUES_KEY, LAYOUT)
 
@@ -421,7 +421,7 @@ class Meta:
 class Decoded:
     """What :func:`decode` made of some records."""
 
-    #: ``(kind, tag, event)``, kinds and events as :data:`visualdl._kinds.KINDS` makes
+    #: ``(kind, tag, event)``, kinds and events as :data:`visualdl._kinds.table.KINDS` makes
     #: them; all scalar points in one ``("scalars", "", ScalarBlock)`` item, last.
     events: list[tuple[str, str, object]]
     meta: list[Meta]
@@ -606,7 +606,7 @@ def embedding_vectors(payload: bytes, value: int = 0) -> bytes:
 
 #: VisualDL 2's kind (the ``one_value`` field) -> (our kind, its event from a Value).
 #: How each value field other than the scalars' (``value``, ``tag_value``) is read: the
-#: kind (:data:`visualdl._kinds.KINDS`) it gives, and how its event is made. Fields of no
+#: kind (:data:`visualdl._kinds.table.KINDS`) it gives, and how its event is made. Fields of no
 #: entry are counted per tag (:data:`COUNTED_KINDS` and any unknown).
 READERS: dict[str, tuple[str, Callable[[_Value, int, float, ValueRef], object]]] = {
     "image": (KINDS["images"].name, _image),
@@ -631,7 +631,7 @@ def decode(path: str, items: Sequence[tuple[int, bytes | Batch]]) -> Decoded:
     """The events of the records ``items`` of the file at ``path`` (which only goes into
     the images' :class:`ValueRef`): ``(offset, payload)`` as :attr:`Scan.frames` lists
     them, or ``(offset of its first frame, Batch)``, whose records of the common scalar
-    shape are read from their bytes (:mod:`visualdl._vdl2scalars`), the others parsed."""
+    shape are read from their bytes (:mod:`visualdl._formats.vdl2.scalars`), the others parsed."""
     out = _Out()
     points = Points()
     pending: list[tuple[int, bytes]] = []  # records to parse, in file order
@@ -749,7 +749,7 @@ def png_of(payload: bytes, value: int = 0) -> bytes:
 
 class FileDecoder:
     """Follows the records of one file, read after read, as
-    :class:`visualdl._tfevents.EventDecoder` follows an event file.
+    :class:`visualdl._formats.tfevents.decode.EventDecoder` follows an event file.
 
     :meth:`decode` turns ``(offset, payload)`` items into ``(kind, tag, event)`` items
     (:func:`decode`), and keeps what is not an event: :attr:`header`, what is known of

@@ -1,14 +1,14 @@
 """The JSON API, declared once: each route's path, summary, query parameters, answer and errors.
 
-:data:`ROUTES` is the table the blueprint registers (:mod:`visualdl.server._api`), the
-query parser reads (:func:`visualdl.server._params.parse_query`) and the OpenAPI
-document is generated from (:mod:`visualdl.server._openapi`). Answers are JSON Schema
+:data:`ROUTES` is the table the blueprint registers (:mod:`visualdl.server._http.api`), the
+query parser reads (:func:`visualdl.server._http.params.parse_query`) and the OpenAPI
+document is generated from (:mod:`visualdl.server._http.openapi`). Answers are JSON Schema
 (2020-12, as OpenAPI 3.1 takes it); the tests check every answer against them. No flask
 here.
 
 Two shapes of "tags" are worth telling apart: ``/api/tags`` answers
 ``{kind: {tag: [runs having it]}}`` over the runs asked for (what the web UI lists), while
-:meth:`visualdl._reader.LogReader.tags` gives one run's ``{kind: [tags]}``.
+:meth:`visualdl._index.reader.LogReader.tags` gives one run's ``{kind: [tags]}``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visualdl._kinds import KINDS
-from visualdl.server._params import (
+from visualdl._kinds.table import KINDS
+from visualdl.server._http.params import (
     MAX_EXPAND,
     MAX_PATH_DEPTH,
     MAX_RUNS,

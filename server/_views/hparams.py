@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._kinds import HParamsEvent, ScalarLayoutEvent
+from visualdl._kinds.table import HParamsEvent, ScalarLayoutEvent
 from visualdl.errors import NotFound
 from visualdl.server._provider import DataProvider
 

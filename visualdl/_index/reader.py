@@ -7,11 +7,11 @@ Every file of a run is read, not just the newest. Scalars come back as numpy arr
 ordered by step. TensorBoard's event files (``*tfevents*``) and VisualDL 2's log files
 (``vdlrecords.*``; every one of a directory, where VisualDL 2 shows only the newest) are
 found and followed the same way, and may sit in one run next to ours;
-:mod:`visualdl._tfevents` and :mod:`visualdl._vdl2` turn their records into the same
+:mod:`visualdl._formats.tfevents.decode` and :mod:`visualdl._formats.vdl2.decode` turn their records into the same
 kinds of data, so nothing after decoding knows which format a point came from
 (``WriterInfo.format`` says).
 
-Files are followed by :class:`~visualdl._tail.LogFile`; what is wrong in them (and
+Files are followed by :class:`~visualdl._index.tail.LogFile`; what is wrong in them (and
 directories that cannot be listed, and paths that are not regular files) is collected
 in :attr:`LogReader.problems` and never raised.
 
@@ -39,11 +39,18 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
-from visualdl import _storage, _vdl2
-from visualdl._aggregate import JobSeries, aggregate
-from visualdl._framebatch import Batched
-from visualdl._framing import HEADER_SIZE
-from visualdl._kinds import (
+from visualdl._formats.framebatch import Batched
+from visualdl._formats.framing import HEADER_SIZE
+from visualdl._formats.tfevents.decode import SESSION_START, BlobRef, EventDecoder, is_tfevents_file, purge
+from visualdl._formats.tfevents.decode import blob_span as event_blob_span
+from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._formats.vdl2.decode import ValueRef, is_vdl2_file
+from visualdl._formats.vdlog.logformat import FORMAT_VERSION, blob_span, is_log_file
+from visualdl._index.aggregate import JobSeries, aggregate
+from visualdl._index.restarts import Attempt, Resolved, resolve
+from visualdl._index.series import ScalarSeries, Series, SpillFile, merge
+from visualdl._index.tail import LogFile, Problem, check_record, check_vdl2_record, open_regular
+from visualdl._kinds.table import (
     BLOB_KIND,
     HPARAMS_TAG,
     KIND_BY_FIELD,
@@ -62,13 +69,7 @@ from visualdl._kinds import (
     TextEvent,
     png_shape,
 )
-from visualdl._logformat import FORMAT_VERSION, blob_span, is_log_file
-from visualdl._restarts import Attempt, Resolved, resolve
-from visualdl._series import ScalarSeries, Series, SpillFile, merge
-from visualdl._tail import LogFile, Problem, check_record, check_vdl2_record, open_regular
-from visualdl._tfevents import SESSION_START, BlobRef, EventDecoder, is_tfevents_file, purge
-from visualdl._tfevents import blob_span as event_blob_span
-from visualdl._vdl2 import ValueRef, is_vdl2_file
+from visualdl._storage import store as _storage
 from visualdl.errors import LogFormatError, NotFound
 from visualdl.proto import pb
 
@@ -115,7 +116,7 @@ class WriterInfo:
     format: str = "visualdl"
     #: ``(tag, plugin, values)`` of what the file holds and is not shown (TensorBoard plugins
     #: without a view here: PR curves, audio, hparams, ...; VisualDL 2's kinds of
-    #: :data:`visualdl._vdl2.COUNTED_KINDS`, by VisualDL 2's name), so that nothing
+    #: :data:`visualdl._formats.vdl2.decode.COUNTED_KINDS`, by VisualDL 2's name), so that nothing
     #: vanishes unsaid.
     unshown: tuple[tuple[str, str, int], ...] = ()
 
@@ -358,8 +359,8 @@ def _vdl2_vectors(event: EmbeddingsEvent) -> bytes:
 
 
 class _Decoder(Protocol):
-    """What follows a foreign format's file (:class:`visualdl._tfevents.EventDecoder`,
-    :class:`visualdl._vdl2.FileDecoder`): records in, ``(kind, tag, event)`` items out."""
+    """What follows a foreign format's file (:class:`visualdl._formats.tfevents.decode.EventDecoder`,
+    :class:`visualdl._formats.vdl2.decode.FileDecoder`): records in, ``(kind, tag, event)`` items out."""
 
     @property
     def header(self) -> pb.Header | None: ...
@@ -423,7 +424,7 @@ class LogReader:
 
     def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
         self.logdir = os.fspath(logdir)
-        #: The listing of a logdir in a store (``s3://...``; see :mod:`visualdl._storage`).
+        #: The listing of a logdir in a store (``s3://...``; see :mod:`visualdl._storage.store`).
         self._lister: _storage.Lister | None = None
         if _storage.is_url(self.logdir):
             self._lister = _storage.Lister(*_storage.filesystem(self.logdir), wanted=_is_log_name)
@@ -432,7 +433,7 @@ class LogReader:
         #: Log files that are not one local file (objects, segments) -> where their bytes are.
         self._sources: dict[str, _storage.PartsSource] = {}
         self._runs: dict[str, _Run] = {}
-        #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._series`).
+        #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
         self._cache = _Cache(CACHE_BYTES)
         #: Changes whenever the runs, the files, their writers or the tags change (not when
@@ -455,7 +456,7 @@ class LogReader:
     def _discover(self) -> tuple[dict[str, list[str]], dict[str, str]]:
         """Runs and their log files (regular files only), and what could not be listed or read:
         ``({run: [path, ...]}, {path: problem})``. A writer's segments are one log file
-        (:mod:`visualdl._storage`), whose parts are kept in :attr:`_sources`."""
+        (:mod:`visualdl._storage.store`), whose parts are kept in :attr:`_sources`."""
         if self._lister is not None:
             return self._discover_store(self._lister)
         found: dict[str, list[str]] = {}
@@ -539,7 +540,7 @@ class LogReader:
         _storage.register(path, source)
 
     def _discover_store(self, lister: _storage.Lister) -> tuple[dict[str, list[str]], dict[str, str]]:
-        """:meth:`_discover` of a logdir in a store: from the :class:`~visualdl._storage.Lister`."""
+        """:meth:`_discover` of a logdir in a store: from the :class:`~visualdl._storage.store.Lister`."""
         objects, listed = lister.list()
         trouble = {self.logdir: message for message in listed.values()}  # noqa: B035 - one problem: the listing
         found: dict[str, list[str]] = {}
@@ -910,7 +911,7 @@ class LogReader:
         return state, per_file, None
 
     def _resolved(self, run: str, tag: str) -> dict[Stream, Resolved]:
-        """Every stream's points of ``tag``, restarts resolved (see :mod:`visualdl._restarts`)."""
+        """Every stream's points of ``tag``, restarts resolved (see :mod:`visualdl._index.restarts`)."""
         state, per_file, hit = self._cached(run, "scalars", tag)
         if per_file is None:
             return cast("dict[Stream, Resolved]", hit)
@@ -946,7 +947,7 @@ class LogReader:
 
         All writers' points, merged by step; ``role`` and ``rank`` keep those of one
         place of a job. A process restarted from a checkpoint replaces its earlier
-        attempt's points from its first step on (:mod:`visualdl._restarts`);
+        attempt's points from its first step on (:mod:`visualdl._index.restarts`);
         ``replaced=True`` returns those replaced points instead.
         """
         with self._lock:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from visualdl._series import ScalarSeries
+from visualdl._index.series import ScalarSeries
 
 __all__ = ["JobSeries", "aggregate"]
 

@@ -1,10 +1,10 @@
 """TensorBoard event files: their records turned into the events of our own kinds. Pure.
 
 An event file (``*tfevents*`` in its basename, written by TensorFlow, tensorboardX or
-``torch.utils.tensorboard``) has the framing of our own files (:mod:`visualdl._framing`),
+``torch.utils.tensorboard``) has the framing of our own files (:mod:`visualdl._formats.framing`),
 and every payload is one serialized ``Event`` (``proto/tensorboard_event.proto``). A
 :class:`EventDecoder` follows one file and turns its events into what the reader
-stores for our records: scalar points into a :class:`~visualdl._kinds.ScalarBlock`,
+stores for our records: scalar points into a :class:`~visualdl._kinds.table.ScalarBlock`,
 images, histograms, text, audio, PR curves, hparams and scalar layouts into the
 kinds' events. Values of other plugins are counted per tag
 (:attr:`EventDecoder.other`), never shown, so that nothing vanishes without a trace.
@@ -56,10 +56,12 @@ from typing import cast
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from visualdl import _tfscalars as tfscalars
-from visualdl._framebatch import Batch
-from visualdl._framing import HEADER_SIZE
-from visualdl._kinds import (
+from visualdl._formats.framebatch import Batch
+from visualdl._formats.framing import HEADER_SIZE
+from visualdl._formats.tfevents import scalars as tfscalars
+from visualdl._formats.vdlog.logformat import _fields
+from visualdl._index.series import ScalarSeries, merge
+from visualdl._kinds.table import (
     HPARAMS_TAG,
     SCALAR_LAYOUT_TAG,
     AudioEvent,
@@ -75,8 +77,6 @@ from visualdl._kinds import (
     TextEvent,
     png_shape,
 )
-from visualdl._logformat import _fields
-from visualdl._series import ScalarSeries, merge
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb, tb
 
@@ -352,7 +352,7 @@ class EventDecoder:
     """Follows the events of one file: the plugin of each tag, and what is not shown.
 
     :meth:`decode` turns a list of ``(offset, Event)`` into ``(kind, tag, event)`` items
-    as :meth:`visualdl._kinds.Kind.decode` gives them for our records, with all the
+    as :meth:`visualdl._kinds.table.Kind.decode` gives them for our records, with all the
     scalar points of the list in one :class:`ScalarBlock` (tag after tag). The file's
     first event stands for the header our files start with (:attr:`header`,
     :func:`header_for`).
@@ -375,7 +375,7 @@ class EventDecoder:
     def decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
         """Items hold events, payloads, or batches of payloads (:class:`Batch`): those of
         the common shape (one ``simple_value``, no metadata) are read from their bytes
-        directly (:mod:`visualdl._tfscalars`), the others parsed."""
+        directly (:mod:`visualdl._formats.tfevents.scalars`), the others parsed."""
         if self.header is None and items:
             first = items[0][1]
             if isinstance(first, Batch):
@@ -623,7 +623,7 @@ def _custom_scalars(v: Value) -> list[tuple[str, str, object]]:
 
 
 #: How each ``Summary.Value`` is read, by ``(its value field, its tag's plugin)``; a plugin
-#: of ``""`` matches any. Each entry names the kind (:data:`visualdl._kinds.KINDS`) it
+#: of ``""`` matches any. Each entry names the kind (:data:`visualdl._kinds.table.KINDS`) it
 #: gives, and its reader returns ``(kind, tag, event)`` items (for scalars, the value in
 #: place of the event). Values of no entry are counted per tag (:attr:`EventDecoder.other`).
 READERS: dict[tuple[str, str], tuple[str, Callable[[Value], list[tuple[str, str, object]]]]] = {

@@ -1,6 +1,6 @@
 """What makes a file one of ours: its name marker, the format version, and records.
 
-A log file is TFRecord-framed (:mod:`visualdl._framing`) serialized ``Record``
+A log file is TFRecord-framed (:mod:`visualdl._formats.framing`) serialized ``Record``
 messages (``proto/visualdl_log.proto``); the first is a ``Header``. Pure: no I/O.
 """
 

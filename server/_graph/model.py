@@ -28,7 +28,7 @@ from google.protobuf.message import DecodeError, Message
 from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
 from visualdl.errors import GraphError
-from visualdl.server._graphblocks import repeated_blocks, torch_scopes
+from visualdl.server._graph.blocks import repeated_blocks, torch_scopes
 
 __all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "escape_invalid_utf8", "model_properties", "parse_model"]
 
@@ -519,7 +519,7 @@ class Graph:
 
     def _find_structure(self) -> None:
         """Groups from name scopes; without any, from torch's module paths or the repeated
-        blocks of the graph (:mod:`visualdl.server._graphblocks`)."""
+        blocks of the graph (:mod:`visualdl.server._graph.blocks`)."""
         if any(self.scopes):
             self.structure = "names"
             return

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._kinds import EmbeddingsEvent
+from visualdl._kinds.table import EmbeddingsEvent
 from visualdl.errors import CannotShow, InvalidArgument, NotFound, VisualDLError
 from visualdl.server._provider import DataProvider
 
