@@ -5,8 +5,9 @@ The caller's thread only appends: scalar points go into per-tag ``array`` column
 pending items whose expensive part (PNG, binning, serialisation) is a callable run
 later. The background thread wakes every ``flush_secs``, when ``max_queue`` items are
 pending, or on ``flush()``; it swaps the buffers out under the lock, encodes outside
-it, and writes whole frames with ``os.write``, so a killed process leaves at worst a
-partial last record (which readers treat as not yet written).
+it, and appends whole frames to the log's :class:`~visualdl._storage.Appender` (a local
+file, where a killed process leaves at worst a partial last record, which readers treat
+as not yet written; or an object store's segments, uploaded when due).
 
 Memory is bounded by backpressure: once ``max_pending_bytes`` are waiting, callers
 block until the writer catches up (``stats()["blocked_seconds"]`` counts it). Nothing
@@ -37,19 +38,19 @@ import time
 import weakref
 from array import array
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
-from visualdl._formats.framing import Corruption, frame, scan
+from visualdl._formats.framing import frame
 from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
 from visualdl._kinds.table import encode_scalars
+from visualdl._storage.base import Appender
 from visualdl.errors import WriterError
 from visualdl.proto import pb
 from visualdl.sdk import _sigterm as sigterm
-from visualdl.sdk._segments import Segments
 
-__all__ = ["NullSink", "Sink", "drop_torn_tail"]
+__all__ = ["NullSink", "Sink"]
 
 log = logging.getLogger("visualdl.writer")
 
@@ -61,13 +62,13 @@ _MAX_POINTS_PER_RECORD = MAX_POINTS_PER_RECORD
 
 
 class Sink:
-    """Owns one log file. ``open_file()`` returns ``(path, fd, header_record)``, or
-    ``(path, segments, header_record)`` for a log written to a store as segments
-    (:class:`~visualdl.sdk._segments.Segments`, uploaded from the background thread)."""
+    """Owns one log file. ``open_file()`` returns ``(appender, header_record)``: the log's
+    :class:`~visualdl._storage.Appender`, which only the background thread and ``close()``
+    write to."""
 
     def __init__(
         self,
-        open_file: Callable[[], tuple[str, int | Segments, pb.Record]],
+        open_file: Callable[[], tuple[Appender, pb.Record]],
         *,
         flush_secs: float,
         max_queue: int,
@@ -80,8 +81,7 @@ class Sink:
         self._max_pending_bytes = max_pending_bytes
         self._fsync = fsync
         self.path = ""
-        self._fd = -1
-        self._segments: Segments | None = None
+        self._appender: Appender | None = None
         self._init_state()
         self._open()
         self._start()
@@ -114,7 +114,7 @@ class Sink:
         self._close_started = False  # one thread closes; the others wait for it
         self._closing = False  # no more data accepted; the thread ends after its last drain
         self._closed = False
-        self._footer_written = False  # a log in a store: the footer went into the last segment
+        self._footer_written = False  # a buffered appender: the footer went into the last upload
         self._records = 0
         self._points = 0
         self._blocked = 0.0
@@ -199,8 +199,8 @@ class Sink:
         return points + self._item_bytes + len(self._unwritten) + self._not_uploaded()
 
     def _not_uploaded(self) -> int:
-        """Bytes written into the next segment and not uploaded yet (a log in a store)."""
-        return self._segments.waiting if self._segments is not None else 0
+        """Bytes appended that have not reached the store yet (a log in an object store)."""
+        return self._appender.waiting if self._appender is not None else 0
 
     def _attend(self) -> WriterError | None:
         """Under the lock, before accepting data: refuse when closed or when the thread
@@ -303,17 +303,16 @@ class Sink:
         if self._thread is not None:
             self._thread.join()
         try:
-            segments = self._segments
-            if self._fd >= 0 or segments is not None:
+            if self._appender is not None:
                 try:
                     if not self._footer_written:
                         self._write(_footer_frame(self._records, self._points))
-                    if segments is not None:
-                        segments.upload()  # the footer, or frames whose upload failed
+                    if self._appender is not None:
+                        self._appender.flush()  # the footer, or bytes whose upload failed
                 except OSError as e:
                     log.error("could not write the footer of %s: %s", self.path, e)
                     error = error or e
-                self._close_fd()
+                self._close_appender()
         finally:
             with self._lock:
                 self._closed = True
@@ -396,22 +395,22 @@ class Sink:
         try:
             if data:
                 error = self._write(data) or error
-            if self._fsync and self._fd >= 0 and (data or target):
-                os.fsync(self._fd)
+            if self._fsync and self._appender is not None and (data or target):
+                self._appender.sync()
             written = True
         except OSError as e:
             log.error("writing %s failed: %s (%d bytes kept to retry)", self.path, e, len(data))
             error = e
         uploaded = True
-        segments = self._segments
-        if written and segments is not None and (target > self._flushed or self._closing or segments.due()):
-            if self._close_started and not self._footer_written:  # close()'s flush: one last segment, not two
-                segments.append(_footer_frame(self._records + records, self._points + points))
+        out = self._appender
+        if written and out is not None and out.buffered and (target > self._flushed or self._closing or out.due()):
+            if self._close_started and not self._footer_written:  # close()'s flush: one last upload, not two
+                out.write(_footer_frame(self._records + records, self._points + points))
                 self._footer_written = True
             try:
-                segments.upload()
-            except OSError as e:  # the frames stay in the segment, for the next drain
-                log.error("%s (%d bytes kept to retry)", e, segments.waiting)
+                out.flush()
+            except OSError as e:  # the bytes stay in the appender, for the next drain
+                log.error("%s (%d bytes kept to retry)", e, out.waiting)
                 error = e
                 uploaded = False
         with self._lock:
@@ -434,51 +433,33 @@ class Sink:
             self._changed.notify_all()
 
     def _write(self, data: bytes) -> WriterError | None:
-        """Append ``data`` whole; undo a partial write. Reopens a deleted file and says so.
-        A log in a store takes ``data`` into its next segment."""
-        notice = None
-        if self._segments is None and (self._fd < 0 or os.fstat(self._fd).st_nlink == 0):
+        """Append ``data`` whole (the appender undoes a partial write). Opens a new log when
+        there is none (after ``fork()``) or the file was deleted, and says so."""
+        if self._appender is None or self._appender.gone():
             deleted = self.path
             self._open()
+            notice = None
             if deleted:
                 notice = WriterError(f"log file {deleted} was deleted; continuing in {self.path}")
                 log.error("%s", notice)
-        if self._segments is not None:
-            self._segments.append(data)
+            cast(Appender, self._appender).write(data)
             return notice
-        start = os.lseek(self._fd, 0, os.SEEK_END)
-        view = memoryview(data)
-        try:
-            while view:
-                n = os.write(self._fd, view)
-                view = view[n:]
-        except OSError:
-            try:
-                os.ftruncate(self._fd, start)
-            except OSError:
-                pass
-            raise
-        return notice
+        self._appender.write(data)
+        return None
 
-    def _close_fd(self) -> None:
-        fd, self._fd = self._fd, -1
-        if fd >= 0:
-            try:
-                os.close(fd)
-            except OSError as e:
-                log.error("closing %s failed: %s", self.path, e)
+    def _close_appender(self) -> None:
+        out, self._appender = self._appender, None
+        if out is not None:
+            out.close()
 
     def _open(self) -> None:
-        self._close_fd()
-        path, out, header = self._open_file()
-        if isinstance(out, Segments):  # every segment starts with the header
-            out.header = frame(header.SerializeToString())
-            self.path, self._segments = out.path, out
+        self._close_appender()
+        out, header = self._open_file()
+        out.begin(frame(header.SerializeToString()))
+        self.path, self._appender = out.path, out
+        if out.buffered:  # what waits for its upload must go up before the process ends
             sigterm.install(_flush_all)  # a pod's SIGTERM uploads what waits
             _close_before_executors_stop()
-            return
-        self.path, self._fd = path, out
-        self._write(frame(header.SerializeToString()))
 
     def flush_before_exit(self, deadline: float) -> None:
         """On SIGTERM (from :mod:`~visualdl.sdk._sigterm`'s watcher thread): have the
@@ -504,8 +485,9 @@ class Sink:
             self._lock.release()
 
     def _after_fork_in_child(self) -> None:
-        self._close_fd()
-        self._segments = None  # the parent uploads what waits in its segment
+        if self._appender is not None:
+            self._appender.abandon()  # the parent writes (or uploads) what waits
+        self._appender = None
         self.path = ""
         self._init_state()
 
@@ -577,33 +559,6 @@ class NullSink:
 
     def stats(self) -> dict[str, Any]:
         return {"path": "", "records": 0, "scalar_points": 0, "pending_bytes": 0, "blocked_seconds": 0.0}
-
-
-def drop_torn_tail(path: str, fd: int) -> None:
-    """Before appending to an existing log file: cut an incomplete last record (left by
-    a killed writer), which would otherwise hide what is appended after it, and junk
-    that no valid record follows."""
-    size = os.fstat(fd).st_size
-    end = 0
-    window = 64 << 20
-    with open(path, "rb") as f:
-        while end < size:
-            f.seek(end)
-            buf = f.read(min(window, size - end))
-            items = list(scan(buf))
-            resume = end + int(items[-1])  # type: ignore[arg-type]  # scan ends with the resume offset
-            last = items[-2] if len(items) > 1 else None
-            if isinstance(last, Corruption) and last.at_end:
-                resume = end + last.offset  # junk up to the end: cut it too
-            if resume == end:
-                if len(buf) < size - end:
-                    window *= 2  # one record larger than the window
-                    continue
-                break
-            end = resume
-    if end < size:
-        log.warning("cutting an incomplete last record of %d bytes from %s before appending", size - end, path)
-        os.ftruncate(fd, end)
 
 
 def _in_multiprocessing_child() -> bool:

@@ -32,7 +32,8 @@ from visualdl._kinds.table import (
     encode_roc_curve,
     encode_text,
 )
-from visualdl._storage import store as _storage
+from visualdl._storage import Appender, open_store
+from visualdl._storage.objects import DEFAULT_UPLOAD_BYTES, DEFAULT_UPLOAD_SECS
 from visualdl.proto import pb
 from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert
@@ -42,8 +43,7 @@ from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
-from visualdl.sdk._segments import DEFAULT_UPLOAD_BYTES, DEFAULT_UPLOAD_SECS, Segments
-from visualdl.sdk._sink import NullSink, Sink, drop_torn_tail
+from visualdl.sdk._sink import NullSink, Sink
 
 __all__ = ["LogWriter"]
 
@@ -143,10 +143,9 @@ class LogWriter:
         _check_count("max_pending_bytes", max_pending_bytes)
         _check_seconds("upload_secs", upload_secs)
         _check_count("upload_bytes", upload_bytes)
-        self._remote = _storage.is_url(self._logdir)
-        if not self._remote:
-            self._logdir = _storage.local_path(self._logdir)
-        elif upload_bytes >= max_pending_bytes:
+        self._store = open_store(self._logdir)
+        self._logdir = self._store.logdir
+        if not self._store.appends and upload_bytes >= max_pending_bytes:
             raise ValueError(
                 f"upload_bytes ({upload_bytes}) must be less than max_pending_bytes ({max_pending_bytes}): "
                 "what waits for its upload counts toward the memory bound"
@@ -197,11 +196,9 @@ class LogWriter:
 
     # -- files -----------------------------------------------------------------------
 
-    def _open_file(self) -> tuple[str, int | Segments, pb.Record]:
-        """Create this writer's file (race-free, never an existing one unless file_name);
-        in a store, the segments of a log of a new name (or of file_name)."""
-        if not self._remote:
-            os.makedirs(self._logdir, exist_ok=True)
+    def _open_file(self) -> tuple[Appender, pb.Record]:
+        """Create this writer's log (race-free, never an existing one unless file_name, which
+        is appended to) and its header record."""
         pid = os.getpid()
         header = pb.Header(
             format_version=FORMAT_VERSION,
@@ -219,27 +216,19 @@ class LogWriter:
             attempt=self._placement.attempt,
             launcher=self._placement.launcher,
         )
-        if self._remote:
-            if self._file_name and pid == self._first_pid:
-                name = self._file_name
-            else:
-                name = self._fresh_name(pid)
-            upload_secs, upload_bytes = self._upload
-            segments = Segments(self._logdir, name, upload_secs=upload_secs, upload_bytes=upload_bytes)
-            return segments.path, segments, pb.Record(header=header)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        upload_secs, upload_bytes = self._upload
         if self._file_name and pid == self._first_pid:
-            path = os.path.join(self._logdir, self._file_name)
-            fd = os.open(path, flags, 0o644)
-            drop_torn_tail(path, fd)
-            return path, fd, pb.Record(header=header)
+            out = self._store.appender(
+                "", self._file_name, exclusive=False, upload_secs=upload_secs, upload_bytes=upload_bytes
+            )
+            return out, pb.Record(header=header)
         while True:
             name = self._fresh_name(pid)
-            path = os.path.join(self._logdir, name)
             try:
-                return path, os.open(path, flags | os.O_EXCL, 0o644), pb.Record(header=header)
+                out = self._store.appender("", name, exclusive=True, upload_secs=upload_secs, upload_bytes=upload_bytes)
             except FileExistsError:
                 continue
+            return out, pb.Record(header=header)
 
     def _fresh_name(self, pid: int) -> str:
         return f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"

@@ -44,7 +44,7 @@ def _write_job(run: str) -> None:
             # the process dies: its file keeps no footer
             sink = w._sink
             assert isinstance(sink, Sink)
-            sink._fd = -1
+            sink._appender = None
             sink._closed = True
         else:
             closing.append(w)

@@ -220,14 +220,14 @@ def test_sigterm_uploads_what_waits(bucket, s3):
 
 
 def test_a_failing_store_is_reported_on_the_callers_thread_and_nothing_is_lost(bucket, monkeypatch):
+    from visualdl._storage import objects
     from visualdl.errors import WriterError
-    from visualdl.sdk import _segments
 
-    monkeypatch.setattr(_segments, "_BACKOFF_SECS", 0.01)
+    monkeypatch.setattr(objects, "_BACKOFF_SECS", 0.01)
     w = LogWriter(f"{bucket}/run", upload_secs=3600)
     sink = w._sink
-    assert isinstance(sink, Sink) and sink._segments is not None
-    fs = sink._segments.fs
+    assert isinstance(sink, Sink) and sink._appender is not None
+    fs = sink._appender.fs  # type: ignore[attr-defined]
     real = fs.pipe_file
     calls = {"n": 0}
 
@@ -240,7 +240,7 @@ def test_a_failing_store_is_reported_on_the_callers_thread_and_nothing_is_lost(b
         w.add_scalar("loss", float(step), step)
     with pytest.raises(WriterError, match="the store is down"):
         w.flush()
-    assert calls["n"] == _segments.RETRIES
+    assert calls["n"] == objects.RETRIES
     monkeypatch.setattr(fs, "pipe_file", real)
     for step in range(100, 200):
         w.add_scalar("loss", float(step), step)

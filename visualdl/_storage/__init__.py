@@ -1,0 +1,27 @@
+"""Where logs live (layer 4): one :class:`Store` interface, a local and an object-store
+implementation, and :func:`open_store`, the one place a logdir string becomes a store.
+
+Make the store at the edge (the CLI, the notebook, ``LogWriter``, ``LogReader``) and
+pass it along: code below the edge never turns a string back into a place.
+"""
+
+from __future__ import annotations
+
+import os
+
+from visualdl._storage.base import Appender, Listing, Store
+from visualdl._storage.local import LocalStore
+from visualdl._storage.objects import ObjectStore
+from visualdl._storage.urls import is_url, local_path
+
+__all__ = ["Appender", "Listing", "LocalStore", "ObjectStore", "Store", "is_url", "open_store"]
+
+
+def open_store(logdir: str | os.PathLike[str]) -> Store:
+    """The store of ``logdir``: a local directory (a path, or ``file://``), or a prefix in an
+    object store (``s3://``, ``gs://``, ``az://``, ``hdfs://``, ``memory://``).
+    ``ImportError`` naming the install line when the URL's protocol needs a missing package."""
+    name = os.fspath(logdir)
+    if is_url(name):
+        return ObjectStore(name)
+    return LocalStore(local_path(name))
