@@ -549,7 +549,7 @@ def _answers(port: int, timeout: float = 1.0) -> bool:
 def start(logdir: str | os.PathLike[str], port: int | None = None, *, timeout: float = 60.0) -> int:
     """Start ``visualdl --logdir`` in the background (or reuse this kernel's server of the
     same logdir), wait until it answers, and return its port."""
-    path = os.path.abspath(os.fspath(logdir))
+    path = _storage.absolute(os.fspath(logdir))
     for server in list(_servers.values()):
         if server.process.poll() is not None:
             del _servers[server.port]

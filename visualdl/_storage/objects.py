@@ -144,8 +144,9 @@ class ObjectStore(Store):
             names = objects[directory]
             if directory != root and not directory.startswith(root + "/"):
                 continue
-            if any(part.startswith(".") for part in self.relative(directory).split("/")):
-                continue
+            run = self.relative(directory)
+            if run != "." and any(part.startswith(".") for part in run.split("/")):
+                continue  # hidden, as on a disk (the logdir itself is not: its run is ".")
             plain, segments = group_segments(n for n in names if wanted(n))
             groups = [(name, [name]) for name in plain] + list(segments.items())
             logs: dict[str, int] = {}

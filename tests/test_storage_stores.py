@@ -1,0 +1,172 @@
+"""The writer round trip and the Store interface, against each kind of store alike: a
+local directory, the in-memory store (``memory://``) and an S3 API server on loopback.
+
+``store_url`` names a fresh logdir in one of them; a test that takes it runs three times.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from PIL import Image
+from test_storage_s3 import bucket, s3  # noqa: F401 - fixtures: the S3 server and a fresh bucket
+
+from visualdl import LogReader, LogWriter, notebook
+from visualdl._formats.vdlog.logformat import is_log_file
+from visualdl._storage import LocalStore, ObjectStore, Store, open_store
+from visualdl._storage.segments import split_segment
+
+
+@pytest.fixture(params=["local", "memory", "s3"])
+def store_url(request, tmp_path) -> str:
+    """A fresh logdir: a local path, a ``memory://`` URL or an ``s3://`` URL."""
+    if request.param == "local":
+        return str(tmp_path / "logs")
+    if request.param == "memory":
+        return f"memory://vdl-test-{os.getpid()}-{time.time_ns()}"
+    return f"{request.getfixturevalue('bucket')}/logs"
+
+
+def _writer(url: str, **kwargs) -> LogWriter:
+    return LogWriter(url, upload_secs=3600, **kwargs)
+
+
+def test_store_roundtrip_scalars_exact_with_nan_and_inf(store_url):
+    values = [0.1, -2.5, float("nan"), float("inf"), float("-inf"), 1e308, 5e-324, 0.0]
+    with _writer(f"{store_url}/run") as w:
+        for step, value in enumerate(values):
+            w.add_scalar("train/loss", value, step * 10, walltime=1_700_000_000.0 + step)
+    series = LogReader(store_url).scalars("run", "train/loss")
+    assert series.steps.tolist() == [0, 10, 20, 30, 40, 50, 60, 70]
+    got = series.values.tolist()
+    assert got[:2] == values[:2] and math.isnan(got[2]) and got[3:] == values[3:]
+    assert series.wall_times.tolist() == [1_700_000_000.0 + i for i in range(8)]
+
+
+def test_store_roundtrip_every_flush_is_read_by_a_poll(store_url):
+    w = _writer(f"{store_url}/run")
+    w.add_scalar("loss", 2.0, 0)
+    w.flush()
+    reader = LogReader(store_url)
+    assert reader.scalars("run", "loss").values.tolist() == [2.0]
+    w.add_scalars("pair", {"a": 1.0, "b": 2.0}, 1)
+    w.add_scalar("loss", 3.0, 1)
+    w.close()
+    reader.poll()
+    assert reader.scalars("run", "loss").values.tolist() == [2.0, 3.0]
+    assert sorted(reader.tags("run")["scalars"]) == ["loss", "pair/a", "pair/b"]
+    assert reader.writers("run")[0].closed
+
+
+def test_store_roundtrip_images_histograms_and_text(store_url):
+    pixels = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
+    with _writer(f"{store_url}/run") as w:
+        w.add_image("img", pixels, 0)
+        w.add_histogram("h", np.array([0.0, 1.0, 1.0, 2.0]), 0, buckets=3)
+        w.add_text("note", "hello", 0)
+    reader = LogReader(store_url)
+    (image,) = reader.images("run", "img")
+    assert np.asarray(Image.open(io.BytesIO(reader.read_blob(image)))).tolist() == pixels.tolist()
+    (histogram,) = reader.histograms("run", "h")
+    assert histogram.counts.tolist() == [1, 2, 1]
+    assert [t.text for t in reader.texts("run", "note")] == ["hello"]
+
+
+def test_store_roundtrip_runs_are_directories_and_the_logdir_is_one(store_url):
+    for run in ("a", "b/c"):
+        with _writer(f"{store_url}/{run}") as w:
+            w.add_scalar("x", 1.0, 0)
+    with _writer(store_url) as w:
+        w.add_scalar("x", 1.0, 0)
+    store = open_store(store_url)
+    assert sorted(store.relative(d) for d in store.list(is_log_file).directories) == [".", "a", "b/c"]
+    assert {"a", "b/c"} <= set(LogReader(store_url).runs())
+
+
+def test_store_roundtrip_an_explicit_file_name_is_appended_to(store_url):
+    for step in range(2):
+        with _writer(f"{store_url}/run", file_name="fixed.vdlog") as w:
+            w.add_scalar("x", float(step), step)
+            assert w.file_name.endswith("/run/fixed.vdlog")
+        # Known limit: two writers of one file_name name their first segments alike when
+        # they upload within the same millisecond; the clock moves on between them here.
+        ms = time.time_ns() // 1_000_000
+        while time.time_ns() // 1_000_000 <= ms:
+            pass
+    reader = LogReader(store_url)
+    assert reader.scalars("run", "x").steps.tolist() == [0, 1]
+
+
+def test_store_lists_logs_by_directory_and_reads_segments_as_one_file(store_url):
+    run = f"{store_url}/run"
+    w = _writer(run)
+    w.add_scalar("x", 1.0, 0)
+    w.flush()
+    w.add_scalar("x", 2.0, 1)
+    w.close()
+    store = open_store(store_url)
+    assert store.exists()
+    listing = store.list(is_log_file)
+    assert not listing.problems
+    ((directory, logs),) = listing.directories.items()
+    assert store.relative(directory) == "run"
+    ((path, size),) = logs.items()
+    assert path == w.file_name
+    assert store.stat(path)[1] == size
+    with store.open(path) as f:
+        data = f.read()
+    assert len(data) == size
+    assert (store.source(path) is None) == isinstance(store, LocalStore)
+
+
+def test_store_appender_segments_a_log_only_where_files_cannot_grow(store_url):
+    store = open_store(store_url)
+    out = store.appender("run", "x.vdlog", exclusive=True, upload_secs=3600, upload_bytes=1 << 20)
+    out.begin(b"head")
+    out.write(b"body")
+    assert out.waiting == (0 if store.appends else 4)
+    out.flush()
+    out.close()
+    listing = store.list(lambda name: name.endswith(".vdlog"))
+    assert list(listing.directories.values()) == [{out.path: 8}]
+    with store.open(out.path) as f:
+        assert f.read() == b"headbody"
+    if isinstance(store, ObjectStore):
+        names = [p.rpartition("/")[2] for p in store.fs.find(store.root)]
+        assert [split_segment(n)[0] for n in names] == ["x.vdlog"]  # type: ignore[index]
+
+
+def test_open_store_takes_a_url_for_a_url_and_a_path_for_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert isinstance(open_store("s3://bucket/x"), ObjectStore)
+    assert open_store("s3://bucket/x").location == "s3://bucket/x"
+    local = open_store("file://" + str(tmp_path / "a"))
+    assert isinstance(local, LocalStore) and local.location == str(tmp_path / "a")
+    assert open_store("rel").location == str(tmp_path / "rel")
+    assert isinstance(open_store("memory://m"), Store)
+
+
+def test_notebook_start_passes_a_url_to_the_server_unchanged(tmp_path, monkeypatch):
+    """A URL must not go through ``os.path.abspath`` (it became ``$PWD/s3:/bucket/x``)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    started: list[list[str]] = []
+
+    class Started(Exception):
+        pass
+
+    def popen(args, **kwargs):
+        started.append(list(args))
+        raise Started
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with pytest.raises(Started):
+        notebook.start("s3://bucket/x", port=1)
+    args = started[0]
+    assert args[args.index("--logdir") + 1] == "s3://bucket/x"
