@@ -22,20 +22,16 @@ bound is reached). The unwritten bytes are kept, bounded by the same limit, and
 retried; a deleted file or logdir is recreated with a fresh header.
 
 After ``fork()`` the child's sinks forget the parent's file and pending data (the
-parent writes those) and open a file of their own on first use. In a child (forked,
-or a multiprocessing worker) a sink is closed when the process ends and flushed on
-SIGTERM (:mod:`~visualdl.sdk._sigterm`), which ``Pool.__exit__`` sends its workers.
+parent writes those) and open a file of their own on first use; exit, fork and SIGTERM
+are handled for all sinks at once by :mod:`~visualdl.sdk._lifecycle`.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
-import sys
 import threading
 import time
-import weakref
 from array import array
 from collections.abc import Callable
 from typing import Any, NoReturn, cast
@@ -48,7 +44,7 @@ from visualdl._kinds.table import encode_scalars
 from visualdl._storage.base import Appender
 from visualdl.errors import WriterError
 from visualdl.proto import pb
-from visualdl.sdk import _sigterm as sigterm
+from visualdl.sdk import _lifecycle as lifecycle
 
 __all__ = ["NullSink", "Sink"]
 
@@ -86,9 +82,7 @@ class Sink:
         self._open()
         self._start()
         self._attention = False
-        _LIVE.add(self)
-        if _in_multiprocessing_child():
-            _guard_child_exit(self)
+        lifecycle.track(self)
 
     def _init_state(self) -> None:
         self._lock = threading.Lock()
@@ -210,7 +204,7 @@ class Sink:
             raise ValueError(f"this LogWriter is closed ({self.path}); create a new one to log more")
         if self._thread is None:
             self._start()
-            _guard_child_exit(self)
+            lifecycle.guard_child_exit(self)
         elif not self._thread.is_alive():
             raise WriterError(f"the writer thread of {self.path} died: {self._last_error}") from self._last_error
         self._attention = False
@@ -290,7 +284,7 @@ class Sink:
             self._close_started = True
             if self._thread is None and not self._queued:
                 self._closed = self._attention = True  # a forked child that never logged
-                _LIVE.discard(self)
+                lifecycle.forget(self)
                 return
         error: BaseException | None = None
         try:
@@ -317,7 +311,7 @@ class Sink:
             with self._lock:
                 self._closed = True
                 self._changed.notify_all()
-            _LIVE.discard(self)
+            lifecycle.forget(self)
         if error is not None:
             if isinstance(error, WriterError):
                 raise error
@@ -458,8 +452,7 @@ class Sink:
         out.begin(frame(header.SerializeToString()))
         self.path, self._appender = out.path, out
         if out.buffered:  # what waits for its upload must go up before the process ends
-            sigterm.install(_flush_all)  # a pod's SIGTERM uploads what waits
-            _close_before_executors_stop()
+            lifecycle.guard_uploads()
 
     def flush_before_exit(self, deadline: float) -> None:
         """On SIGTERM (from :mod:`~visualdl.sdk._sigterm`'s watcher thread): have the
@@ -484,7 +477,9 @@ class Sink:
         finally:
             self._lock.release()
 
-    def _after_fork_in_child(self) -> None:
+    def after_fork_in_child(self) -> None:
+        """In a forked child: forget the parent's file and pending data (the parent writes
+        those); a file of the child's own is opened on first use."""
         if self._appender is not None:
             self._appender.abandon()  # the parent writes (or uploads) what waits
         self._appender = None
@@ -534,9 +529,6 @@ def _scalar_records(batches: list[tuple[str, tuple[array[int], array[float], arr
     return records
 
 
-_LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
-
-
 class NullSink:
     """The sink of ``LogWriter(write_to_disk=False)``: arguments are checked, nothing is kept."""
 
@@ -559,58 +551,3 @@ class NullSink:
 
     def stats(self) -> dict[str, Any]:
         return {"path": "", "records": 0, "scalar_points": 0, "pending_bytes": 0, "blocked_seconds": 0.0}
-
-
-def _in_multiprocessing_child() -> bool:
-    mp = sys.modules.get("multiprocessing")
-    return mp is not None and mp.parent_process() is not None
-
-
-def _guard_child_exit(sink: Sink) -> None:
-    """In a forked child or a multiprocessing worker, which end without atexit: close
-    ``sink`` when a multiprocessing process ends (``os._exit`` skips atexit), and
-    write what is pending on SIGTERM (``Pool.__exit__`` and ``Pool.terminate()``)."""
-    mp_util = sys.modules.get("multiprocessing.util")
-    if mp_util is not None:
-        mp_util.Finalize(sink, sink.close, exitpriority=100)
-    sigterm.install(_flush_all)
-
-
-def _flush_all(deadline: float) -> None:
-    for sink in list(_LIVE):
-        sink.flush_before_exit(deadline)
-
-
-def _close_all() -> None:
-    for sink in list(_LIVE):
-        try:
-            sink.close()
-        except Exception as e:  # noqa: BLE001 - boundary: interpreter exit
-            log.error("closing %s at exit failed: %s", sink.path, e)
-
-
-_early_close = False
-
-
-def _close_before_executors_stop() -> None:
-    """Close the writers at exit before ``concurrent.futures`` stops its executors, which a
-    store's client needs to upload the last segment. Those stop in ``threading``'s exit
-    hooks, before ``atexit``'s; hooks registered later run first."""
-    global _early_close
-    register = getattr(threading, "_register_atexit", None)
-    if _early_close or register is None:
-        return
-    try:
-        register(_close_all)
-        _early_close = True
-    except RuntimeError:  # the interpreter is shutting down already
-        pass
-
-
-def _after_fork() -> None:
-    for sink in list(_LIVE):
-        sink._after_fork_in_child()
-
-
-atexit.register(_close_all)
-os.register_at_fork(after_in_child=_after_fork)

@@ -1,0 +1,105 @@
+"""The writers' sinks as a whole, through the life of the process: at exit, after
+``fork()``, on SIGTERM.
+
+Every live sink is kept here (weakly). At interpreter exit each is closed (its footer
+written, its last segment uploaded); in a forked child each forgets its parent's file and
+pending data; in a forked child or a multiprocessing worker, which end without atexit, a
+sink is closed when the process ends and flushed on SIGTERM
+(:mod:`~visualdl.sdk._sigterm`), which ``Pool.__exit__`` sends its workers. A sink whose
+bytes wait in memory for their upload (an object store) is flushed on SIGTERM too.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import sys
+import threading
+import weakref
+from typing import TYPE_CHECKING
+
+from visualdl.sdk import _sigterm as sigterm
+
+if TYPE_CHECKING:
+    from visualdl.sdk._sink import Sink
+
+__all__ = ["forget", "guard_child_exit", "guard_uploads", "track"]
+
+log = logging.getLogger("visualdl.writer")
+
+_LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
+
+
+def track(sink: Sink) -> None:
+    """Keep ``sink`` for the process's exit (and, in a child process, guard that exit)."""
+    _LIVE.add(sink)
+    if _in_multiprocessing_child():
+        guard_child_exit(sink)
+
+
+def forget(sink: Sink) -> None:
+    """``sink`` is closed: nothing to do for it at exit."""
+    _LIVE.discard(sink)
+
+
+def guard_uploads() -> None:
+    """A sink's bytes wait in memory for their upload: upload them on SIGTERM (a pod's
+    stop), and at exit before the executors a store's client needs are stopped."""
+    sigterm.install(_flush_all)
+    _close_before_executors_stop()
+
+
+def _in_multiprocessing_child() -> bool:
+    mp = sys.modules.get("multiprocessing")
+    return mp is not None and mp.parent_process() is not None
+
+
+def guard_child_exit(sink: Sink) -> None:
+    """In a forked child or a multiprocessing worker, which end without atexit: close
+    ``sink`` when a multiprocessing process ends (``os._exit`` skips atexit), and
+    write what is pending on SIGTERM (``Pool.__exit__`` and ``Pool.terminate()``)."""
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        mp_util.Finalize(sink, sink.close, exitpriority=100)
+    sigterm.install(_flush_all)
+
+
+def _flush_all(deadline: float) -> None:
+    for sink in list(_LIVE):
+        sink.flush_before_exit(deadline)
+
+
+def _close_all() -> None:
+    for sink in list(_LIVE):
+        try:
+            sink.close()
+        except Exception as e:  # noqa: BLE001 - boundary: interpreter exit
+            log.error("closing %s at exit failed: %s", sink.path, e)
+
+
+_early_close = False
+
+
+def _close_before_executors_stop() -> None:
+    """Close the writers at exit before ``concurrent.futures`` stops its executors, which a
+    store's client needs to upload the last segment. Those stop in ``threading``'s exit
+    hooks, before ``atexit``'s; hooks registered later run first."""
+    global _early_close
+    register = getattr(threading, "_register_atexit", None)
+    if _early_close or register is None:
+        return
+    try:
+        register(_close_all)
+        _early_close = True
+    except RuntimeError:  # the interpreter is shutting down already
+        pass
+
+
+def _after_fork() -> None:
+    for sink in list(_LIVE):
+        sink.after_fork_in_child()
+
+
+atexit.register(_close_all)
+os.register_at_fork(after_in_child=_after_fork)
