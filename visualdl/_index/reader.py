@@ -7,7 +7,7 @@ Every file of a run is read, not just the newest. Scalars come back as numpy arr
 ordered by step. TensorBoard's event files (``*tfevents*``) and VisualDL 2's log files
 (``vdlrecords.*``; every one of a directory, where VisualDL 2 shows only the newest) are
 found and followed the same way, and may sit in one run next to ours;
-:mod:`visualdl._formats.tfevents.decode` and :mod:`visualdl._formats.vdl2.decode` turn their records into the same
+each format's decoder (:mod:`visualdl._formats.table`) turns its records into the same
 kinds of data, so nothing after decoding knows which format a point came from
 (``WriterInfo.format`` says).
 
@@ -35,25 +35,19 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import numpy as np
 
-from visualdl._formats.framebatch import Batched
-from visualdl._formats.framing import HEADER_SIZE
-from visualdl._formats.tfevents.decode import SESSION_START, BlobRef, EventDecoder, is_tfevents_file, purge
-from visualdl._formats.tfevents.decode import blob_span as event_blob_span
-from visualdl._formats.vdl2 import decode as _vdl2
-from visualdl._formats.vdl2.decode import ValueRef, is_vdl2_file
-from visualdl._formats.vdlog.logformat import FORMAT_VERSION, blob_span, is_log_file
+from visualdl._formats.format import SESSION_START, Format
+from visualdl._formats.table import format_of
+from visualdl._formats.vdlog.format import VDLOG
 from visualdl._index.aggregate import JobSeries, aggregate
-from visualdl._index.restarts import Attempt, Resolved, resolve
+from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.series import ScalarSeries, Series, SpillFile, merge
-from visualdl._index.tail import LogFile, Problem, check_record, check_vdl2_record, open_regular
+from visualdl._index.tail import LogFile, Problem, open_regular
 from visualdl._kinds.table import (
-    BLOB_KIND,
     HPARAMS_TAG,
-    KIND_BY_FIELD,
     KINDS,
     SCALAR_LAYOUT_TAG,
     AudioEvent,
@@ -67,11 +61,9 @@ from visualdl._kinds.table import (
     ScalarBlock,
     ScalarLayoutEvent,
     TextEvent,
-    png_shape,
 )
 from visualdl._storage import store as _storage
 from visualdl.errors import LogFormatError, NotFound
-from visualdl.proto import pb
 
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
 
@@ -294,95 +286,66 @@ def _split_blocks(blocks: list[ScalarBlock]) -> list[tuple[str, np.ndarray, np.n
     ]
 
 
+def _format_of_path(path: str) -> Format:
+    """The format of the log file at ``path`` (a local path or a store's URL)."""
+    fmt = format_of(path.rpartition("/")[2].rpartition(os.sep)[2])
+    if fmt is None:
+        raise LogFormatError("not a log file any more", path, 0)
+    return fmt
+
+
 def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> tuple[str, int, int]:
     """Where the PNG bytes of an image event, the model bytes of a graph event, the WAV
     bytes of an audio event or the vectors of an embeddings event lie:
     ``(path, offset, length)``, to be read from the file (or streamed) by the caller;
     what :meth:`LogReader.read_blob` reads, without holding it all in memory.
 
-    The record's checksums are checked first by streaming it, a chunk at a time:
-    nothing the size of the blob is held in memory. A VisualDL 2 record has none: its
-    length is checked, and that an image's bytes still start like a PNG. VisualDL 2's
-    embeddings are no one span of the file (each row is a field of its own):
-    :meth:`LogReader.read_blob` gathers them, and here they are a :class:`LogFormatError`,
-    as a record gone or changed on disk is.
+    The record is checked first as its format can (``Format.check_record``: both
+    checksums, streamed a chunk at a time, where the format has them; else its length,
+    and that an image's bytes still start like a PNG). A blob that is no one span of
+    its record (``Format.scattered``: VisualDL 2's embeddings) is gathered by
+    :meth:`LogReader.read_blob`; here it is a :class:`LogFormatError`, as a record gone
+    or changed on disk is.
     """
     ref = event.ref
-    kind = BLOB_KIND[type(event)]
+    fmt = _format_of_path(ref.path)
     f = _storage.open_path(ref.path)
     with f:
-        if isinstance(ref, ValueRef):  # an image of a VisualDL 2 log file
-            length = check_vdl2_record(f, ref.path, ref.offset)
-            start = ref.offset + _vdl2.HEAD_SIZE
-        else:
-            length = check_record(f, ref.path, ref.offset)
-            start = ref.offset + HEADER_SIZE
+        length = fmt.check_record(f, ref.path, ref.offset)
+        start = ref.offset + fmt.head_size
 
         def read(offset: int, n: int) -> bytes:
             f.seek(start + offset)
             return f.read(n)
 
         try:
-            if isinstance(ref, ValueRef):
-                if isinstance(event, EmbeddingsEvent):
-                    raise LogFormatError("VisualDL 2's embeddings are no one span of the file")
-                at, size = _vdl2.blob_span(read, length, ref)
-                if isinstance(event, ImageEvent) and png_shape(read(at, min(size, 26))) is None:
-                    raise LogFormatError("the image is not a PNG any more (changed on disk)")
-            elif isinstance(ref, BlobRef):  # an image of a TensorBoard event file
-                at, size = event_blob_span(read, length, ref)
-            else:
-                at, size = blob_span(read, length, kind.field, kind.blob_field)
+            at, size = fmt.blob_span(read, length, event)
         except LogFormatError as e:
             raise LogFormatError(e.message, ref.path, ref.offset) from e
     return ref.path, start + at, size
 
 
-def _vdl2_vectors(event: EmbeddingsEvent) -> bytes:
-    """The vectors of a VisualDL 2 embeddings event, gathered from its record read again."""
+def _gathered(fmt: Format, event: EmbeddingsEvent) -> bytes:
+    """The blob of an event that is no one span of its record, from its record read again."""
     ref = event.ref
-    assert isinstance(ref, ValueRef)
     f = _storage.open_path(ref.path)
     with f:
-        length = check_vdl2_record(f, ref.path, ref.offset)
-        f.seek(ref.offset + _vdl2.HEAD_SIZE)
+        length = fmt.check_record(f, ref.path, ref.offset)
+        f.seek(ref.offset + fmt.head_size)
         payload = f.read(length)
     try:
-        if len(payload) != length:
+        if len(payload) != length or fmt.gather is None:
             raise LogFormatError("record is gone (file truncated)")
-        data = _vdl2.embedding_vectors(payload, ref.value)
-        if len(data) != event.rows * event.dimension * 4:
-            raise LogFormatError("the embeddings changed on disk")
+        return fmt.gather(payload, event)
     except LogFormatError as e:
         raise LogFormatError(e.message, ref.path, ref.offset) from e
-    return data
-
-
-class _Decoder(Protocol):
-    """What follows a foreign format's file (:class:`visualdl._formats.tfevents.decode.EventDecoder`,
-    :class:`visualdl._formats.vdl2.decode.FileDecoder`): records in, ``(kind, tag, event)`` items out."""
-
-    @property
-    def header(self) -> pb.Header | None: ...
-
-    @property
-    def problems(self) -> list[tuple[int, str]]: ...
-
-    def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]: ...
-
-    def unshown(self) -> tuple[tuple[str, str, int], ...]: ...
 
 
 def _open_log(path: str, source: _storage.PartsSource | None = None) -> LogFile:
-    """A file to follow, with the parser of its format (told by its name); ``source``
-    gives its bytes when it is not one local file."""
+    """A file to follow, in the format its name tells; ``source`` gives its bytes when it
+    is not one local file."""
     name = path.rpartition("/")[2] if source is not None else os.path.basename(path)
-    if is_tfevents_file(name):
-        # The decoder parses; most events come in batches (every Event starts with its wall_time key).
-        return LogFile(path, bytes, "tfevents", EventDecoder(), Batched(0x09), source=source)
-    if is_vdl2_file(name) and not is_log_file(name):
-        return LogFile(path, bytes, "vdl2", _vdl2.FileDecoder(), _vdl2.BATCHED, source=source)
-    return LogFile(path, source=source)
+    return LogFile(path, format_of(name) or VDLOG, source=source)
 
 
 def _series_of(states: Iterable[_Run]) -> Iterator[Series]:
@@ -395,20 +358,21 @@ def _series_of(states: Iterable[_Run]) -> Iterator[Series]:
 
 
 def _is_log_name(name: str) -> bool:
-    return is_log_file(name) or is_tfevents_file(name) or is_vdl2_file(name)
+    return format_of(name) is not None
 
 
 def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
-    return cast(_Decoder, logfile.decoder).unshown() if logfile.decoder is not None else ()
+    return logfile.decoder.unshown()
 
 
-def _decode_events(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
-    """Records of a foreign format's file as ``(kind, tag, event)``, by its decoder; what
-    the decoder knows of the writer stands for the header our files start with."""
-    decoder = cast(_Decoder, logfile.decoder)
+def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
+    """Records of one file as ``(kind, tag, event)``, by its format's decoder; what the
+    decoder knows of the writer (its header, its footer) is the file's."""
+    decoder = logfile.decoder
     out = decoder.decode(logfile.path, items)
     if logfile.header is None:
         logfile.header = decoder.header
+    logfile.footer = decoder.footer
     for offset, message in decoder.problems:
         logfile.problems.append(Problem(logfile.path, offset, message))
         log.warning("%s at byte %d: %s", logfile.path, offset, message)
@@ -712,8 +676,8 @@ class LogReader:
         records = nbytes = 0
         while True:
             start = logfile.offset
-            budget = ROUND_BYTES if logfile.format == "visualdl" else FOREIGN_ROUND_BYTES
-            decoded = self._decode(logfile, logfile.read(budget))
+            budget = ROUND_BYTES if logfile.format.columnar else FOREIGN_ROUND_BYTES
+            decoded = _decode(logfile, logfile.read(budget))
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
@@ -763,38 +727,6 @@ class LogReader:
                 series.move(fresh)
             self._spill = fresh
 
-    def _decode(self, logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
-        """Records of one file as ``(kind, tag, event)``; headers and footers update the file."""
-        path = logfile.path
-        if logfile.decoder is not None:
-            return _decode_events(logfile, items)
-        out = []
-        for offset, record in items:
-            field_name = record.WhichOneof("kind")
-            kind = KIND_BY_FIELD.get(field_name or "")
-            if kind is None:
-                if field_name == "header":
-                    self._on_header(logfile, offset, record.header)
-                elif field_name == "footer":
-                    logfile.footer = record.footer
-                elif field_name == "meta" and record.meta.display_name and logfile.header is not None:
-                    logfile.header.display_name = record.meta.display_name
-                continue
-            if logfile.skipped:
-                continue  # written in a newer format version
-            if logfile.header is None and offset == 0:
-                logfile.problems.append(Problem(path, 0, "file does not start with a header record"))
-            try:
-                events = kind.decode(getattr(record, field_name), path, offset)
-            except LogFormatError as e:
-                logfile.problems.append(Problem(path, offset, e.message))
-                log.warning("%s at byte %d: %s", path, offset, e.message)
-                continue
-            name = kind.name
-            for tag, event in events:
-                out.append((name, tag, event))
-        return out
-
     def _store(self, state: _Run, path: str, decoded: list[tuple[str, str, Any]]) -> None:
         """Add one file's new events to the index.
 
@@ -833,19 +765,6 @@ class LogReader:
         """Every scalar tag of the run may have changed (a session start purges them all)."""
         for key in [k for k in state.data if k[0] == "scalars"]:
             state.versions[key] = state.versions.get(key, 0) + 1
-
-    def _on_header(self, logfile: LogFile, offset: int, header: Any) -> None:
-        """A header starts a writer's stretch of the file (later ones: appended by another writer)."""
-        logfile.skipped = header.format_version > FORMAT_VERSION
-        if logfile.skipped:
-            message = (
-                f"format version {header.format_version} is newer than {FORMAT_VERSION}; "
-                "its records are skipped: upgrade visualdl to read them"
-            )
-            logfile.problems.append(Problem(logfile.path, offset, message))
-        if logfile.header is None:
-            logfile.header = header
-        logfile.footer = None  # the file goes on: not closed until a footer follows
 
     def _await_run(self, run: str, timeout: float = 10.0) -> None:
         """Have the running poll read ``run``'s files next, and wait (up to ``timeout``) until
@@ -1066,8 +985,9 @@ class LogReader:
     def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
         """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
         of an audio event, the vectors of an embeddings event (float32, row after row)."""
-        if isinstance(event, EmbeddingsEvent) and isinstance(event.ref, ValueRef):
-            return _vdl2_vectors(event)
+        fmt = _format_of_path(event.ref.path)
+        if fmt.scattered(event):
+            return _gathered(fmt, cast(EmbeddingsEvent, event))
         path, offset, length = open_blob(event)
         f = _storage.open_path(path)
         with f:
@@ -1102,7 +1022,7 @@ class LogReader:
                     launcher=h.launcher,
                     closed=logfile.footer is not None,
                     end_time=logfile.footer.wall_time if logfile.footer is not None else None,
-                    format=logfile.format,
+                    format=logfile.format.name,
                     unshown=_unshown(logfile),
                 )
                 out.append(info)

@@ -56,11 +56,11 @@ from typing import cast
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from visualdl._formats.format import SESSION_START
 from visualdl._formats.framebatch import Batch
 from visualdl._formats.framing import HEADER_SIZE
+from visualdl._formats.points import Points
 from visualdl._formats.tfevents import scalars as tfscalars
-from visualdl._formats.vdlog.logformat import _fields
-from visualdl._index.series import ScalarSeries, merge
 from visualdl._kinds.table import (
     HPARAMS_TAG,
     SCALAR_LAYOUT_TAG,
@@ -72,7 +72,6 @@ from visualdl._kinds.table import (
     LayoutChart,
     PrCurveEvent,
     RecordRef,
-    ScalarBlock,
     ScalarLayoutEvent,
     TextEvent,
     png_shape,
@@ -84,22 +83,17 @@ __all__ = [
     "FILE_MARKER",
     "NOT_READ",
     "READERS",
-    "Points",
     "SESSION_START",
     "BlobRef",
     "EventDecoder",
-    "blob_span",
     "header_for",
     "is_tfevents_file",
     "parse_event",
-    "purge",
     "Value",
 ]
 
 #: TensorBoard's event files contain this in their basename.
 FILE_MARKER = "tfevents"
-#: The kind of the items :meth:`EventDecoder.decode` gives for a ``SessionLog.START``.
-SESSION_START = "session_start"
 
 _T = tb.DataType
 #: dtype -> (numpy dtype of tensor_content, the *_val field holding the elements).
@@ -163,52 +157,6 @@ class BlobRef(RecordRef):
 
     value: int = 0
     element: int = -1
-
-
-_LEN = 2
-#: Field numbers on the way to an image's (or a clip's) bytes: Event.summary, Summary.value,
-#: Value.image (Value.audio), Image.encoded_image_string (Audio.encoded_audio_string);
-#: Value.tensor, TensorProto.string_val.
-_SUMMARY, _VALUE, _IMAGE, _AUDIO, _ENCODED, _TENSOR, _STRING_VAL = 5, 1, 4, 6, 4, 8, 8
-
-
-def blob_span(read: Callable[[int, int], bytes], length: int, ref: BlobRef) -> tuple[int, int]:
-    """Where the PNG bytes ``ref`` points at lie in the serialized ``Event`` of ``length``
-    bytes: ``(offset from the payload's start, size)``. ``read(offset, n)`` returns up to
-    ``n`` bytes of the payload; only keys and lengths are read, never the PNG bytes.
-    :class:`LogFormatError` when the event holds no such image."""
-    index = 0
-    for number, wire, begin, end in _fields(read, 0, length):
-        if number != _SUMMARY or wire != _LEN:
-            continue
-        for inner, inner_wire, v_begin, v_end in _fields(read, begin, end):
-            if inner != _VALUE or inner_wire != _LEN:
-                continue
-            if index == ref.value:
-                return _span_in_value(read, v_begin, v_end, ref.element)
-            index += 1
-    raise LogFormatError("the event holds no such image")
-
-
-def _span_in_value(read: Callable[[int, int], bytes], start: int, stop: int, element: int) -> tuple[int, int]:
-    span = None
-    for number, wire, begin, end in _fields(read, start, stop):
-        if wire != _LEN:
-            continue
-        if element < 0 and number in (_IMAGE, _AUDIO):
-            for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
-                if inner == _ENCODED and inner_wire == _LEN:
-                    span = (i_begin, i_end - i_begin)
-        elif element >= 0 and number == _TENSOR:
-            k = 0
-            for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
-                if inner == _STRING_VAL and inner_wire == _LEN:
-                    if k == element:
-                        span = (i_begin, i_end - i_begin)
-                    k += 1
-    if span is None:
-        raise LogFormatError("the event holds no such image")
-    return span
 
 
 def _shape(tensor: tb.TensorProto) -> list[int]:
@@ -297,57 +245,6 @@ def _histogram_from_tensor(tensor: tb.TensorProto, step: int, wall: float) -> Hi
     )
 
 
-class Points:
-    """Scalar points gathered in file order, one by one or in columns; :meth:`block` gives
-    them tag after tag, each tag's in file order."""
-
-    __slots__ = ("ids", "columns", "tag_ids", "steps", "values", "walls")
-
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-        self.columns: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-        self.tag_ids: list[int] = []  # the points added one by one since the last columns
-        self.steps: list[int] = []
-        self.values: list[float] = []
-        self.walls: list[float] = []
-
-    def id(self, tag: str) -> int:
-        return self.ids.setdefault(tag, len(self.ids))
-
-    def add(self, tag: str, step: int, value: float, wall: float) -> None:
-        self.tag_ids.append(self.ids.setdefault(tag, len(self.ids)))
-        self.steps.append(step)
-        self.values.append(value)
-        self.walls.append(wall)
-
-    def add_columns(self, tag_ids: np.ndarray, steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> None:
-        self._close()
-        self.columns.append((tag_ids, steps, values, walls))
-
-    def _close(self) -> None:
-        if self.tag_ids:
-            self.columns.append(
-                (
-                    np.array(self.tag_ids, np.int64),
-                    np.array(self.steps, np.int64),
-                    np.array(self.values, np.float64),
-                    np.array(self.walls, np.float64),
-                )
-            )
-            self.tag_ids, self.steps, self.values, self.walls = [], [], [], []
-
-    def block(self) -> ScalarBlock | None:
-        self._close()
-        if not self.columns:
-            return None
-        tag_ids, steps, values, walls = (np.concatenate(c) for c in zip(*self.columns, strict=True))
-        # A stable sort of small integers is a radix sort.
-        keys = tag_ids.astype(np.uint16) if len(self.ids) <= 1 << 16 else tag_ids
-        order = np.argsort(keys, kind="stable")
-        counts = np.bincount(tag_ids, minlength=len(self.ids)).astype(np.int64)
-        return ScalarBlock(list(self.ids), counts, steps[order], values[order], walls[order])
-
-
 class EventDecoder:
     """Follows the events of one file: the plugin of each tag, and what is not shown.
 
@@ -359,6 +256,8 @@ class EventDecoder:
     """
 
     __slots__ = ("header", "plugins", "other", "problems", "hparams")
+    #: None: a writer of this format never says it closed the file.
+    footer: pb.Footer | None = None
 
     def __init__(self) -> None:
         #: What is known of the file's writer, once an event was read.
@@ -698,25 +597,3 @@ def simple_scalar(p: bytes) -> tuple[float, int, str, float] | None:
     except UnicodeDecodeError:
         return None  # protobuf's parse reports it
     return _F64.unpack_from(p, 1)[0], step, tag, _F32.unpack_from(p, tag_end + 1)[0]
-
-
-def purge(series: ScalarSeries, starts: list[tuple[float, int]]) -> tuple[ScalarSeries, ScalarSeries]:
-    """``series`` without the points that a session start orphaned, and those points.
-
-    A start ``(wall, s)`` orphans every point with a step ``>= s`` written before it
-    (a wall time below ``wall``): the session was restarted at ``s``, and what the
-    earlier session logged from ``s`` on was superseded. Order is kept.
-    """
-    if not starts or not len(series):
-        return series, merge([])
-    orphan = np.zeros(len(series), bool)
-    for wall, step in starts:
-        orphan |= (series.steps >= step) & (series.wall_times < wall)
-    if not orphan.any():
-        return series, merge([])
-    keep = ~orphan
-
-    def pick(mask: np.ndarray) -> ScalarSeries:
-        return ScalarSeries(series.steps[mask], series.values[mask], series.wall_times[mask])
-
-    return pick(keep), pick(orphan)
