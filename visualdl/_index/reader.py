@@ -33,19 +33,21 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
-from visualdl._formats.format import SESSION_START, Format
-from visualdl._formats.table import format_of
-from visualdl._formats.vdlog.format import VDLOG
+from visualdl._formats.format import SESSION_START
 from visualdl._index.aggregate import JobSeries, aggregate
+from visualdl._index.blobs import format_of_path, open_blob, read_gathered
+from visualdl._index.cache import ByteCache, VersionedView, nbytes
+from visualdl._index.discovery import Discovery, open_log
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
+from visualdl._index.runs import CACHE_BYTES, Progress, Run, Stream, series_of, split_blocks, stream_of
 from visualdl._index.series import ScalarSeries, Series, SpillFile, merge
-from visualdl._index.tail import LogFile, Problem, open_regular
+from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import (
     HPARAMS_TAG,
     KINDS,
@@ -68,6 +70,10 @@ from visualdl.errors import LogFormatError, NotFound
 __all__ = ["JobSeries", "LogReader", "PollResult", "Problem", "ScalarSeries", "Stream", "WriterInfo", "open_blob"]
 
 log = logging.getLogger("visualdl.reader")
+
+#: The names importers of this module used before its concerns moved out.
+_nbytes = nbytes
+_open_log = open_log
 
 #: Threads that read and decode files during a poll (the rest of a poll is one thread).
 READ_THREADS = min(4, os.cpu_count() or 1)
@@ -123,242 +129,6 @@ class PollResult:
 #: The scratch file of spilled points is rewritten once it holds more garbage than points,
 #: and at least this much.
 SPILL_GARBAGE_BYTES = 64 << 20
-#: Bytes of merged results (series resolved across a run's files, job aggregates, event
-#: lists) that a reader keeps for its queries, the least recently used dropped first.
-CACHE_BYTES = 64 << 20
-
-
-def _nbytes(value: Any, depth: int = 0) -> int:
-    """Roughly what a cached result holds: its arrays' bytes, 64 per other object."""
-    if isinstance(value, np.ndarray):
-        return int(value.nbytes)
-    if depth > 4:
-        return 64
-    if isinstance(value, dict):
-        return 64 + sum(_nbytes(v, depth + 1) for v in value.values())
-    if isinstance(value, list | tuple):
-        if len(value) > 64 and not isinstance(value[0], np.ndarray | dict | list | tuple):
-            return 64 * len(value)
-        return 64 + sum(_nbytes(v, depth + 1) for v in value)
-    slots = getattr(type(value), "__slots__", None)
-    if slots:
-        return 64 + sum(_nbytes(getattr(value, name, None), depth + 1) for name in slots)
-    return 64
-
-
-class _Cache:
-    """The results one reader keeps, within :data:`CACHE_BYTES`, least recently used out first.
-    Keys are per run (each run's :class:`_RunCache`); callers hold the reader's lock."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.used = 0
-        self._entries: dict[tuple[int, Any], tuple[int, Any, int]] = {}  # insertion order = use order
-
-    def get(self, owner: int, key: Any) -> tuple[int, Any] | None:
-        hit = self._entries.pop((owner, key), None)
-        if hit is None:
-            return None
-        self._entries[(owner, key)] = hit  # most recently used now
-        return hit[0], hit[1]
-
-    def put(self, owner: int, key: Any, version: int, value: Any) -> None:
-        size = _nbytes(value)
-        old = self._entries.pop((owner, key), None)
-        if old is not None:
-            self.used -= old[2]
-        if size > self.budget:
-            return
-        self._entries[(owner, key)] = (version, value, size)
-        self.used += size
-        while self.used > self.budget:
-            oldest = next(iter(self._entries))
-            self.used -= self._entries.pop(oldest)[2]
-
-    def drop(self, owner: int) -> None:
-        for k in [k for k in self._entries if k[0] == owner]:
-            self.used -= self._entries.pop(k)[2]
-
-
-class _RunCache:
-    """A run's view of the reader's :class:`_Cache`: ``(version, result)`` by key."""
-
-    __slots__ = ("_cache", "_owner")
-
-    def __init__(self, cache: _Cache) -> None:
-        self._cache = cache
-        self._owner = id(self)
-
-    def get(self, key: Any) -> tuple[int, Any] | None:
-        return self._cache.get(self._owner, key)
-
-    def __setitem__(self, key: Any, entry: tuple[int, Any]) -> None:
-        self._cache.put(self._owner, key, entry[0], entry[1])
-
-    def clear(self) -> None:
-        self._cache.drop(self._owner)
-
-
-@dataclass(slots=True)
-class _Run:
-    files: dict[str, LogFile] = field(default_factory=dict)
-    #: (kind, tag) -> path -> per-file storage (Series for scalars, list of events otherwise)
-    data: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
-    #: (kind, tag) -> a number that changes whenever that tag's data changes
-    versions: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: (kind, tag) -> (version, merged result), in the reader's bounded cache
-    cache: _RunCache = field(default_factory=lambda: _RunCache(_Cache(CACHE_BYTES)))
-    #: path -> the file's progress: (wall time, highest step so far) once per scalar record
-    progress: dict[str, _Progress] = field(default_factory=dict)
-    #: path -> the (wall time, step) of each session start in a TensorBoard event file
-    starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
-
-
-class _Progress:
-    """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record,
-    and the lowest step it logged."""
-
-    __slots__ = ("walls", "steps", "points", "first")
-
-    def __init__(self) -> None:
-        self.walls: list[float] = []
-        self.steps: list[int] = []
-        self.points = 0
-        self.first: int | None = None
-
-    def add(self, blocks: list[ScalarBlock]) -> None:
-        for block in blocks:
-            if block.steps.size:
-                low = int(block.steps.min())
-                self.first = low if self.first is None else min(self.first, low)
-                top = int(block.steps.max())
-                if self.steps and self.steps[-1] > top:
-                    top = self.steps[-1]
-                self.steps.append(top)
-                self.walls.append(float(block.wall_times.max()))
-                self.points += int(block.steps.size)
-
-
-def _unreadable(path: str) -> str:
-    """Why ``path``, a directory entry that does not look like a regular file, cannot be
-    read ("" if it can be after all). Never blocks, even on a FIFO."""
-    try:
-        open_regular(path)[0].close()
-    except OSError as e:
-        return f"skipped: {e.strerror or e}"
-    return ""
-
-
-#: A place in a job: ``(role, rank)``; rank -1 for writers that do not know theirs.
-Stream = tuple[str, int]
-
-
-def _stream_of(header: Any) -> Stream:
-    if header is None:
-        return ("", -1)
-    return (header.role, int(header.rank) if header.rank >= 0 else -1)
-
-
-def _split_blocks(blocks: list[ScalarBlock]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
-    """Points of several blocks as ``(tag, steps, values, wall_times)`` per tag, in written order."""
-    if not blocks:
-        return []
-    if len(blocks) == 1:
-        block = blocks[0]
-        bounds = np.concatenate(([0], np.cumsum(block.counts)))
-        out = []
-        for i, tag in enumerate(block.tags):
-            lo, hi = int(bounds[i]), int(bounds[i + 1])
-            out.append((tag, block.steps[lo:hi], block.values[lo:hi], block.wall_times[lo:hi]))
-        return out
-    ids: dict[str, int] = {}
-    tag_ids = np.concatenate(
-        [np.repeat(np.array([ids.setdefault(t, len(ids)) for t in b.tags], np.int64), b.counts) for b in blocks]
-    )
-    order = np.argsort(tag_ids, kind="stable")
-    steps = np.concatenate([b.steps for b in blocks])[order]
-    values = np.concatenate([b.values for b in blocks])[order]
-    walls = np.concatenate([b.wall_times for b in blocks])[order]
-    bounds = np.searchsorted(tag_ids[order], np.arange(len(ids) + 1))
-    return [
-        (tag, steps[bounds[i] : bounds[i + 1]], values[bounds[i] : bounds[i + 1]], walls[bounds[i] : bounds[i + 1]])
-        for tag, i in ids.items()
-    ]
-
-
-def _format_of_path(path: str) -> Format:
-    """The format of the log file at ``path`` (a local path or a store's URL)."""
-    fmt = format_of(path.rpartition("/")[2].rpartition(os.sep)[2])
-    if fmt is None:
-        raise LogFormatError("not a log file any more", path, 0)
-    return fmt
-
-
-def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> tuple[str, int, int]:
-    """Where the PNG bytes of an image event, the model bytes of a graph event, the WAV
-    bytes of an audio event or the vectors of an embeddings event lie:
-    ``(path, offset, length)``, to be read from the file (or streamed) by the caller;
-    what :meth:`LogReader.read_blob` reads, without holding it all in memory.
-
-    The record is checked first as its format can (``Format.check_record``: both
-    checksums, streamed a chunk at a time, where the format has them; else its length,
-    and that an image's bytes still start like a PNG). A blob that is no one span of
-    its record (``Format.scattered``: VisualDL 2's embeddings) is gathered by
-    :meth:`LogReader.read_blob`; here it is a :class:`LogFormatError`, as a record gone
-    or changed on disk is.
-    """
-    ref = event.ref
-    fmt = _format_of_path(ref.path)
-    f = _storage.open_path(ref.path)
-    with f:
-        length = fmt.check_record(f, ref.path, ref.offset)
-        start = ref.offset + fmt.head_size
-
-        def read(offset: int, n: int) -> bytes:
-            f.seek(start + offset)
-            return f.read(n)
-
-        try:
-            at, size = fmt.blob_span(read, length, event)
-        except LogFormatError as e:
-            raise LogFormatError(e.message, ref.path, ref.offset) from e
-    return ref.path, start + at, size
-
-
-def _gathered(fmt: Format, event: EmbeddingsEvent) -> bytes:
-    """The blob of an event that is no one span of its record, from its record read again."""
-    ref = event.ref
-    f = _storage.open_path(ref.path)
-    with f:
-        length = fmt.check_record(f, ref.path, ref.offset)
-        f.seek(ref.offset + fmt.head_size)
-        payload = f.read(length)
-    try:
-        if len(payload) != length or fmt.gather is None:
-            raise LogFormatError("record is gone (file truncated)")
-        return fmt.gather(payload, event)
-    except LogFormatError as e:
-        raise LogFormatError(e.message, ref.path, ref.offset) from e
-
-
-def _open_log(path: str, source: _storage.PartsSource | None = None) -> LogFile:
-    """A file to follow, in the format its name tells; ``source`` gives its bytes when it
-    is not one local file."""
-    name = path.rpartition("/")[2] if source is not None else os.path.basename(path)
-    return LogFile(path, format_of(name) or VDLOG, source=source)
-
-
-def _series_of(states: Iterable[_Run]) -> Iterator[Series]:
-    """Every scalar series stored for the runs ``states``."""
-    for state in states:
-        for per_file in state.data.values():
-            for store in per_file.values():
-                if isinstance(store, Series):
-                    yield store
-
-
-def _is_log_name(name: str) -> bool:
-    return format_of(name) is not None
 
 
 def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
@@ -387,19 +157,13 @@ class LogReader:
     """
 
     def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
-        self.logdir = os.fspath(logdir)
-        #: The listing of a logdir in a store (``s3://...``; see :mod:`visualdl._storage.store`).
-        self._lister: _storage.Lister | None = None
-        if _storage.is_url(self.logdir):
-            self._lister = _storage.Lister(*_storage.filesystem(self.logdir), wanted=_is_log_name)
-        else:
-            self.logdir = _storage.local_path(self.logdir)
-        #: Log files that are not one local file (objects, segments) -> where their bytes are.
-        self._sources: dict[str, _storage.PartsSource] = {}
-        self._runs: dict[str, _Run] = {}
+        #: Which runs and files the logdir holds, and what could not be listed.
+        self._discovery = Discovery(os.fspath(logdir))
+        self.logdir = self._discovery.logdir
+        self._runs: dict[str, Run] = {}
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
-        self._cache = _Cache(CACHE_BYTES)
+        self._cache = ByteCache(CACHE_BYTES)
         #: Changes whenever the runs, the files, their writers or the tags change (not when
         #: points are only added): what lists of runs and tags can be cached by.
         self._generation = 0
@@ -408,144 +172,12 @@ class LogReader:
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
         #: The files the running poll has yet to read (None between polls), and its lock.
-        self._jobs: deque[tuple[_Run, LogFile]] | None = None
+        self._jobs: deque[tuple[Run, LogFile]] | None = None
         self._jobs_lock = threading.Lock()
-        #: Paths found wrong while listing the logdir (not files being read): path -> problem.
-        self._listing_problems: dict[str, Problem] = {}
         if load:
             self.poll()
 
     # -- reading -------------------------------------------------------------------
-
-    def _discover(self) -> tuple[dict[str, list[str]], dict[str, str]]:
-        """Runs and their log files (regular files only), and what could not be listed or read:
-        ``({run: [path, ...]}, {path: problem})``. A writer's segments are one log file
-        (:mod:`visualdl._storage.store`), whose parts are kept in :attr:`_sources`."""
-        if self._lister is not None:
-            return self._discover_store(self._lister)
-        found: dict[str, list[str]] = {}
-        trouble: dict[str, str] = {}
-        sources: dict[str, _storage.PartsSource] = {}
-        if not os.path.isdir(self.logdir):
-            self._sources = sources
-            return found, trouble
-        stack = [self.logdir]
-        while stack:
-            dirpath = stack.pop()
-            try:
-                with os.scandir(dirpath) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except OSError as e:
-                trouble[dirpath] = f"cannot list the directory: {e.strerror or e}"
-                continue
-            files = []
-            subdirs = []
-            for entry in entries:
-                if entry.name.startswith("."):
-                    continue
-                try:
-                    if entry.is_dir():
-                        if not entry.is_symlink():  # as os.walk: links to directories are not followed
-                            subdirs.append(entry.path)
-                    elif _is_log_name(entry.name):
-                        why = "" if entry.is_file() else _unreadable(entry.path)
-                        if why:
-                            trouble[entry.path] = why
-                        else:
-                            files.append(entry)
-                except OSError as e:
-                    trouble[entry.path] = f"cannot read: {e.strerror or e}"
-            stack.extend(reversed(subdirs))
-            if files:
-                paths = self._group_local(dirpath, files, sources, trouble)
-                run = "." if dirpath == self.logdir else dirpath[len(self.logdir) :].strip(os.sep)
-                found[run.replace(os.sep, "/")] = paths
-        self._sources = sources
-        return found, trouble
-
-    def _group_local(
-        self,
-        dirpath: str,
-        files: list[os.DirEntry[str]],
-        sources: dict[str, _storage.PartsSource],
-        trouble: dict[str, str],
-    ) -> list[str]:
-        """The log files of a directory, a writer's segments (a copy of a bucket) as one."""
-        plain, segments = _storage.group_segments(entry.name for entry in files)
-        if not segments:
-            return [entry.path for entry in files]
-        by_name = {entry.name: entry for entry in files}
-        paths = [by_name[name].path for name in plain]
-        for log_name, names in segments.items():
-            path = os.path.join(dirpath, log_name)
-            parts = []
-            try:
-                for name in names:
-                    parts.append((by_name[name].path, by_name[name].stat().st_size))
-            except OSError as e:
-                trouble[by_name[name].path] = f"cannot read: {e.strerror or e}"
-                continue
-            self._keep_source(sources, path, parts, True, _storage.local_parts)
-            paths.append(path)
-        paths.sort()
-        return paths
-
-    def _keep_source(
-        self,
-        sources: dict[str, _storage.PartsSource],
-        path: str,
-        parts: list[tuple[str, int]],
-        segments: bool,
-        make: Callable[[str], _storage.PartsSource],
-    ) -> None:
-        """The source of ``path`` (the one of the last listing, or a new one), with its parts now."""
-        source = sources[path] = self._sources.get(path) or make(path)
-        source.update(parts, segments=segments)
-        _storage.register(path, source)
-
-    def _discover_store(self, lister: _storage.Lister) -> tuple[dict[str, list[str]], dict[str, str]]:
-        """:meth:`_discover` of a logdir in a store: from the :class:`~visualdl._storage.store.Lister`."""
-        objects, listed = lister.list()
-        trouble = {self.logdir: message for message in listed.values()}  # noqa: B035 - one problem: the listing
-        found: dict[str, list[str]] = {}
-        sources: dict[str, _storage.PartsSource] = {}
-        root = lister.root
-        remote = functools.partial(_storage.PartsSource, read_range=lister.read_range)
-        for directory in sorted(objects):
-            names = objects[directory]
-            if directory != root and not directory.startswith(root + "/"):
-                continue
-            run = "." if directory == root else directory[len(root) + 1 :]
-            if any(part.startswith(".") for part in run.split("/")):
-                continue
-            plain, segments = _storage.group_segments(n for n in names if _is_log_name(n))
-            groups = [(name, [name]) for name in plain] + list(segments.items())
-            paths = []
-            for name, parts in groups:
-                path = lister.url(f"{directory}/{name}")
-                located = [(f"{directory}/{part}", names[part]) for part in parts]
-                self._keep_source(sources, path, located, name in segments, remote)
-                paths.append(path)
-            if paths:
-                found[run] = sorted(paths)
-        self._sources = sources
-        return found, trouble
-
-    def _note_listing(self, trouble: dict[str, str]) -> set[str]:
-        """Keep the listing's problems (reported once while they last); the runs under a
-        directory that could not be listed, which are kept as they were."""
-        known = self._listing_problems
-        for path in [p for p in known if p not in trouble]:
-            del known[path]
-        for path, message in trouble.items():
-            if path not in known or known[path].message != message:
-                known[path] = Problem(path, 0, message)
-                log.warning("%s: %s", path, message)
-        unlisted = set()
-        for path, message in trouble.items():
-            if message.startswith("cannot list"):
-                unlisted.add(os.path.relpath(path, self.logdir).replace(os.sep, "/"))
-        return unlisted
 
     def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:
         """Find new files and runs, read the bytes added since the last poll, drop removed runs.
@@ -555,10 +187,10 @@ class LogReader:
         """
         with self._poll_lock:
             now = time.monotonic()
-            found, trouble = self._discover()
-            todo: list[tuple[_Run, LogFile]] = []
+            found, trouble = self._discovery.discover()
+            todo: list[tuple[Run, LogFile]] = []
             with self._lock:
-                unlisted = self._note_listing(trouble)
+                unlisted = self._discovery.note(trouble)
 
                 def hidden(run: str) -> bool:  # under a directory that could not be listed
                     return any(u == "." or run == u or run.startswith(u + "/") for u in unlisted)
@@ -568,7 +200,7 @@ class LogReader:
                 for run, paths in found.items():
                     state = self._runs.get(run)
                     if state is None:
-                        state = self._runs[run] = _Run(cache=_RunCache(self._cache))
+                        state = self._runs[run] = Run(cache=VersionedView(self._cache))
                         self._generation += 1
                         self._runs_generation += 1
                     for gone in [p for p in state.files if p not in paths and p not in trouble]:
@@ -582,7 +214,7 @@ class LogReader:
                             self._forget(state, path)
                             logfile = None
                         if logfile is None:
-                            logfile = state.files[path] = _open_log(path, self._sources.get(path))
+                            logfile = state.files[path] = open_log(path, self._discovery.sources.get(path))
                         if status != "same":
                             todo.append((state, logfile))
             result = self._read_files(todo, progress)
@@ -590,7 +222,7 @@ class LogReader:
             return result
 
     def _read_files(
-        self, todo: list[tuple[_Run, LogFile]], progress: Callable[[int, int, int], None] | None
+        self, todo: list[tuple[Run, LogFile]], progress: Callable[[int, int, int], None] | None
     ) -> PollResult:
         """Read ``todo`` on up to READ_THREADS daemon threads; wait for them, but not for a read
         that has not got anywhere for STALL_SECONDS (it stores what it reads when it returns).
@@ -671,7 +303,7 @@ class LogReader:
             self._jobs = None
         return PollResult(len(todo), records, nbytes)
 
-    def _load(self, state: _Run, logfile: LogFile, beat: Callable[[], None]) -> tuple[int, int]:
+    def _load(self, state: Run, logfile: LogFile, beat: Callable[[], None]) -> tuple[int, int]:
         """Read ``logfile`` round by round, storing each: ``(events, bytes)``."""
         records = nbytes = 0
         while True:
@@ -691,7 +323,7 @@ class LogReader:
             if not logfile.more:
                 return records, nbytes
 
-    def _forget(self, state: _Run, path: str) -> None:
+    def _forget(self, state: Run, path: str) -> None:
         self._generation += 1
         self._signatures.pop(path, None)
         state.files.pop(path, None)
@@ -712,7 +344,7 @@ class LogReader:
         self._runs_generation += 1
         state = self._runs.pop(run)
         state.cache.clear()
-        for series in _series_of([state]):
+        for series in series_of([state]):
             series.forget()
 
     def _compact_spill(self) -> None:
@@ -723,11 +355,11 @@ class LogReader:
             return
         with self._lock:
             fresh = SpillFile()
-            for series in _series_of(self._runs.values()):
+            for series in series_of(self._runs.values()):
                 series.move(fresh)
             self._spill = fresh
 
-    def _store(self, state: _Run, path: str, decoded: list[tuple[str, str, Any]]) -> None:
+    def _store(self, state: Run, path: str, decoded: list[tuple[str, str, Any]]) -> None:
         """Add one file's new events to the index.
 
         Scalar blocks of all the records read are joined and split per tag with a few
@@ -748,8 +380,8 @@ class LogReader:
             data.setdefault((kind, tag), {}).setdefault(path, []).append(event)
             versions[(kind, tag)] = versions.get((kind, tag), 0) + 1
         if blocks:
-            state.progress.setdefault(path, _Progress()).add(blocks)
-        for tag, steps, values, walls in _split_blocks(blocks):
+            state.progress.setdefault(path, Progress()).add(blocks)
+        for tag, steps, values, walls in split_blocks(blocks):
             tag = sys.intern(tag)  # one string per tag name, whatever the number of runs and files
             per_file = data.setdefault(("scalars", tag), {})
             series = per_file.get(path)
@@ -761,7 +393,7 @@ class LogReader:
             self._generation += 1
 
     @staticmethod
-    def _scalars_changed(state: _Run) -> None:
+    def _scalars_changed(state: Run) -> None:
         """Every scalar tag of the run may have changed (a session start purges them all)."""
         for key in [k for k in state.data if k[0] == "scalars"]:
             state.versions[key] = state.versions.get(key, 0) + 1
@@ -788,15 +420,18 @@ class LogReader:
         while any(f.busy for f in list(state.files.values())) and time.monotonic() < deadline:
             time.sleep(0.002)  # the poll's threads read them now
 
+    @property
+    def _lister(self) -> _storage.Lister | None:
+        """The listing of a logdir in a store (None: a local logdir)."""
+        return self._discovery.lister
+
     def _exists(self) -> bool:
         """Whether the logdir exists (as the latest listing of a store found it: no request)."""
-        if self._lister is not None:
-            return self._lister.exists()
-        return os.path.isdir(self.logdir)
+        return self._discovery.exists()
 
     # -- queries -------------------------------------------------------------------
 
-    def _run(self, run: str) -> _Run:
+    def _run(self, run: str) -> Run:
         state = self._runs.get(run)
         if state is None:
             raise NotFound(f"unknown run {run!r}; known runs: {sorted(self._runs)!r}")
@@ -819,7 +454,7 @@ class LogReader:
                 tags.sort()
             return out
 
-    def _cached(self, run: str, kind: str, tag: str) -> tuple[_Run, dict[str, Any] | None, Any]:
+    def _cached(self, run: str, kind: str, tag: str) -> tuple[Run, dict[str, Any] | None, Any]:
         state = self._run(run)
         per_file = state.data.get((kind, tag))
         if per_file is None:
@@ -838,7 +473,7 @@ class LogReader:
         for path in sorted(per_file):  # name order: time-stamped names, oldest first
             logfile = state.files.get(path)
             header = logfile.header if logfile is not None else None
-            key = _stream_of(header)
+            key = stream_of(header)
             start = header.start_time if header is not None else 0.0
             attempt = header.attempt if header is not None else -1
             grouped.setdefault(key, []).append(Attempt(per_file[path].view(), start, attempt))
@@ -857,7 +492,7 @@ class LogReader:
         with self._lock:
             if tag is not None:
                 return [key for key, r in self._resolved(run, tag).items() if len(r.kept)]
-            return sorted({_stream_of(f.header) for f in self._run(run).files.values() if f.header is not None})
+            return sorted({stream_of(f.header) for f in self._run(run).files.values() if f.header is not None})
 
     def scalars(
         self, run: str, tag: str, *, role: str | None = None, rank: int | None = None, replaced: bool = False
@@ -985,9 +620,9 @@ class LogReader:
     def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
         """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
         of an audio event, the vectors of an embeddings event (float32, row after row)."""
-        fmt = _format_of_path(event.ref.path)
+        fmt = format_of_path(event.ref.path)
         if fmt.scattered(event):
-            return _gathered(fmt, cast(EmbeddingsEvent, event))
+            return read_gathered(fmt, cast(EmbeddingsEvent, event))
         path, offset, length = open_blob(event)
         f = _storage.open_path(path)
         with f:
@@ -1054,7 +689,7 @@ class LogReader:
         that are not regular files)."""
         with self._lock:
             found = [p for state in self._runs.values() for f in state.files.values() for p in f.problems]
-            return found + list(self._listing_problems.values())
+            return found + list(self._discovery.problems.values())
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.runs())
