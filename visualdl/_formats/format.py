@@ -77,7 +77,7 @@ class Format:
     this shape, and a table of values is what the index iterates (a test iterates it too).
     """
 
-    #: What :attr:`visualdl._index.reader.WriterInfo.format` says of its files.
+    #: What :attr:`visualdl._index.index.WriterInfo.format` says of its files.
     name: str
     #: Whether a file of this basename is one of this format's (the table asks in order).
     matches: Callable[[str], bool]

@@ -63,7 +63,7 @@ READ_THREADS = min(4, os.cpu_count() or 1)
 #: A file is read in rounds of about this many bytes of decoded data (scalar points
 #: count 24 bytes each), each stored before the next is read.
 ROUND_BYTES = 16 << 20
-#: The rounds of TensorBoard's and VisualDL 2's files, whose records are a point each: their
+#: The rounds of the formats of a point or a few per record (``Format.columnar`` false): their
 #: bytes outweigh what they decode to, and decoding them in batches holds a few arrays per point.
 FOREIGN_ROUND_BYTES = 8 << 20
 #: A poll stops waiting for a file whose read has not got anywhere for this long.
