@@ -469,7 +469,7 @@ def test_reader_scalar_record_at_the_point_limit_is_read(logdir):
 
 
 def test_reader_reads_a_file_in_rounds_of_bounded_decoded_size(monkeypatch, logdir):
-    from visualdl._index import reader as _reader
+    from visualdl._index import polling as _reader
 
     _write_log(logdir)
     monkeypatch.setattr(_reader, "ROUND_BYTES", 1)  # one record per round

@@ -436,7 +436,7 @@ def test_graph_error_type_is_a_value_error():
 
 
 def test_graph_warm_requests_do_not_read_the_model_again(client, monkeypatch):
-    from visualdl._index import reader as _reader
+    from visualdl._index import logreader as _reader
 
     reads = []
     original = _reader.LogReader.read_blob

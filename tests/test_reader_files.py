@@ -19,7 +19,7 @@ import urllib.request
 import pytest
 
 from visualdl import LogReader, LogWriter
-from visualdl._index import reader as reader_module
+from visualdl._index import polling as reader_module
 from visualdl._index.tail import LogFile
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
@@ -112,7 +112,8 @@ def test_process_exits_while_a_read_does_not_return(tmp_path, child_env):
     _write_run(str(tmp_path / "fine"))
     code = f"""
         import threading
-        from visualdl._index import reader as _reader
+        from visualdl._index import polling as _reader
+        from visualdl._index.logreader import LogReader
         from visualdl._index.tail import LogFile
 
         read = LogFile.read
@@ -123,7 +124,7 @@ def test_process_exits_while_a_read_does_not_return(tmp_path, child_env):
 
         LogFile.read = read_or_hang
         _reader.STALL_SECONDS = 0.5
-        reader = _reader.LogReader({str(tmp_path)!r})
+        reader = LogReader({str(tmp_path)!r})
         print(reader.scalars("fine", "x").values.tolist())
     """
     result = _run_python(code, child_env, timeout=60)

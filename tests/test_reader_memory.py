@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from visualdl import LogReader, LogWriter
-from visualdl._index import reader as _reader
+from visualdl._index import polling as _reader
 from visualdl._index.series import Series
 
 

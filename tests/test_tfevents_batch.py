@@ -4,6 +4,7 @@ decoder reads, whatever the bytes."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import struct
@@ -214,7 +215,7 @@ def test_reader_reads_a_tensorboardx_log_the_same_in_batches(tmp_path, monkeypat
         SummaryWriter = None
     require(SummaryWriter is not None, "tensorboardX", "pip install -e '.[test]'")
     from visualdl import LogReader
-    from visualdl._index import reader as _reader
+    from visualdl._formats import table as _table
 
     rng = np.random.default_rng(6)
     writer = SummaryWriter(str(tmp_path / "run"), max_queue=10_000, flush_secs=1000)
@@ -241,7 +242,8 @@ def test_reader_reads_a_tensorboardx_log_the_same_in_batches(tmp_path, monkeypat
         return out
 
     batched = everything()
-    monkeypatch.setattr(_reader, "Batched", lambda lead: _framing)
+    unbatched = tuple(dataclasses.replace(f, framing=_framing) if f.name == "tfevents" else f for f in _table.FORMATS)
+    monkeypatch.setattr(_table, "FORMATS", unbatched)
     assert everything() == batched
     assert len(batched) == 8 and len(batched[("s", "loss/3")][0]) == 3000  # type: ignore[index]
     assert os.listdir(tmp_path / "run")

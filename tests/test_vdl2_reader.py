@@ -20,8 +20,9 @@ from PIL import Image
 from visualdl._cli import summarise
 from visualdl._formats import framebatch as _framebatch
 from visualdl._formats.vdl2 import decode as _vdl2
-from visualdl._index import reader as _reader
+from visualdl._index import polling as _reader
 from visualdl._index import tail as _tail
+from visualdl._index.discovery import open_log
 from visualdl._index.reader import LogReader, open_blob
 from visualdl._kinds.table import ScalarBlock
 
@@ -373,7 +374,7 @@ def test_vdl2_a_file_cut_anywhere_is_read_whole_once_complete(tmp_path, run):
     for cut in sorted({*range(0, len(data) + 1, 5), *near, len(data)} & set(range(len(data) + 1))):
         with open(path, "wb") as f:
             f.write(data[:cut])
-        logfile = _reader._open_log(path)
+        logfile = open_log(path)
         first = _frames(logfile.read())
         assert [o for o, _ in first] == [o for o, p in whole if o + 8 + len(p) <= cut], cut
         with open(path, "ab") as f:

@@ -113,7 +113,7 @@ def _exists(logdir: str) -> bool:
 
 
 def summarise(logdir: str) -> str:
-    from visualdl._index.reader import LogReader
+    from visualdl._index.logreader import LogReader
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]

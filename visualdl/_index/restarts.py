@@ -13,6 +13,9 @@ the earlier files logged for this tag. A restart at step ``s`` replaces every ea
 point with a step ``>= s``: those points come back apart, as ``replaced``, never mixed
 into the kept line. Files that ran at the same time (two writers of one process, a
 rank logging from two threads into two writers) are merged as they are.
+
+:func:`purge` is the other kind of restart, told by the file itself: a session start
+(TensorBoard's ``purge_step``) supersedes what was logged before it from its step on.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import numpy as np
 
 from visualdl._index.series import ScalarSeries, merge
 
-__all__ = ["Attempt", "Resolved", "resolve"]
+__all__ = ["Attempt", "Resolved", "purge", "resolve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,3 +78,25 @@ def resolve(attempts: list[Attempt]) -> Resolved:
         last_wall = max(last_wall, float(s.wall_times.max()))
         last_attempt = max(last_attempt, a.attempt)
     return Resolved(merge(kept), merge(replaced), restarts)
+
+
+def purge(series: ScalarSeries, starts: list[tuple[float, int]]) -> tuple[ScalarSeries, ScalarSeries]:
+    """``series`` without the points that a session start orphaned, and those points.
+
+    A start ``(wall, s)`` orphans every point with a step ``>= s`` written before it
+    (a wall time below ``wall``): the session was restarted at ``s``, and what the
+    earlier session logged from ``s`` on was superseded. Order is kept.
+    """
+    if not starts or not len(series):
+        return series, merge([])
+    orphan = np.zeros(len(series), bool)
+    for wall, step in starts:
+        orphan |= (series.steps >= step) & (series.wall_times < wall)
+    if not orphan.any():
+        return series, merge([])
+    keep = ~orphan
+
+    def pick(mask: np.ndarray) -> ScalarSeries:
+        return ScalarSeries(series.steps[mask], series.values[mask], series.wall_times[mask])
+
+    return pick(keep), pick(orphan)

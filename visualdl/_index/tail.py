@@ -18,22 +18,20 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Protocol, cast
+from typing import Any, BinaryIO, cast
 
-import google_crc32c
 import numpy as np
 
 from visualdl._formats import framing as framing
+from visualdl._formats.format import Decoder, Format, Framing
 from visualdl._formats.framebatch import Batch
-from visualdl._formats.framing import FOOTER_SIZE, HEADER_SIZE
-from visualdl._formats.vdl2 import decode as vdl2_framing
-from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD, parse_record
+from visualdl._formats.vdlog.format import VDLOG
+from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["STOPPED_SECONDS", "Framing", "LogFile", "Problem", "check_record", "check_vdl2_record", "open_regular"]
+__all__ = ["STOPPED_SECONDS", "LogFile", "Problem", "open_regular"]
 
 log = logging.getLogger("visualdl.reader")
 
@@ -50,19 +48,6 @@ FINISHED_CHECK_SECONDS = 30.0
 _now = time.monotonic
 #: What a decoded scalar point costs in memory, for :meth:`LogFile.read`'s budget.
 _POINT_BYTES = 24
-#: Bytes of a record checked at a time by :func:`check_record`.
-_CHECK_CHUNK = 1 << 20
-
-
-class Framing(Protocol):
-    """How records sit in a file: :func:`visualdl._formats.framing.scan` and
-    :func:`visualdl._formats.framing.claimed_end` say what they must do."""
-
-    def scan(
-        self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
-    ) -> Iterator[framing.Frame | framing.Corruption | Batch | int]: ...
-
-    def claimed_end(self, buf: bytes, pos: int) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,51 +90,10 @@ def open_regular(path: str) -> tuple[BinaryIO, os.stat_result]:
     return f, st
 
 
-def check_record(f: BinaryIO, path: str, offset: int) -> int:
-    """The payload length of the record at ``offset`` of ``f``, once both its checksums are
-    checked by streaming it (a chunk at a time, whatever its size); :class:`LogFormatError`
-    when the record is not whole and valid there (the file was truncated or rewritten)."""
-    f.seek(offset)
-    head = f.read(HEADER_SIZE)
-    if len(head) < HEADER_SIZE:
-        raise LogFormatError("record is gone (file truncated)", path, offset)
-    length = framing.claimed_end(head, 0) - HEADER_SIZE - FOOTER_SIZE
-    if length < 0:
-        raise LogFormatError("record header changed on disk", path, offset)
-    crc = 0
-    left = length
-    while left:
-        chunk = f.read(min(left, _CHECK_CHUNK))
-        if not chunk:
-            break
-        crc = google_crc32c.extend(crc, chunk)
-        left -= len(chunk)
-    tail = f.read(FOOTER_SIZE)
-    if left or len(tail) != FOOTER_SIZE or framing.mask(crc) != int.from_bytes(tail, "little"):
-        raise LogFormatError("record payload changed on disk", path, offset)
-    return length
-
-
-def check_vdl2_record(f: BinaryIO, path: str, offset: int) -> int:
-    """The payload length of the VisualDL 2 record at ``offset`` of ``f``, once its length
-    prefix is still a record's and the record is all in the file (VisualDL 2 writes no
-    checksums: nothing more can be checked); :class:`LogFormatError` otherwise."""
-    f.seek(offset)
-    head = f.read(vdl2_framing.HEAD_SIZE)
-    if len(head) < vdl2_framing.HEAD_SIZE:
-        raise LogFormatError("record is gone (file truncated)", path, offset)
-    length = vdl2_framing.length_of(head)
-    if length < 0:
-        raise LogFormatError("record length changed on disk", path, offset)
-    if offset + vdl2_framing.HEAD_SIZE + length > f.seek(0, os.SEEK_END):
-        raise LogFormatError("record is gone (file truncated)", path, offset)
-    return length
-
-
 def _cost(record: Any, nbytes: int) -> int:
     """Roughly what a record takes in memory once decoded (scalar columns inflate)."""
     if not isinstance(record, pb.Record):
-        return nbytes + _POINT_BYTES  # a TensorBoard event: a few points at most per record
+        return nbytes + _POINT_BYTES  # a foreign format's record: a few points at most
     if record.WhichOneof("kind") != "scalars":
         return nbytes
     counts = record.scalars.counts
@@ -158,46 +102,36 @@ def _cost(record: Any, nbytes: int) -> int:
 
 
 class LogFile:
-    """One log file being followed.
+    """One log file being followed, in its format (:class:`~visualdl._formats.format.Format`;
+    ours by default).
 
-    ``parse`` turns a record's payload into a message (:class:`LogFormatError` when it
-    cannot): ours by default; ``format`` names the format (``"visualdl"``,
-    ``"tfevents"`` for TensorBoard's event files, which share the framing, or ``"vdl2"``
-    for VisualDL 2's). ``framing`` finds the records in the bytes: an object with the
-    ``scan`` and ``claimed_end`` functions of :mod:`visualdl._formats.framing` (the default),
-    which a format with another framing provides alike (:data:`visualdl._formats.vdl2.decode.FRAMING`).
+    The format's ``parse`` turns a record's payload into what its decoder takes
+    (:class:`LogFormatError` when it cannot), and its ``framing`` finds the records in the
+    bytes (the ``scan`` and ``claimed_end`` of :mod:`visualdl._formats.framing`, or alike);
+    :attr:`decoder` is this file's decoder, which keeps what it learned of the writer.
     ``source`` gives the bytes of a file that is not one local file (an object in a
     store, a writer's segments: :class:`visualdl._storage.store.PartsSource`).
     """
 
     __slots__ = (
-        "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "problems", "skipped", "more",
+        "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "problems", "more",
         "busy", "source", "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled",
         "_reported", "_next_check",
     )  # fmt: skip
 
-    def __init__(
-        self,
-        path: str,
-        parse: Callable[[bytes], Any] = parse_record,
-        format: str = "visualdl",
-        decoder: Any = None,
-        framing: Framing = framing,
-        source: Any = None,
-    ) -> None:
+    def __init__(self, path: str, fmt: Format = VDLOG, source: Any = None) -> None:
         self.path = path
         self.source = source
-        self.format = format
-        self.parse = parse
-        self.decoder = decoder  # per-file decoding state of a foreign format
-        self.framing = framing
+        self.format = fmt
+        self.parse = fmt.parse
+        self.decoder: Decoder = fmt.decoder()
+        self.framing: Framing = fmt.framing
         self.offset = 0
         self.header: pb.Header | None = None
         self.footer: pb.Footer | None = None
         self.problems: list[Problem] = []
         self._identity: object = None
         self._in_bad_stretch = False
-        self.skipped = False  # records of a newer format version: not read
         self.more = False  # the last read stopped at its budget: more is there to read now
         self.busy = False  # a reader thread is reading this file
         self._head = b""  # the first bytes read (the header frame): a rewritten file differs

@@ -76,32 +76,45 @@ finds an image's PNG in a record without reading it.
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from visualdl._formats.framebatch import Batch, Batched, Layout
-from visualdl._formats.framing import Corruption, Frame
-from visualdl._formats.tfevents.decode import Points
+from visualdl._formats.framebatch import Batch
+from visualdl._formats.points import Points
 from visualdl._formats.vdl2 import scalars as vdl2scalars
-from visualdl._formats.vdlog.logformat import WALLTIME_MS_THRESHOLD, _fields
+from visualdl._formats.vdl2.framing import (
+    _VALUES_KEY,
+    BATCHED,
+    FILE_MARKER,
+    FRAMING,
+    HEAD_SIZE,
+    LAYOUT,
+    MAX_RECORD_BYTES,
+    Scan,
+    _varint,
+    is_vdl2_file,
+    length_of,
+    scan,
+)
+from visualdl._formats.vdl2.values import (
+    _HPARAMS,
+    _SCALARS,
+    NOT_READ,
+    READERS,
+    ValueRef,
+    _seconds,
+    _Value,
+    embedding_vectors,
+    parse_record,
+    png_of,
+)
+from visualdl._formats.vdlog.logformat import WALLTIME_MS_THRESHOLD
 from visualdl._kinds.table import (
     HPARAMS_TAG,
-    KINDS,
-    AudioEvent,
-    EmbeddingsEvent,
-    HistogramEvent,
-    HParamsEvent,
-    ImageEvent,
-    PrCurveEvent,
-    RecordRef,
-    RocCurveEvent,
     ScalarBlock,
-    TextEvent,
-    png_shape,
 )
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb, vdl2
@@ -121,7 +134,6 @@ __all__ = [
     "Meta",
     "Scan",
     "ValueRef",
-    "blob_span",
     "decode",
     "embedding_vectors",
     "is_vdl2_file",
@@ -131,279 +143,12 @@ __all__ = [
     "scan",
 ]
 
-#: VisualDL 2 finds its files by this in their names (``vdlrecords.<unix seconds>.log``).
-FILE_MARKER = "vdlrecords"
-#: A longer record is garbage: protobuf messages stop at 2 GiB.
-MAX_RECORD_BYTES = (1 << 31) - 1
 #: VisualDL 2's kinds that have no view here: their values are counted, not read (none
 #: now; values of no known kind are still counted, as ``"unknown"``).
 COUNTED_KINDS: tuple[str, ...] = ()
 
-#: The length prefix of a record: its payload starts this many bytes after the record.
-HEAD_SIZE = 8
-_HEAD = HEAD_SIZE
-_LENGTH = struct.Struct("<Q")
-_VALUES_KEY = 0x0A  # field 1 (values), length-delimited
-_WHOLE, _TORN, _GARBAGE = 0, 1, 2
-#: Bytes of a payload that show whether it starts as a value: its key and a first length byte.
-_SEEN = 2
-#: Values of a record checked by the framing at most (a resync stays linear).
-_MAX_CHECKED = 16
-#: Records walked by :data:`FRAMING`'s scan before it yields them: at first, and at most.
-_FIRST_WALK, _MAX_WALK = 64, 1 << 16
-
-_Value = vdl2.Record.Value
-
-
-def is_vdl2_file(basename: str) -> bool:
-    return FILE_MARKER in basename and not basename.startswith(".")
-
-
-# -- framing ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Scan:
-    """What :func:`scan` found. Offsets are indices into the buffer scanned."""
-
-    #: ``(offset of the length prefix, payload)`` of each whole record, in order.
-    frames: list[tuple[int, bytes]]
-    #: Where the next scan starts: after the last record or garbage taken, or at a torn tail.
-    resume: int
-    #: 0, or the length the buffer must reach before the torn record at :attr:`resume`
-    #: can be whole (``resume + 8`` while its length prefix is cut short).
-    wait_until: int
-    #: ``(offset, message)`` of each stretch of garbage skipped.
-    problems: list[tuple[int, str]]
-
-
-def length_of(head: bytes) -> int:
-    """The payload length a record's length prefix (8 bytes) claims; -1 when no record has it."""
-    (length,) = _LENGTH.unpack_from(head)
-    return length if 2 <= length <= MAX_RECORD_BYTES else -1
-
-
-def _varint(buf: bytes, pos: int, stop: int) -> tuple[int, int]:
-    """``(value, end)`` of the varint at ``pos``; end -1 when it runs to ``stop``, -2 when longer than 10 bytes."""
-    value = shift = 0
-    for i in range(pos, min(stop, pos + 10)):
-        byte = buf[i]
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, i + 1
-        shift += 7
-    return 0, -1 if stop < pos + 10 else -2
-
-
-def _frame_at(buf: bytes, pos: int, end: int) -> tuple[int, int, str]:
-    """``(verdict, length, why)`` of a record starting at ``pos`` of ``buf[:end]``."""
-    avail = end - pos
-    if avail < _HEAD:
-        head = buf[pos:end]
-        # A length below 2 GiB has a zero high half and a byte 3 below 0x80.
-        if any(head[4:]) or (len(head) > 3 and head[3] >= 0x80):
-            return _GARBAGE, -1, f"a length prefix {head.hex()!r} of more than {MAX_RECORD_BYTES} bytes"
-        return _TORN, -1, ""
-    (length,) = _LENGTH.unpack_from(buf, pos)
-    if length > MAX_RECORD_BYTES:
-        return _GARBAGE, length, f"a record length of {length} bytes, above the bound of {MAX_RECORD_BYTES}"
-    if length < 2:
-        return _GARBAGE, length, f"a record length of {length} bytes (VisualDL 2's records hold a value)"
-    start = pos + _HEAD
-    record_end = start + length
-    stop = min(end, record_end)
-    if start == end:
-        return _TORN, length, ""
-    # The payload is values, one after the other (VisualDL 2 writes one): check the
-    # first _MAX_CHECKED of them, as far as they are in the buffer.
-    at = start
-    for _ in range(_MAX_CHECKED):
-        if at >= stop:
-            break
-        if buf[at] != _VALUES_KEY:
-            return _GARBAGE, length, f"a record with byte 0x{buf[at]:02x} at byte {at - start}, not a value (0x0a)"
-        size, after = _varint(buf, at + 1, stop)
-        if after == -1 and stop == end < record_end:
-            return _TORN, length, ""
-        if after < 0 or after + size > record_end:
-            return _GARBAGE, length, f"a record of {length} bytes with a value running past its end"
-        at = after + size
-    if record_end > end:
-        return _TORN, length, ""
-    return _WHOLE, length, ""
-
-
-def _resync(buf: bytes, pos: int, end: int) -> int:
-    """The first offset from ``pos`` where a record (whole or torn) could start; ``end`` when none."""
-    hit = buf.find(b"\n", pos + _HEAD, end)
-    while hit != -1:
-        if _frame_at(buf, hit - _HEAD, end)[0] != _GARBAGE:
-            return hit - _HEAD
-        hit = buf.find(b"\n", hit + 1, end)
-    return end
-
-
-def scan(buf: bytes, start: int = 0) -> Scan:
-    """The records of ``buf`` from offset ``start`` (see the module's docstring).
-
-    Never raises because of what ``buf`` holds and never allocates from a length it
-    read: work and memory are linear in ``len(buf)``.
-    """
-    frames, resume, wait_until, garbage = _walk(buf, start)
-    end = len(buf)
-    problems = []
-    for pos, nxt, why in garbage:
-        where = "to the next record" if nxt < end else "to the end of the data"
-        problems.append((pos, f"garbage: {why}; skipped {nxt - pos} bytes {where}"))
-    return Scan(frames, resume, wait_until, problems)
-
-
-def _walk(
-    buf: bytes, start: int, most: int = 1 << 62
-) -> tuple[list[tuple[int, bytes]], int, int, list[tuple[int, int, str]]]:
-    """What :func:`scan` finds, garbage as ``(offset, end of the stretch, why)``; after
-    ``most`` records it stops (resume where it stopped, wait_until -1)."""
-    frames: list[tuple[int, bytes]] = []
-    garbage: list[tuple[int, int, str]] = []
-    end = len(buf)
-    pos = start
-    unpack = _LENGTH.unpack_from
-    while pos < end:
-        if len(frames) >= most:
-            return frames, pos, -1, garbage
-        if end - pos > _HEAD + 1:  # the common case, inline: a whole record with a one-byte value length
-            (length,) = unpack(buf, pos)
-            stop = pos + _HEAD + length
-            if 2 <= length <= MAX_RECORD_BYTES and stop <= end and buf[pos + 8] == _VALUES_KEY:
-                size = buf[pos + 9]
-                if size < 0x80 and size + 2 == length:  # one value, of a one-byte length
-                    frames.append((pos, buf[pos + _HEAD : stop]))
-                    pos = stop
-                    continue
-        verdict, length, why = _frame_at(buf, pos, end)
-        if verdict == _WHOLE:
-            stop = pos + _HEAD + length
-            frames.append((pos, buf[pos + _HEAD : stop]))
-            pos = stop
-        elif verdict == _TORN:
-            return frames, pos, pos + _HEAD + max(length, 0), garbage
-        else:
-            nxt = _resync(buf, pos + 1, end)
-            garbage.append((pos, nxt, why))
-            pos = nxt
-    return frames, pos, 0, garbage
-
-
-class _Framing:
-    """VisualDL 2's framing as :class:`visualdl._index.tail.LogFile` takes one: the ``scan`` and
-    ``claimed_end`` of :mod:`visualdl._formats.framing`, over :func:`scan`'s verdicts.
-
-    A torn tail is "not yet written" (the scan stops at it) while the file may grow;
-    when ``stopped`` says it will not and the buffer holds the file to its end, it is
-    a torn write: a :class:`~visualdl._formats.framing.Corruption`, and the scan goes on at the
-    next record after it, if any. Garbage is a ``Corruption`` from its offset to the next
-    place a record could start; garbage running to the end of a buffer is ``at_end``,
-    and leaves the last bytes where a record's start may be cut short for the next scan.
-    """
-
-    __slots__ = ()
-
-    def scan(
-        self, buf: bytes, pos: int = 0, *, file_end: int | None = None, stopped: bool = False
-    ) -> Iterator[Frame | Corruption | int]:
-        end = len(buf)
-        final = stopped and (file_end is None or file_end <= end)
-        most = _FIRST_WALK  # records per walk: a caller that stops early wastes little
-        while True:
-            frames, resume, wait, garbage = _walk(buf, pos, most)
-            bad = iter(garbage)
-            stretch = next(bad, None)
-            for offset, payload in frames:
-                while stretch is not None and stretch[0] < offset:
-                    yield Corruption(stretch[0], stretch[1], stretch[2])
-                    stretch = next(bad, None)
-                yield Frame(offset, payload)
-            for offset, stop, why in ([stretch] if stretch else []) + list(bad):
-                if stop < end:
-                    yield Corruption(offset, stop, why)
-                    continue
-                if not final:  # a record may start in the last bytes, its length prefix cut short
-                    stop = resume = next(
-                        (p for p in range(max(offset + 1, end - _HEAD), end) if _frame_at(buf, p, end)[0] == _TORN),
-                        end,
-                    )
-                yield Corruption(offset, stop, why, at_end=True)
-            if wait < 0:  # stopped after `most` records (nothing after the last): go on
-                pos, most = resume, min(2 * most, _MAX_WALK)
-                continue
-            if resume >= end or not final:
-                yield resume
-                return
-            # A torn record in a file that stopped growing: a torn write.
-            nxt = _resync(buf, resume + 1, end)
-            if nxt >= end:
-                yield Corruption(resume, end, f"a truncated record of {end - resume} bytes ends the file", at_end=True)
-                yield end
-                return
-            length = self.claimed_end(buf, resume) - resume - _HEAD
-            reason = f"a record of {length} bytes runs past the end of the file, and a record follows it"
-            yield Corruption(resume, nxt, reason)
-            pos = nxt
-
-    @staticmethod
-    def claimed_end(buf: bytes, pos: int) -> int:
-        """The end of the record at ``pos`` as its length prefix claims it, else ``pos`` plus
-        a prefix. Nothing checks a length alone (after garbage, the last bytes may start
-        with any): until the record's first value starts as a value, the end claimed is
-        where that can be seen, so that a bogus length never keeps a growing file unread."""
-        verdict, length, _ = _frame_at(buf, pos, len(buf))
-        if verdict == _GARBAGE or length < 0:
-            return pos + _HEAD
-        end = pos + _HEAD + length
-        return end if len(buf) >= pos + _HEAD + _SEEN else min(end, pos + _HEAD + _SEEN)
-
-
-#: The framing of VisualDL 2's files, for :class:`visualdl._index.tail.LogFile`.
-FRAMING = _Framing()
-
-
-def _valid_batch(buf: bytes, frames: np.ndarray, lengths: np.ndarray, checked: int) -> int:
-    """How many of the linked records (frame offsets, payload lengths, each in ``buf``)
-    are, in order, whole records of one value as :func:`scan` takes them: a length of 2
-    to :data:`MAX_RECORD_BYTES`, one ``values`` element of a 1- or 2-byte varint length
-    ending exactly at the record's end. Records of other shapes (several values, longer
-    varints: rare) end the batch; the one-by-one scan takes them."""
-    arr = np.frombuffer(buf, np.uint8)
-    last = len(buf) - 1
-    at = frames + _HEAD
-    b0 = arr[np.minimum(at, last)]
-    b1 = arr[np.minimum(at + 1, last)].astype(np.int64)
-    b2 = arr[np.minimum(at + 2, last)].astype(np.int64)
-    one = (b1 < 0x80) & (lengths == b1 + 2)
-    two = (b1 >= 0x80) & (b2 < 0x80) & (lengths == ((b1 & 0x7F) | (b2 << 7)) + 3)
-    ok = (b0 == _VALUES_KEY) & (one | two) & (lengths >= 2) & (lengths <= MAX_RECORD_BYTES)
-    bad = np.flatnonzero(~ok)
-    return int(bad[0]) if len(bad) else len(ok)
-
-
-#: VisualDL 2's framing for :func:`visualdl._formats.framebatch.find`: no footer, no checksum; each
-#: record checked as the one-by-one scan checks it (:func:`_valid_batch`).
-LAYOUT = Layout(_HEAD, 0, _valid_batch, FRAMING)
-#: VisualDL 2's framing for :class:`visualdl._index.tail.LogFile`, many records at once: every
-#: payload starts with a ``values`` key (``0x0a``).
-BATCHED = Batched(_VALUES_KEY, LAYOUT)
-
 
 # -- records ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ValueRef(RecordRef):
-    """Where an image's PNG, a clip's WAV or an embedding's rows lie: the record
-    (``offset`` of its length prefix) and the index of the ``Value`` in it (VisualDL 2
-    writes one per record)."""
-
-    value: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,14 +174,6 @@ class Decoded:
     counted: dict[tuple[str, str], int]
     #: ``(offset of the record, message)`` of what could not be read.
     problems: list[tuple[int, str]]
-
-
-def parse_record(payload: bytes) -> vdl2.Record:
-    """The Record in ``payload``; :class:`LogFormatError` when it is not one."""
-    try:
-        return vdl2.Record.FromString(payload)
-    except DecodeError as e:
-        raise LogFormatError(f"undecodable VisualDL 2 record ({e})") from e
 
 
 def _one_value(payload: bytes) -> bool:
@@ -480,151 +217,6 @@ def _values(
             indices.append(index)
             values.append(value)
     return offsets, indices, values
-
-
-def _seconds(timestamp: int) -> float:
-    seconds = float(timestamp)
-    return seconds / 1000.0 if seconds > WALLTIME_MS_THRESHOLD else seconds
-
-
-def _png_shape(png: bytes) -> tuple[int, int, int]:
-    """``(height, width, channels)`` from a PNG's IHDR chunk; :class:`LogFormatError` when it has none."""
-    shape = png_shape(png)
-    if shape is None:
-        raise LogFormatError(f"image of {len(png)} bytes is not a PNG (it starts with {png[:16].hex()!r})")
-    height, width, channels = shape
-    if not (width and height and channels):
-        raise LogFormatError(f"PNG of {width}x{height} pixels and colour type {png[25]}")
-    return height, width, channels
-
-
-def _image(value: _Value, step: int, wall: float, ref: ValueRef) -> ImageEvent:
-    height, width, channels = _png_shape(value.image.encoded_image_string)
-    return ImageEvent(step, wall, height, width, channels, ref)
-
-
-def _histogram(value: _Value, step: int, wall: float, ref: ValueRef) -> HistogramEvent:
-    with np.errstate(all="ignore"):  # edges near the float64 limits overflow to inf, refused below
-        return _histogram_of(step, wall, value.histogram)
-
-
-def _histogram_of(step: int, wall: float, histogram: vdl2.Record.Histogram) -> HistogramEvent:
-    counts = np.array(histogram.hist, np.float64)
-    edges = np.array(histogram.bin_edges, np.float64)
-    if counts.size == 0 and edges.size == 0:
-        return HistogramEvent(step, wall, edges, counts, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0)
-    if edges.size != counts.size + 1:
-        raise LogFormatError(f"histogram with {edges.size} bin edges for {counts.size} buckets")
-    if not (np.isfinite(edges).all() and (np.diff(edges) >= 0).all()):
-        raise LogFormatError(f"histogram with bin edges that are not finite and increasing: {edges[:8].tolist()!r}")
-    total = float(counts.sum())
-    if not (np.isfinite(total) and (counts >= 0).all()):
-        raise LogFormatError(f"histogram with counts that are not finite and non-negative: {counts[:8].tolist()!r}")
-    centres = (edges[:-1] + edges[1:]) / 2
-    weighted = centres * counts
-    approx_sum, approx_squares = float(weighted.sum()), float((weighted * centres).sum())
-    return HistogramEvent(
-        step, wall, edges, counts, float(edges[0]), float(edges[-1]), approx_sum, approx_squares, round(total), 0, 0, 0
-    )
-
-
-def _text(value: _Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
-    return TextEvent(step, wall, value.text.encoded_text_string)
-
-
-def _audio(value: _Value, step: int, wall: float, ref: ValueRef) -> AudioEvent:
-    audio = value.audio
-    rate = audio.sample_rate
-    if not (rate > 0 and rate == int(rate)):
-        raise LogFormatError(f"audio with a sample rate of {rate}")
-    if audio.num_channels < 0 or audio.length_frames < 0:
-        raise LogFormatError(f"audio of {audio.num_channels} channels and {audio.length_frames} frames")
-    size = len(audio.encoded_audio_string)
-    return AudioEvent(step, wall, int(rate), audio.length_frames, audio.num_channels, size, ref)
-
-
-def _curve_columns(curve: vdl2.Record.PRCurve | vdl2.Record.ROC_Curve, rates: tuple[str, str]) -> list[np.ndarray]:
-    """thresholds, TP, FP, TN, FN and the two rates, float64, one element per threshold:
-    threshold ``i`` of ``n`` is ``i / (n - 1)`` (VisualDL 2 stores none)."""
-    columns = [np.array(getattr(curve, name), np.float64) for name in ("TP", "FP", "TN", "FN", *rates)]
-    n = columns[0].size
-    if any(c.size != n for c in columns):
-        sizes = ", ".join(str(c.size) for c in columns)
-        raise LogFormatError(f"curve with columns of different lengths ({sizes})")
-    thresholds = np.arange(n) / (n - 1) if n > 1 else np.zeros(n)
-    return [thresholds, *columns]
-
-
-def _pr_curve(value: _Value, step: int, wall: float, ref: ValueRef) -> PrCurveEvent:
-    return PrCurveEvent(step, wall, *_curve_columns(value.pr_curve, ("precision", "recall")))
-
-
-def _roc_curve(value: _Value, step: int, wall: float, ref: ValueRef) -> RocCurveEvent:
-    return RocCurveEvent(step, wall, *_curve_columns(value.roc_curve, ("tpr", "fpr")))
-
-
-def _hparams(value: _Value, step: int, wall: float, ref: ValueRef) -> HParamsEvent:
-    hparams: dict[str, int | float | str | bool] = {}
-    for info in value.hparam.hparamInfos:
-        which = info.WhichOneof("type")
-        if which is None:
-            raise LogFormatError(f"hyperparameter {info.name!r} without a value")
-        hparams[info.name] = getattr(info, which)
-    return HParamsEvent(wall, hparams, tuple(info.name for info in value.hparam.metricInfos))
-
-
-def _embeddings(value: _Value, step: int, wall: float, ref: ValueRef) -> EmbeddingsEvent:
-    rows = value.embeddings.embeddings
-    dimension = len(rows[0].vectors) if rows else 0
-    width = len(rows[0].label) if rows else 0
-    for i, row in enumerate(rows):
-        if len(row.vectors) != dimension or len(row.label) != width:
-            raise LogFormatError(
-                f"embedding row {i} of {len(row.vectors)} values and {len(row.label)} labels, "
-                f"row 0 of {dimension} and {width}"
-            )
-    header = tuple(value.embeddings.label_meta)
-    if width and not header:  # one unnamed column, as VisualDL 2 writes a list of labels
-        header = ("label",) if width == 1 else tuple(f"label {k}" for k in range(width))
-    if len(header) != width:
-        raise LogFormatError(f"embeddings with {len(header)} label names for {width} labels a row")
-    metadata = tuple(tuple(row.label) for row in rows) if width else ()
-    return EmbeddingsEvent(step, wall, len(rows), dimension, header, metadata, ref)
-
-
-def embedding_vectors(payload: bytes, value: int = 0) -> bytes:
-    """The vectors of the embeddings ``value`` of the record ``payload``, float32
-    little-endian, row after row (what an :class:`EmbeddingsEvent`'s bytes are): VisualDL 2
-    stores each row apart, so they are gathered, not read as one span of the file.
-    :class:`LogFormatError` when that value is not embeddings."""
-    values = parse_record(payload).values
-    if not 0 <= value < len(values) or values[value].WhichOneof("one_value") != "embeddings":
-        raise LogFormatError(f"value {value} of the record is not embeddings")
-    rows = values[value].embeddings.embeddings
-    return b"".join(np.array(row.vectors, "<f4").tobytes() for row in rows)
-
-
-#: VisualDL 2's kind (the ``one_value`` field) -> (our kind, its event from a Value).
-#: How each value field other than the scalars' (``value``, ``tag_value``) is read: the
-#: kind (:data:`visualdl._kinds.table.KINDS`) it gives, and how its event is made. Fields of no
-#: entry are counted per tag (:data:`COUNTED_KINDS` and any unknown).
-READERS: dict[str, tuple[str, Callable[[_Value, int, float, ValueRef], object]]] = {
-    "image": (KINDS["images"].name, _image),
-    "histogram": (KINDS["histograms"].name, _histogram),
-    "text": (KINDS["text"].name, _text),
-    "audio": (KINDS["audio"].name, _audio),
-    "pr_curve": (KINDS["pr_curves"].name, _pr_curve),
-    "roc_curve": (KINDS["roc_curves"].name, _roc_curve),
-    "hparam": (KINDS["hparams"].name, _hparams),
-    "embeddings": (KINDS["embeddings"].name, _embeddings),
-}
-_SCALARS = KINDS["scalars"].name
-_HPARAMS = KINDS["hparams"].name
-#: Kinds that VisualDL 2's log records do not hold, and why.
-NOT_READ = {
-    "graphs": "VisualDL 2 keeps models in files of their own, not in its log records",
-    "scalar_layouts": "VisualDL 2 has no custom scalar layouts",
-}
 
 
 def decode(path: str, items: Sequence[tuple[int, bytes | Batch]]) -> Decoded:
@@ -734,16 +326,6 @@ def _values_into(path: str, frames: Sequence[tuple[int, bytes]], points: Points,
                 counted[key] = counted.get(key, 0) + 1
 
 
-def png_of(payload: bytes, value: int = 0) -> bytes:
-    """The PNG bytes of the image ``value`` of the record ``payload`` (what an
-    :class:`ImageEvent`'s :class:`ValueRef` points at); :class:`LogFormatError` when
-    that value is not an image."""
-    values = parse_record(payload).values
-    if not 0 <= value < len(values) or values[value].WhichOneof("one_value") != "image":
-        raise LogFormatError(f"value {value} of the record is not an image")
-    return values[value].image.encoded_image_string
-
-
 # -- following a file ------------------------------------------------------------
 
 
@@ -760,6 +342,8 @@ class FileDecoder:
     """
 
     __slots__ = ("header", "counted", "problems")
+    #: None: a writer of this format never says it closed the file.
+    footer: pb.Footer | None = None
 
     def __init__(self) -> None:
         self.header: pb.Header | None = None
@@ -796,32 +380,3 @@ def _first_wall_time(decoded: Decoded) -> float | None:
         for _, _, e in decoded.events
     ]
     return min(walls, default=None)
-
-
-#: Field numbers on the way to an image's or a clip's bytes: Record.values, Value.image
-#: or Value.audio, Image.encoded_image_string or Audio.encoded_audio_string.
-_VALUES, _IMAGE, _AUDIO, _ENCODED = 1, 5, 6, 4
-_LEN = 2
-
-
-def blob_span(read: Callable[[int, int], bytes], length: int, ref: ValueRef) -> tuple[int, int]:
-    """Where the PNG (or WAV) bytes ``ref`` points at lie in the serialized ``Record`` of
-    ``length`` bytes: ``(offset from the payload's start, size)``. ``read(offset, n)``
-    returns up to ``n`` bytes of the payload; only keys and lengths are read, never the
-    bytes themselves. :class:`LogFormatError` when the value is no image or clip."""
-    index = 0
-    for number, wire, begin, end in _fields(read, 0, length):
-        if number != _VALUES or wire != _LEN:
-            continue
-        if index == ref.value:
-            span = None
-            for inner, inner_wire, i_begin, i_end in _fields(read, begin, end):
-                if inner in (_IMAGE, _AUDIO) and inner_wire == _LEN:
-                    for field, field_wire, f_begin, f_end in _fields(read, i_begin, i_end):
-                        if field == _ENCODED and field_wire == _LEN:
-                            span = (f_begin, f_end - f_begin)
-            if span is None:
-                break
-            return span
-        index += 1
-    raise LogFormatError(f"value {ref.value} of the record is not an image or a clip")

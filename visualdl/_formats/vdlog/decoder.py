@@ -1,0 +1,79 @@
+"""Our own records of one file, followed read after read: the :class:`~visualdl._formats.format.Decoder`
+of the ``.vdlog`` format.
+
+A file holds a writer's ``Header`` first, then records of the kinds of the table, and a
+``Footer`` when its writer closed it; a writer appending to the file later starts with a
+header of its own. Records of a format version newer than this one are skipped (and said
+once). Pure: parsed records in, ``(kind, tag, event)`` items out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visualdl._formats.vdlog.logformat import FORMAT_VERSION
+from visualdl._kinds.table import KIND_BY_FIELD
+from visualdl.errors import LogFormatError
+from visualdl.proto import pb
+
+__all__ = ["RecordDecoder"]
+
+
+class RecordDecoder:
+    """Follows the records of one of our files: its writer (:attr:`header`, :attr:`footer`),
+    the records of a newer format version skipped, and the problems until taken."""
+
+    __slots__ = ("header", "footer", "problems", "skipped")
+
+    def __init__(self) -> None:
+        self.header: pb.Header | None = None
+        self.footer: pb.Footer | None = None
+        #: ``(offset, message)`` of what could not be read, since the caller last cleared it.
+        self.problems: list[tuple[int, str]] = []
+        #: The current writer's records are of a newer format version: not read.
+        self.skipped = False
+
+    def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]:
+        """Records as ``(kind, tag, event)``; headers, footers and meta update the writer."""
+        out: list[tuple[str, str, object]] = []
+        for offset, record in items:
+            field_name = record.WhichOneof("kind")
+            kind = KIND_BY_FIELD.get(field_name or "")
+            if kind is None:
+                if field_name == "header":
+                    self._on_header(offset, record.header)
+                elif field_name == "footer":
+                    self.footer = record.footer
+                elif field_name == "meta" and record.meta.display_name and self.header is not None:
+                    self.header.display_name = record.meta.display_name
+                continue
+            if self.skipped:
+                continue  # written in a newer format version
+            if self.header is None and offset == 0:
+                self.problems.append((0, "file does not start with a header record"))
+            try:
+                events = kind.decode(getattr(record, field_name), path, offset)
+            except LogFormatError as e:
+                self.problems.append((offset, e.message))
+                continue
+            name = kind.name
+            for tag, event in events:
+                out.append((name, tag, event))
+        return out
+
+    def _on_header(self, offset: int, header: pb.Header) -> None:
+        """A header starts a writer's stretch of the file (later ones: appended by another writer)."""
+        self.skipped = header.format_version > FORMAT_VERSION
+        if self.skipped:
+            message = (
+                f"format version {header.format_version} is newer than {FORMAT_VERSION}; "
+                "its records are skipped: upgrade visualdl to read them"
+            )
+            self.problems.append((offset, message))
+        if self.header is None:
+            self.header = header
+        self.footer = None  # the file goes on: not closed until a footer follows
+
+    def unshown(self) -> tuple[tuple[str, str, int], ...]:
+        """Nothing: every kind of ours has a view."""
+        return ()

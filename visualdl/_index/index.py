@@ -1,0 +1,409 @@
+"""The index's queries: :class:`Index`, what the server, the notebook and :class:`LogReader`
+ask of a logdir.
+
+``Index(logdir)`` finds every log file under ``logdir`` (a run is a directory holding log
+files, named by its path relative to ``logdir``, ``.`` for ``logdir`` itself);
+:meth:`Index.poll` (:mod:`visualdl._index.polling`) reads what was added since the last
+poll. Every file of a run is read, not just the newest. Scalars come back as numpy arrays
+ordered by step. Every format of the table (:mod:`visualdl._formats.table`) is found and
+followed the same way, and files of several may sit in one run; each format's decoder
+turns its records into the same kinds of data, so nothing after decoding knows which
+format a point came from (``WriterInfo.format`` says). What is wrong in the files (and
+directories that cannot be listed, and paths that are not regular files) is collected in
+:attr:`Index.problems` and never raised.
+
+Besides the queries :class:`~visualdl._index.logreader.LogReader` offers its users, the
+index answers what a server needs by public names: :meth:`Index.generation`,
+:meth:`Index.prioritize`, :meth:`Index.exists` and :meth:`Index.file_progress`.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+
+from visualdl._index.aggregate import JobSeries, aggregate
+from visualdl._index.blobs import format_of_path, open_blob, read_gathered
+from visualdl._index.polling import Poller
+from visualdl._index.restarts import Attempt, Resolved, purge, resolve
+from visualdl._index.runs import Run, Stream, stream_of
+from visualdl._index.series import ScalarSeries, merge
+from visualdl._index.tail import Problem
+from visualdl._kinds.table import (
+    HPARAMS_TAG,
+    KINDS,
+    SCALAR_LAYOUT_TAG,
+    AudioEvent,
+    EmbeddingsEvent,
+    GraphEvent,
+    HistogramEvent,
+    HParamsEvent,
+    ImageEvent,
+    PrCurveEvent,
+    RocCurveEvent,
+    ScalarLayoutEvent,
+    TextEvent,
+)
+from visualdl._storage import store as _storage
+from visualdl.errors import LogFormatError, NotFound
+
+__all__ = ["Index", "Stream", "WriterInfo"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriterInfo:
+    """A log file and the header of the process that wrote it."""
+
+    path: str
+    writer_id: str
+    host: str
+    pid: int
+    start_time: float
+    sdk_version: str
+    display_name: str
+    rank: int
+    world_size: int
+    local_rank: int
+    role: str
+    job: str
+    attempt: int
+    launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
+    closed: bool  # a footer was read: the writer closed cleanly
+    end_time: float | None = None  # the footer's wall time, when closed
+    #: "visualdl"; "tfevents" for a TensorBoard event file (whose writer is known only by
+    #: its file's name and first event: no rank, never "closed"); "vdl2" for a VisualDL 2
+    #: log file (known by its ``meta_data`` records: start time, display name; no rank,
+    #: never "closed").
+    format: str = "visualdl"
+    #: ``(tag, plugin, values)`` of what the file holds and is not shown (TensorBoard plugins
+    #: without a view here: PR curves, audio, hparams, ...; VisualDL 2's kinds of
+    #: :data:`visualdl._formats.vdl2.decode.COUNTED_KINDS`, by VisualDL 2's name), so that nothing
+    #: vanishes unsaid.
+    unshown: tuple[tuple[str, str, int], ...] = ()
+
+
+class Index(Poller):
+    """The queries over a logdir's index (its reading: :class:`~visualdl._index.polling.Poller`).
+
+    ``Index(logdir)`` reads nothing until :meth:`poll` (``load=True``: at once).
+    Thread-safe: one thread may poll while others query.
+    """
+
+    def __init__(self, logdir: str | os.PathLike[str], *, load: bool = False) -> None:
+        super().__init__(logdir)
+        if load:
+            self.poll()
+
+    def generation(self, *, runs_only: bool = False) -> int:
+        """A number that changes whenever the runs, the files, their writers or the tags change
+        (not when points are only added): what lists of runs and tags can be cached by.
+        ``runs_only``: one that changes only when the runs change."""
+        return self._runs_generation if runs_only else self._generation
+
+    def prioritize(self, run: str, timeout: float = 10.0) -> None:
+        """Have the running poll read ``run``'s files next, and wait (up to ``timeout``) until
+        they are read: a chart of any run answers in moments after the start, not once a
+        logdir of 10,000 runs is read. Returns at once between polls."""
+        with self._lock:
+            state = self._runs.get(run)
+        if state is None:
+            return
+        with self._jobs_lock:
+            jobs = self._jobs
+            if jobs is None:
+                return
+            mine = [job for job in jobs if job[0] is state]
+            if mine:  # to the front, the others in their order (the workers share this deque)
+                others = [job for job in jobs if job[0] is not state]
+                jobs.clear()
+                jobs.extend(mine)
+                jobs.extend(others)
+        deadline = time.monotonic() + timeout
+        while any(f.busy for f in list(state.files.values())) and time.monotonic() < deadline:
+            time.sleep(0.002)  # the poll's threads read them now
+
+    @property
+    def _lister(self) -> _storage.Lister | None:
+        """The listing of a logdir in a store (None: a local logdir)."""
+        return self._discovery.lister
+
+    def exists(self) -> bool:
+        """Whether the logdir exists (as the latest listing of a store found it: no request)."""
+        return self._discovery.exists()
+
+    def _run(self, run: str) -> Run:
+        state = self._runs.get(run)
+        if state is None:
+            raise NotFound(f"unknown run {run!r}; known runs: {sorted(self._runs)!r}")
+        return state
+
+    def runs(self) -> list[str]:
+        """Runs, sorted by name."""
+        with self._lock:
+            return sorted(self._runs)
+
+    def tags(self, run: str) -> dict[str, list[str]]:
+        """Tags of ``run`` by kind: ``{"scalars": [...], "images": [...], ...}``."""
+        with self._lock:
+            state = self._run(run)
+            out: dict[str, list[str]] = {name: [] for name in KINDS}
+            for (kind, tag), per_file in state.data.items():
+                if any(len(store) for store in per_file.values()):
+                    out[kind].append(tag)
+            for tags in out.values():
+                tags.sort()
+            return out
+
+    def _cached(self, run: str, kind: str, tag: str) -> tuple[Run, dict[str, Any] | None, Any]:
+        state = self._run(run)
+        per_file = state.data.get((kind, tag))
+        if per_file is None:
+            raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")
+        hit = state.cache.get((kind, tag))
+        if hit is not None and hit[0] == state.versions.get((kind, tag), 0):
+            return state, None, hit[1]
+        return state, per_file, None
+
+    def _resolved(self, run: str, tag: str) -> dict[Stream, Resolved]:
+        """Every stream's points of ``tag``, restarts resolved (see :mod:`visualdl._index.restarts`)."""
+        state, per_file, hit = self._cached(run, "scalars", tag)
+        if per_file is None:
+            return cast("dict[Stream, Resolved]", hit)
+        grouped: dict[Stream, list[Attempt]] = {}
+        for path in sorted(per_file):  # name order: time-stamped names, oldest first
+            logfile = state.files.get(path)
+            header = logfile.header if logfile is not None else None
+            key = stream_of(header)
+            start = header.start_time if header is not None else 0.0
+            attempt = header.attempt if header is not None else -1
+            grouped.setdefault(key, []).append(Attempt(per_file[path].view(), start, attempt))
+        result = {key: resolve(attempts) for key, attempts in sorted(grouped.items())}
+        starts = [start for path in sorted(state.starts) for start in state.starts[path]]
+        if starts:  # TensorBoard's session restarts: what they orphaned is replaced
+            for key, r in result.items():
+                kept, orphaned = purge(r.kept, starts)
+                if len(orphaned):
+                    result[key] = Resolved(kept, merge([r.replaced, orphaned]), r.restarts + 1)
+        state.cache[("scalars", tag)] = (state.versions.get(("scalars", tag), 0), result)
+        return result
+
+    def streams(self, run: str, tag: str | None = None) -> list[Stream]:
+        """The ``(role, rank)`` places of ``run``'s writers (of ``tag``'s writers when given); rank -1: unranked."""
+        with self._lock:
+            if tag is not None:
+                return [key for key, r in self._resolved(run, tag).items() if len(r.kept)]
+            return sorted({stream_of(f.header) for f in self._run(run).files.values() if f.header is not None})
+
+    def scalars(
+        self, run: str, tag: str, *, role: str | None = None, rank: int | None = None, replaced: bool = False
+    ) -> ScalarSeries:
+        """Steps, values and wall times of ``tag`` in ``run`` (read-only numpy arrays) by step.
+
+        All writers' points, merged by step; ``role`` and ``rank`` keep those of one
+        place of a job. A process restarted from a checkpoint replaces its earlier
+        attempt's points from its first step on (:mod:`visualdl._index.restarts`);
+        ``replaced=True`` returns those replaced points instead.
+        """
+        with self._lock:
+            resolved = self._resolved(run, tag)
+            unfiltered = role is None and rank is None and not replaced
+            if unfiltered:
+                state = self._run(run)
+                version = state.versions.get(("scalars", tag), 0)
+                hit = state.cache.get(("merged", tag))
+                if hit is not None and hit[0] == version:
+                    return cast(ScalarSeries, hit[1])
+            parts = [
+                r.replaced if replaced else r.kept
+                for (r_role, r_rank), r in resolved.items()
+                if (role is None or r_role == role) and (rank is None or r_rank == rank)
+            ]
+            if not parts and (role is not None or rank is not None):
+                raise NotFound(f"run {run!r} has no writer of {tag!r} with role {role!r} and rank {rank!r}")
+            merged = merge(parts)
+            if unfiltered:
+                state.cache[("merged", tag)] = (version, merged)
+            return merged
+
+    def job_scalars(self, run: str, tag: str) -> dict[str, tuple[list[int], JobSeries]]:
+        """``tag`` over the ranks of ``run``'s job, per role: ``{role: (ranks, JobSeries)}``.
+
+        Only ranked writers count (unranked ones are not part of a job view).
+        """
+        with self._lock:
+            state = self._run(run)
+            version = state.versions.get(("scalars", tag), 0)
+            hit = state.cache.get(("job", tag))
+            if hit is not None and hit[0] == version:
+                return cast("dict[str, tuple[list[int], JobSeries]]", hit[1])
+            by_role: dict[str, list[tuple[int, ScalarSeries]]] = {}
+            for (role, rank), r in self._resolved(run, tag).items():
+                if rank >= 0 and len(r.kept):
+                    by_role.setdefault(role, []).append((rank, r.kept))
+        out = {}
+        for role, items in sorted(by_role.items()):
+            ranks = [rank for rank, _ in items]
+            out[role] = (ranks, aggregate([series for _, series in items], ranks))
+        with self._lock:
+            if state.versions.get(("scalars", tag), 0) == version:
+                state.cache[("job", tag)] = (version, out)
+        return out
+
+    def _events(self, run: str, kind: str, tag: str) -> list[Any]:
+        with self._lock:
+            state, per_file, hit = self._cached(run, kind, tag)
+            if per_file is None:
+                return list(hit)
+            events = [event for path in sorted(per_file) for event in per_file[path]]
+            events.sort(key=operator.attrgetter(KINDS[kind].order))
+            state.cache[(kind, tag)] = (state.versions.get((kind, tag), 0), events)
+            return list(events)
+
+    def version(self, run: str, kind: str, tag: str) -> tuple[int, int]:
+        """A value that changes whenever the data of ``tag`` of ``kind`` in ``run`` changes."""
+        with self._lock:
+            state = self._run(run)
+            return id(state), state.versions.get((kind, tag), 0)
+
+    def count(self, run: str, kind: str, tag: str) -> int:
+        """How many points or entries ``tag`` of ``kind`` has in ``run``."""
+        with self._lock:
+            per_file = self._run(run).data.get((kind, tag))
+            if per_file is None:
+                raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")
+            return sum(len(store) for store in per_file.values())
+
+    def images(self, run: str, tag: str) -> list[ImageEvent]:
+        """Every image of ``tag`` by step; :meth:`read_blob` gives an event's PNG bytes."""
+        return self._events(run, "images", tag)
+
+    def histograms(self, run: str, tag: str) -> list[HistogramEvent]:
+        return self._events(run, "histograms", tag)
+
+    def texts(self, run: str, tag: str) -> list[TextEvent]:
+        return self._events(run, "text", tag)
+
+    def audio(self, run: str, tag: str) -> list[AudioEvent]:
+        """Every clip of ``tag`` by step; :meth:`read_blob` gives an event's WAV bytes."""
+        return self._events(run, "audio", tag)
+
+    def pr_curves(self, run: str, tag: str) -> list[PrCurveEvent]:
+        return self._events(run, "pr_curves", tag)
+
+    def roc_curves(self, run: str, tag: str) -> list[RocCurveEvent]:
+        return self._events(run, "roc_curves", tag)
+
+    def hparams(self, run: str) -> HParamsEvent | None:
+        """The newest hyperparameters of ``run``; None when it has none."""
+        if HPARAMS_TAG not in self.tags(run)["hparams"]:
+            return None
+        newest: HParamsEvent = self._events(run, "hparams", HPARAMS_TAG)[-1]
+        return newest
+
+    def scalar_layout(self, run: str) -> ScalarLayoutEvent | None:
+        """The newest custom scalar layout of ``run`` (charts of several tags); None when it has none."""
+        if SCALAR_LAYOUT_TAG not in self.tags(run)["scalar_layouts"]:
+            return None
+        newest: ScalarLayoutEvent = self._events(run, "scalar_layouts", SCALAR_LAYOUT_TAG)[-1]
+        return newest
+
+    def embeddings(self, run: str, tag: str) -> list[EmbeddingsEvent]:
+        """Every embedding of ``tag`` by step; :meth:`read_blob` gives an event's vectors."""
+        return self._events(run, "embeddings", tag)
+
+    def graphs(self, run: str) -> list[GraphEvent]:
+        """The newest graph of each name in ``run``; :meth:`read_blob` gives its ONNX bytes."""
+        with self._lock:
+            names = self.tags(run)["graphs"]
+        return [self._events(run, "graphs", name)[-1] for name in names]
+
+    def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
+        """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
+        of an audio event, the vectors of an embeddings event (float32, row after row)."""
+        fmt = format_of_path(event.ref.path)
+        if fmt.scattered(event):
+            return read_gathered(fmt, cast(EmbeddingsEvent, event))
+        path, offset, length = open_blob(event)
+        f = _storage.open_path(path)
+        with f:
+            f.seek(offset)
+            data = f.read(length)
+        if len(data) != length:
+            raise LogFormatError("record is gone (file truncated)", event.ref.path, event.ref.offset)
+        return data
+
+    def writers(self, run: str) -> list[WriterInfo]:
+        """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""
+        with self._lock:
+            out = []
+            for path, logfile in sorted(self._run(run).files.items()):
+                h = logfile.header
+                if h is None:
+                    continue
+                info = WriterInfo(
+                    path=path,
+                    writer_id=h.writer_id,
+                    host=h.host,
+                    pid=h.pid,
+                    start_time=h.start_time,
+                    sdk_version=h.sdk_version,
+                    display_name=h.display_name,
+                    rank=h.rank,
+                    world_size=h.world_size,
+                    local_rank=h.local_rank,
+                    role=h.role,
+                    job=h.job,
+                    attempt=h.attempt,
+                    launcher=h.launcher,
+                    closed=logfile.footer is not None,
+                    end_time=logfile.footer.wall_time if logfile.footer is not None else None,
+                    format=logfile.format.name,
+                    unshown=logfile.decoder.unshown(),
+                )
+                out.append(info)
+            return out
+
+    def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
+        """Per file of ``run``: its writer, then wall times and the highest step reached by then
+        (one entry per scalar record written), and the number of scalar points."""
+        return [(info, walls, steps, points) for info, walls, steps, points, _ in self.file_progress(run)]
+
+    def file_progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]]:
+        """:meth:`progress` and, last, the lowest step each file logged (None: no scalars)."""
+        infos = self.writers(run)
+        with self._lock:
+            progress = self._run(run).progress
+            out: list[tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]] = []
+            for info in infos:
+                p = progress.get(info.path)
+                if p is None:
+                    out.append((info, np.empty(0), np.empty(0, np.int64), 0, None))
+                else:
+                    out.append((info, np.array(p.walls), np.array(p.steps, np.int64), p.points, p.first))
+            return out
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Everything found wrong in the files so far (corrupt records, unreadable files), then
+        what is wrong in the logdir now (directories that cannot be listed, log file names
+        that are not regular files)."""
+        with self._lock:
+            found = [p for state in self._runs.values() for f in state.files.values() for p in f.problems]
+            return found + list(self._discovery.problems.values())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.runs())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.logdir!r}, runs={len(self._runs)})"
+
+    #: The names the server used before they were public.
+    _await_run = prioritize
+    _exists = exists
+    _progress = file_progress

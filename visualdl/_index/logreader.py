@@ -1,0 +1,148 @@
+"""LogReader: the one reading API of VisualDL for notebooks and scripts.
+
+``LogReader(logdir)`` reads a logdir at once and follows it as it grows (:meth:`poll`).
+It is the public face of :class:`visualdl._index.index.Index`: exactly the methods users
+call (pinned by ``tests/test_public_api.py``), each the index's, so that the index can grow
+what the server needs without growing the public API.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from visualdl._index.aggregate import JobSeries
+from visualdl._index.index import Index, Stream, WriterInfo
+from visualdl._index.polling import PollResult
+from visualdl._index.series import ScalarSeries
+from visualdl._index.tail import Problem
+from visualdl._kinds.table import (
+    AudioEvent,
+    EmbeddingsEvent,
+    GraphEvent,
+    HistogramEvent,
+    HParamsEvent,
+    ImageEvent,
+    PrCurveEvent,
+    RocCurveEvent,
+    ScalarLayoutEvent,
+    TextEvent,
+)
+
+__all__ = ["LogReader"]
+
+
+class LogReader(Index):
+    """Read a logdir written by LogWriter, and follow it as it grows.
+
+    Thread-safe: one thread may poll while others query.
+    """
+
+    def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
+        super().__init__(logdir, load=load)
+
+    def runs(self) -> list[str]:
+        """Runs, sorted by name."""
+        return super().runs()
+
+    def tags(self, run: str) -> dict[str, list[str]]:
+        """Tags of ``run`` by kind: ``{"scalars": [...], "images": [...], ...}``."""
+        return super().tags(run)
+
+    def streams(self, run: str, tag: str | None = None) -> list[Stream]:
+        """The ``(role, rank)`` places of ``run``'s writers (of ``tag``'s writers when given); rank -1: unranked."""
+        return super().streams(run, tag)
+
+    def scalars(
+        self, run: str, tag: str, *, role: str | None = None, rank: int | None = None, replaced: bool = False
+    ) -> ScalarSeries:
+        """Steps, values and wall times of ``tag`` in ``run`` (read-only numpy arrays) by step.
+
+        All writers' points, merged by step; ``role`` and ``rank`` keep those of one
+        place of a job. A process restarted from a checkpoint replaces its earlier
+        attempt's points from its first step on (:mod:`visualdl._index.restarts`);
+        ``replaced=True`` returns those replaced points instead.
+        """
+        return super().scalars(run, tag, role=role, rank=rank, replaced=replaced)
+
+    def job_scalars(self, run: str, tag: str) -> dict[str, tuple[list[int], JobSeries]]:
+        """``tag`` over the ranks of ``run``'s job, per role: ``{role: (ranks, JobSeries)}``.
+
+        Only ranked writers count (unranked ones are not part of a job view).
+        """
+        return super().job_scalars(run, tag)
+
+    def version(self, run: str, kind: str, tag: str) -> tuple[int, int]:
+        """A value that changes whenever the data of ``tag`` of ``kind`` in ``run`` changes."""
+        return super().version(run, kind, tag)
+
+    def count(self, run: str, kind: str, tag: str) -> int:
+        """How many points or entries ``tag`` of ``kind`` has in ``run``."""
+        return super().count(run, kind, tag)
+
+    def images(self, run: str, tag: str) -> list[ImageEvent]:
+        """Every image of ``tag`` by step; :meth:`read_blob` gives an event's PNG bytes."""
+        return super().images(run, tag)
+
+    def histograms(self, run: str, tag: str) -> list[HistogramEvent]:
+        return super().histograms(run, tag)
+
+    def texts(self, run: str, tag: str) -> list[TextEvent]:
+        return super().texts(run, tag)
+
+    def audio(self, run: str, tag: str) -> list[AudioEvent]:
+        """Every clip of ``tag`` by step; :meth:`read_blob` gives an event's WAV bytes."""
+        return super().audio(run, tag)
+
+    def pr_curves(self, run: str, tag: str) -> list[PrCurveEvent]:
+        return super().pr_curves(run, tag)
+
+    def roc_curves(self, run: str, tag: str) -> list[RocCurveEvent]:
+        return super().roc_curves(run, tag)
+
+    def hparams(self, run: str) -> HParamsEvent | None:
+        """The newest hyperparameters of ``run``; None when it has none."""
+        return super().hparams(run)
+
+    def scalar_layout(self, run: str) -> ScalarLayoutEvent | None:
+        """The newest custom scalar layout of ``run`` (charts of several tags); None when it has none."""
+        return super().scalar_layout(run)
+
+    def embeddings(self, run: str, tag: str) -> list[EmbeddingsEvent]:
+        """Every embedding of ``tag`` by step; :meth:`read_blob` gives an event's vectors."""
+        return super().embeddings(run, tag)
+
+    def graphs(self, run: str) -> list[GraphEvent]:
+        """The newest graph of each name in ``run``; :meth:`read_blob` gives its ONNX bytes."""
+        return super().graphs(run)
+
+    def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
+        """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
+        of an audio event, the vectors of an embeddings event (float32, row after row)."""
+        return super().read_blob(event)
+
+    def writers(self, run: str) -> list[WriterInfo]:
+        """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""
+        return super().writers(run)
+
+    def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
+        """Per file of ``run``: its writer, then wall times and the highest step reached by then
+        (one entry per scalar record written), and the number of scalar points."""
+        return super().progress(run)
+
+    def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:
+        """Find new files and runs, read the bytes added since the last poll, drop removed runs.
+
+        Files are read and decoded outside the query lock, so queries go on meanwhile.
+        ``progress(files_done, files_to_read, bytes_read)`` is called after each file.
+        """
+        return super().poll(progress)
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Everything found wrong in the files so far (corrupt records, unreadable files), then
+        what is wrong in the logdir now (directories that cannot be listed, log file names
+        that are not regular files)."""
+        return super().problems

@@ -1,0 +1,346 @@
+"""The index's state and how polls fill it: the poll threads, read rounds and the job deque.
+
+:class:`Poller` holds what the index knows (runs, their files, each tag's data per file)
+and :meth:`Poller.poll` brings it up to date; the queries over it are
+:class:`visualdl._index.index.Index`'s.
+
+The thread model. One poll runs at a time (``_poll_lock``). It lists the logdir
+(:class:`~visualdl._index.discovery.Discovery`) and, under the index lock, drops runs and
+files that are gone and makes the list of files to read. The files are then read and
+decoded *outside* the index lock, so that queries go on meanwhile, by up to
+:data:`READ_THREADS` daemon threads that take files from one shared deque (``_jobs``,
+guarded by ``_jobs_lock``; :meth:`visualdl._index.index.Index.prioritize` moves a run's
+files to its front so that a chart asked for during a long first read answers soon).
+Each file is read in rounds of at most :data:`ROUND_BYTES` of decoded data
+(:data:`FOREIGN_ROUND_BYTES` for formats of a point per record), each round stored under
+the index lock before the next is read, so what a poll holds decoded at once stays
+bounded however much the records inflate; inflating and numpy release the GIL, so the
+threads overlap. The polling thread waits for them, calling ``progress`` after each file,
+but not for a read that has not got anywhere for :data:`STALL_SECONDS` (a hung network
+mount): that thread is left to finish on its own (it stores what it reads when it
+returns), another takes its place, and the poll, the other files and the process's exit
+go on. After the reads, the spill file of scalar points is compacted when it holds more
+garbage than points.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import queue
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from visualdl._formats.format import SESSION_START
+from visualdl._index.cache import ByteCache, VersionedView
+from visualdl._index.discovery import Discovery, open_log
+from visualdl._index.runs import CACHE_BYTES, Progress, Run, series_of, split_blocks
+from visualdl._index.series import Series, SpillFile
+from visualdl._index.tail import LogFile, Problem
+from visualdl._kinds.table import ScalarBlock
+
+__all__ = [
+    "FOREIGN_ROUND_BYTES",
+    "LogFile",
+    "READ_THREADS",
+    "ROUND_BYTES",
+    "SPILL_GARBAGE_BYTES",
+    "STALL_SECONDS",
+    "PollResult",
+    "Poller",
+]
+
+log = logging.getLogger("visualdl.reader")
+
+#: Threads that read and decode files during a poll (the rest of a poll is one thread).
+READ_THREADS = min(4, os.cpu_count() or 1)
+#: A file is read in rounds of about this many bytes of decoded data (scalar points
+#: count 24 bytes each), each stored before the next is read.
+ROUND_BYTES = 16 << 20
+#: The rounds of the formats of a point or a few per record (``Format.columnar`` false): their
+#: bytes outweigh what they decode to, and decoding them in batches holds a few arrays per point.
+FOREIGN_ROUND_BYTES = 8 << 20
+#: A poll stops waiting for a file whose read has not got anywhere for this long.
+STALL_SECONDS = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class PollResult:
+    files: int
+    new_records: int
+    bytes_read: int
+
+
+#: The scratch file of spilled points is rewritten once it holds more garbage than points,
+#: and at least this much.
+SPILL_GARBAGE_BYTES = 64 << 20
+
+
+def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
+    return logfile.decoder.unshown()
+
+
+def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
+    """Records of one file as ``(kind, tag, event)``, by its format's decoder; what the
+    decoder knows of the writer (its header, its footer) is the file's."""
+    decoder = logfile.decoder
+    out = decoder.decode(logfile.path, items)
+    if logfile.header is None:
+        logfile.header = decoder.header
+    logfile.footer = decoder.footer
+    for offset, message in decoder.problems:
+        logfile.problems.append(Problem(logfile.path, offset, message))
+        log.warning("%s at byte %d: %s", logfile.path, offset, message)
+    decoder.problems.clear()
+    return out
+
+
+class Poller:
+    """The index's state, and the polls that bring it up to date (the thread model: above).
+
+    Thread-safe: one thread may poll while others read the state under ``_lock``.
+    """
+
+    def __init__(self, logdir: str | os.PathLike[str]) -> None:
+        #: Which runs and files the logdir holds, and what could not be listed.
+        self._discovery = Discovery(os.fspath(logdir))
+        self.logdir = self._discovery.logdir
+        self._runs: dict[str, Run] = {}
+        #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
+        self._spill = SpillFile()
+        self._cache = ByteCache(CACHE_BYTES)
+        #: Changes whenever the runs, the files, their writers or the tags change (not when
+        #: points are only added): what lists of runs and tags can be cached by.
+        self._generation = 0
+        self._runs_generation = 0  # changes whenever the runs change
+        self._signatures: dict[str, tuple[bool, bool, tuple[tuple[str, str, int], ...]]] = {}
+        self._lock = threading.RLock()  # guards the index; queries take it
+        self._poll_lock = threading.Lock()  # one poll at a time
+        #: The files the running poll has yet to read (None between polls), and its lock.
+        self._jobs: deque[tuple[Run, LogFile]] | None = None
+        self._jobs_lock = threading.Lock()
+
+    def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:
+        """Find new files and runs, read the bytes added since the last poll, drop removed runs.
+
+        Files are read and decoded outside the query lock, so queries go on meanwhile.
+        ``progress(files_done, files_to_read, bytes_read)`` is called after each file.
+        """
+        with self._poll_lock:
+            now = time.monotonic()
+            found, trouble = self._discovery.discover()
+            todo: list[tuple[Run, LogFile]] = []
+            with self._lock:
+                unlisted = self._discovery.note(trouble)
+
+                def hidden(run: str) -> bool:  # under a directory that could not be listed
+                    return any(u == "." or run == u or run.startswith(u + "/") for u in unlisted)
+
+                for run in [r for r in self._runs if r not in found and not hidden(r)]:
+                    self._drop_run(run)
+                for run, paths in found.items():
+                    state = self._runs.get(run)
+                    if state is None:
+                        state = self._runs[run] = Run(cache=VersionedView(self._cache))
+                        self._generation += 1
+                        self._runs_generation += 1
+                    for gone in [p for p in state.files if p not in paths and p not in trouble]:
+                        self._forget(state, gone)
+                    for path in paths:
+                        logfile = state.files.get(path)
+                        if logfile is not None and (logfile.busy or not logfile.due(now)):
+                            continue  # still being read by an earlier poll; or finished, and checked lately
+                        status = "grown" if logfile is None else logfile.status()
+                        if status == "replaced":
+                            self._forget(state, path)
+                            logfile = None
+                        if logfile is None:
+                            logfile = state.files[path] = open_log(path, self._discovery.sources.get(path))
+                        if status != "same":
+                            todo.append((state, logfile))
+            result = self._read_files(todo, progress)
+            self._compact_spill()
+            return result
+
+    def _read_files(
+        self, todo: list[tuple[Run, LogFile]], progress: Callable[[int, int, int], None] | None
+    ) -> PollResult:
+        """Read ``todo`` on up to READ_THREADS daemon threads; wait for them, but not for a read
+        that has not got anywhere for STALL_SECONDS (it stores what it reads when it returns).
+
+        Inflating and numpy release the GIL, so the threads overlap; each stores its own
+        rounds, so at most READ_THREADS rounds wait decoded in memory.
+        """
+        if not todo:
+            return PollResult(0, 0, 0)
+        jobs = deque(todo)
+        lock = self._jobs_lock
+        self._jobs = jobs
+        running: dict[int, tuple[LogFile, float]] = {}  # thread number -> file, last sign of progress
+        done: queue.SimpleQueue[tuple[LogFile, int, int]] = queue.SimpleQueue()
+        for _, logfile in todo:
+            logfile.busy = True
+
+        def beat(number: int, logfile: LogFile) -> None:
+            with lock:
+                running[number] = (logfile, time.monotonic())
+
+        def work(number: int) -> None:
+            while True:
+                with lock:
+                    if not jobs:
+                        running.pop(number, None)
+                        return
+                    state, logfile = jobs.popleft()
+                    running[number] = (logfile, time.monotonic())
+                records = nbytes = 0
+                try:
+                    records, nbytes = self._load(state, logfile, functools.partial(beat, number, logfile))
+                except Exception as e:  # boundary: one file must not stop the others
+                    log.exception("reading %s failed", logfile.path)
+                    logfile.problems.append(Problem(logfile.path, logfile.offset, f"reading failed: {e!r}"))
+                finally:
+                    logfile.busy = False
+                    done.put((logfile, records, nbytes))
+
+        threads = 0
+
+        def start_thread() -> None:
+            nonlocal threads
+            threads += 1
+            threading.Thread(target=work, args=(threads,), name=f"visualdl-read-{threads}", daemon=True).start()
+
+        for _ in range(min(READ_THREADS, len(todo))):
+            start_thread()
+        left = len(todo)
+        abandoned: set[int] = set()  # id() of the files the poll stopped waiting for
+        records = nbytes = files = 0
+        while left:
+            try:
+                logfile, n_records, n_bytes = done.get(timeout=min(1.0, STALL_SECONDS / 4))
+            except queue.Empty:
+                now = time.monotonic()
+                with lock:
+                    stuck = [f for f, t in running.values() if now - t >= STALL_SECONDS and id(f) not in abandoned]
+                    more = bool(jobs)
+                for logfile in stuck:
+                    abandoned.add(id(logfile))
+                    left -= 1
+                    log.warning("reading %s has not got anywhere for %.0f s; the poll goes on without it",
+                                logfile.path, STALL_SECONDS)  # fmt: skip
+                    if more:
+                        start_thread()  # in place of the stuck one
+                continue
+            if id(logfile) in abandoned:
+                abandoned.discard(id(logfile))
+                continue
+            left -= 1
+            files += 1
+            records += n_records
+            nbytes += n_bytes
+            if progress is not None:
+                progress(files, len(todo), n_bytes)
+        with lock:
+            self._jobs = None
+        return PollResult(len(todo), records, nbytes)
+
+    def _load(self, state: Run, logfile: LogFile, beat: Callable[[], None]) -> tuple[int, int]:
+        """Read ``logfile`` round by round, storing each: ``(events, bytes)``."""
+        records = nbytes = 0
+        while True:
+            start = logfile.offset
+            budget = ROUND_BYTES if logfile.format.columnar else FOREIGN_ROUND_BYTES
+            decoded = _decode(logfile, logfile.read(budget))
+            nbytes += logfile.offset - start
+            records += len(decoded)
+            with self._lock:
+                if decoded and state.files.get(logfile.path) is logfile:
+                    self._store(state, logfile.path, decoded)
+                signature = (logfile.header is not None, logfile.footer is not None, _unshown(logfile))
+                if self._signatures.get(logfile.path) != signature:
+                    self._signatures[logfile.path] = signature
+                    self._generation += 1
+            beat()
+            if not logfile.more:
+                return records, nbytes
+
+    def _forget(self, state: Run, path: str) -> None:
+        self._generation += 1
+        self._signatures.pop(path, None)
+        state.files.pop(path, None)
+        state.progress.pop(path, None)
+        if state.starts.pop(path, None) is not None:
+            self._scalars_changed(state)
+        for key, per_file in list(state.data.items()):
+            store = per_file.pop(path, None)
+            if store is not None:
+                state.versions[key] = state.versions.get(key, 0) + 1
+                if isinstance(store, Series):
+                    store.forget()
+                if not per_file:  # the tag is gone with its last file (new data makes it new again)
+                    del state.data[key]
+
+    def _drop_run(self, run: str) -> None:
+        self._generation += 1
+        self._runs_generation += 1
+        state = self._runs.pop(run)
+        state.cache.clear()
+        for series in series_of([state]):
+            series.forget()
+
+    def _compact_spill(self) -> None:
+        """Copy the spilled points into a fresh file once the old one holds more garbage
+        (rewritten chunks, forgotten files) than points, and at least 64 MiB of it."""
+        spill = self._spill
+        if spill.garbage < max(SPILL_GARBAGE_BYTES, spill.size - spill.garbage):
+            return
+        with self._lock:
+            fresh = SpillFile()
+            for series in series_of(self._runs.values()):
+                series.move(fresh)
+            self._spill = fresh
+
+    def _store(self, state: Run, path: str, decoded: list[tuple[str, str, Any]]) -> None:
+        """Add one file's new events to the index.
+
+        Scalar blocks of all the records read are joined and split per tag with a few
+        numpy calls, so each series grows once per poll, not once per record.
+        """
+        blocks: list[ScalarBlock] = []
+        data = state.data
+        versions = state.versions
+        keys = len(data)
+        for kind, tag, event in decoded:
+            if kind == "scalars":
+                blocks.append(event)
+                continue
+            if kind == SESSION_START:
+                state.starts.setdefault(path, []).append(event)
+                self._scalars_changed(state)
+                continue
+            data.setdefault((kind, tag), {}).setdefault(path, []).append(event)
+            versions[(kind, tag)] = versions.get((kind, tag), 0) + 1
+        if blocks:
+            state.progress.setdefault(path, Progress()).add(blocks)
+        for tag, steps, values, walls in split_blocks(blocks):
+            tag = sys.intern(tag)  # one string per tag name, whatever the number of runs and files
+            per_file = data.setdefault(("scalars", tag), {})
+            series = per_file.get(path)
+            if series is None:
+                series = per_file[path] = Series(self._spill)
+            series.extend(steps, values, walls)
+            versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
+        if len(data) != keys:  # a new tag
+            self._generation += 1
+
+    @staticmethod
+    def _scalars_changed(state: Run) -> None:
+        """Every scalar tag of the run may have changed (a session start purges them all)."""
+        for key in [k for k in state.data if k[0] == "scalars"]:
+            state.versions[key] = state.versions.get(key, 0) + 1

@@ -1,0 +1,111 @@
+"""What the index holds of one run: :class:`Run` (its files, each tag's data per file, the
+versions its cached results are checked against), how far each writer got
+(:class:`Progress`), and how a read's scalar blocks are split per tag before they are stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from visualdl._index.cache import ByteCache, VersionedView
+from visualdl._index.series import Series
+from visualdl._index.tail import LogFile
+from visualdl._kinds.table import ScalarBlock
+
+__all__ = ["CACHE_BYTES", "Progress", "Run", "Stream", "series_of", "split_blocks", "stream_of"]
+
+#: Bytes of merged results (series resolved across a run's files, job aggregates, event
+#: lists) that a reader keeps for its queries, the least recently used dropped first.
+CACHE_BYTES = 64 << 20
+
+
+@dataclass(slots=True)
+class Run:
+    """What the index holds of one run: its files, its data per tag and file, and how far each file got."""
+
+    files: dict[str, LogFile] = field(default_factory=dict)
+    #: (kind, tag) -> path -> per-file storage (Series for scalars, list of events otherwise)
+    data: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: (kind, tag) -> a number that changes whenever that tag's data changes
+    versions: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: (kind, tag) -> (version, merged result), in the reader's bounded cache
+    cache: VersionedView = field(default_factory=lambda: VersionedView(ByteCache(CACHE_BYTES)))
+    #: path -> the file's progress: (wall time, highest step so far) once per scalar record
+    progress: dict[str, Progress] = field(default_factory=dict)
+    #: path -> the (wall time, step) of each session start in a TensorBoard event file
+    starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
+
+
+class Progress:
+    """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record,
+    and the lowest step it logged."""
+
+    __slots__ = ("walls", "steps", "points", "first")
+
+    def __init__(self) -> None:
+        self.walls: list[float] = []
+        self.steps: list[int] = []
+        self.points = 0
+        self.first: int | None = None
+
+    def add(self, blocks: list[ScalarBlock]) -> None:
+        for block in blocks:
+            if block.steps.size:
+                low = int(block.steps.min())
+                self.first = low if self.first is None else min(self.first, low)
+                top = int(block.steps.max())
+                if self.steps and self.steps[-1] > top:
+                    top = self.steps[-1]
+                self.steps.append(top)
+                self.walls.append(float(block.wall_times.max()))
+                self.points += int(block.steps.size)
+
+
+#: A place in a job: ``(role, rank)``; rank -1 for writers that do not know theirs.
+Stream = tuple[str, int]
+
+
+def stream_of(header: Any) -> Stream:
+    if header is None:
+        return ("", -1)
+    return (header.role, int(header.rank) if header.rank >= 0 else -1)
+
+
+def split_blocks(blocks: list[ScalarBlock]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Points of several blocks as ``(tag, steps, values, wall_times)`` per tag, in written order."""
+    if not blocks:
+        return []
+    if len(blocks) == 1:
+        block = blocks[0]
+        bounds = np.concatenate(([0], np.cumsum(block.counts)))
+        out = []
+        for i, tag in enumerate(block.tags):
+            lo, hi = int(bounds[i]), int(bounds[i + 1])
+            out.append((tag, block.steps[lo:hi], block.values[lo:hi], block.wall_times[lo:hi]))
+        return out
+    ids: dict[str, int] = {}
+    tag_ids = np.concatenate(
+        [np.repeat(np.array([ids.setdefault(t, len(ids)) for t in b.tags], np.int64), b.counts) for b in blocks]
+    )
+    order = np.argsort(tag_ids, kind="stable")
+    steps = np.concatenate([b.steps for b in blocks])[order]
+    values = np.concatenate([b.values for b in blocks])[order]
+    walls = np.concatenate([b.wall_times for b in blocks])[order]
+    bounds = np.searchsorted(tag_ids[order], np.arange(len(ids) + 1))
+    return [
+        (tag, steps[bounds[i] : bounds[i + 1]], values[bounds[i] : bounds[i + 1]], walls[bounds[i] : bounds[i + 1]])
+        for tag, i in ids.items()
+    ]
+
+
+def series_of(states: Iterable[Run]) -> Iterator[Series]:
+    """Every scalar series stored for the runs ``states``."""
+    for state in states:
+        for per_file in state.data.values():
+            for store in per_file.values():
+                if isinstance(store, Series):
+                    yield store
