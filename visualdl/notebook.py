@@ -52,6 +52,7 @@ import numpy as np
 
 from visualdl._storage import store as _storage
 from visualdl.errors import NotFound
+from visualdl.server._data import Line, RoleLine, RunScalars
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
 
@@ -219,10 +220,10 @@ def _relative_unit(span: float) -> tuple[float, str]:
     return (60.0, "minutes") if span < 2 * 3600 else (3600.0, "hours")
 
 
-def _x(entry: dict[str, Any], x_axis: str, start: float, unit: float = 3600.0) -> Any:
+def _x(entry: Line, x_axis: str, start: float, unit: float = 3600.0) -> Any:
     if x_axis == "step":
-        return np.asarray(entry["steps"])
-    walls = np.asarray(entry["wall_times"], np.float64)
+        return np.asarray(entry.steps)
+    walls = np.asarray(entry.wall_times, np.float64)
     if x_axis == "relative":
         return (walls - start) / unit
     return walls.astype("datetime64[s]") if walls.size else walls
@@ -261,8 +262,8 @@ def scalars(
     chosen = _select(sorted(by_tag), tags, "tags")
     wanted_runs = set(_select(sorted(provider.run_names()), runs, "runs"))
     listed = provider.list_runs()
-    starts = {r["name"]: r["start_time"] for r in listed}
-    run_colors = _assign_colors([r["name"] for r in listed])
+    starts = {r.name: r.start_time for r in listed}
+    run_colors = _assign_colors([r.name for r in listed])
     rows = max(1, math.ceil(len(chosen) / columns))
     cols = min(columns, max(1, len(chosen)))
     fig = make_subplots(
@@ -287,7 +288,7 @@ def scalars(
         span = 0.0
         for run, entry in entries:
             for _, series, _ in _lines(run, entry, ranks):
-                walls = series["wall_times"]
+                walls = series.wall_times
                 if len(walls):
                     span = max(span, float(walls[-1]) - (starts.get(run) or float(walls[0])))
         unit, unit_name = _relative_unit(span)
@@ -298,14 +299,14 @@ def scalars(
             for name, series, band in _lines(run, entry, ranks):
                 color = colors[name]
                 x = _x(series, x_axis, starts.get(run) or 0.0, unit)
-                values = np.asarray(series["values"], np.float64)
+                values = np.asarray(series.values, np.float64)
                 shown = dict(row=row, col=col)
                 if band is not None:
-                    lo = np.asarray(band["min"], np.float64)
-                    hi = np.asarray(band["max"], np.float64)
+                    lo = np.asarray(band.min, np.float64)
+                    hi = np.asarray(band.max, np.float64)
                     rank_text = [
                         f"min {a:.6g} (rank {ra}) · max {b:.6g} (rank {rb})"
-                        for a, b, ra, rb in zip(lo, hi, band["min_rank"], band["max_rank"], strict=True)
+                        for a, b, ra, rb in zip(lo, hi, band.min_rank.tolist(), band.max_rank.tolist(), strict=True)
                     ]
                     fig.add_trace(
                         go.Scatter(
@@ -400,14 +401,15 @@ def scalars(
     return fig
 
 
-def _lines(run: str, entry: dict[str, Any], ranks: str) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
-    """``(name, series, band or None)`` per line of a run's /api/scalars entry."""
-    if "job" not in entry:
-        return [(run, entry, None)]
-    if ranks == "each" and "per_rank" in entry:
-        return [(f"{run} · {r['role']} {r['rank']}", r, None) for r in entry["per_rank"]]
-    several = len(entry["job"]) > 1
-    return [(f"{run} · {j['role']}" if several else run, j, j) for j in entry["job"]]
+def _lines(run: str, entry: RunScalars, ranks: str) -> list[tuple[str, Line, RoleLine | None]]:
+    """``(name, series, band or None)`` per line of a run's series: the run's, or a job's
+    roles (with their bands), or with ``ranks="each"`` every rank's."""
+    if not entry.job:
+        return [(run, entry.line, None)]
+    if ranks == "each" and entry.per_rank is not None:
+        return [(f"{run} · {r.role} {r.rank}", r.line, None) for r in entry.per_rank]
+    several = len(entry.job) > 1
+    return [(f"{run} · {j.role}" if several else run, j.mean, j) for j in entry.job]
 
 
 def images(logdir: str | os.PathLike[str], tag: str, run: str | None = None, *, max_frames: int = 60) -> Any:
@@ -425,14 +427,14 @@ def images(logdir: str | os.PathLike[str], tag: str, run: str | None = None, *, 
         run = runs[0]
     elif run not in runs:
         raise ValueError(f"run {run!r} has no image tag {tag!r}; runs with it: {runs!r}")
-    listing = provider.list_images(run=run, tag=tag)
-    n = len(listing["steps"])
+    listing = provider.read_events(run=run, kind="images", tag=tag)
+    n = len(listing)
     chosen = sorted({round(i * (n - 1) / max(1, min(n, max_frames) - 1)) for i in range(min(n, max_frames))})
     frames = []
     for index in chosen:
         png = provider.read_image(run=run, tag=tag, index=index)
         source = "data:image/png;base64," + base64.b64encode(png).decode()
-        frames.append(go.Frame(data=[go.Image(source=source)], name=str(listing["steps"][index])))
+        frames.append(go.Frame(data=[go.Image(source=source)], name=str(listing[index].step)))
     fig = go.Figure(data=frames[-1].data, frames=frames)
     fig.update_layout(
         title=f"{tag} · {run}",
@@ -471,14 +473,13 @@ def histograms(
     if not runs:
         raise ValueError(f"no run of {os.fspath(logdir)!r} has a histogram tag {tag!r}")
     run = run if run is not None else runs[0]
-    body = provider.read_histograms(run=run, tag=tag, max_entries=max_entries)
-    entries = body["entries"]
+    entries, _ = provider.read_histograms(run=run, tag=tag, max_entries=max_entries)
     fig = go.Figure()
-    peak = max((max(e["counts"], default=0) for e in entries), default=1) or 1
+    peak = max((max(e.counts.tolist(), default=0) for e in entries), default=1) or 1
     for k, e in enumerate(entries):
-        edges = np.asarray(e["edges"])
+        edges = np.asarray(e.edges.tolist())
         centers = (edges[:-1] + edges[1:]) / 2
-        counts = np.asarray(e["counts"], np.float64)
+        counts = np.asarray(e.counts.tolist(), np.float64)
         shade = k / max(1, len(entries) - 1)
         color = f"rgba({int(40 + 180 * (1 - shade))},{int(90 + 60 * shade)},{int(200 - 120 * shade)},0.8)"
         if mode == "offset":
@@ -501,16 +502,14 @@ def histograms(
                     mode="lines",
                     fill="tonexty",
                     line=dict(color=color, width=1),
-                    name=f"step {e['step']}",
+                    name=f"step {e.step}",
                     customdata=counts,
-                    hovertemplate="step " + str(e["step"]) + " · %{x:.4g}: %{customdata:.4g}<extra></extra>",
+                    hovertemplate="step " + str(e.step) + " · %{x:.4g}: %{customdata:.4g}<extra></extra>",
                 )
             )
         else:
             fig.add_trace(
-                go.Scatter(
-                    x=centers, y=counts, mode="lines", line=dict(color=color, width=1.5), name=f"step {e['step']}"
-                )
+                go.Scatter(x=centers, y=counts, mode="lines", line=dict(color=color, width=1.5), name=f"step {e.step}")
             )
     fig.update_layout(title=f"{tag} · {run}", template="plotly_white", height=420, margin=dict(l=50, r=20, t=40, b=40))
     if mode == "offset":

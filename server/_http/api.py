@@ -16,6 +16,7 @@ import importlib.resources
 import logging
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -36,8 +37,16 @@ from visualdl.server._http.static import StaticFiles, codings
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
 from visualdl.server._views.curves import audio_clip, audio_list, curves
+from visualdl.server._views.distribution import distribution_answer
+from visualdl.server._views.health import health_answer
+from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
+from visualdl.server._views.images import images_answer
+from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector
+from visualdl.server._views.runs import kinds_answer, runs_answer
+from visualdl.server._views.scalars import scalars_answer
+from visualdl.server._views.text import text_answer
 
 if TYPE_CHECKING:
     from visualdl.server._views.graph import GraphService
@@ -126,15 +135,16 @@ Query = dict[str, Any]
 
 
 def _health(q: Query) -> Any:
-    return _provider().health()
+    provider = _provider()
+    return health_answer(provider.counters, provider.read_health(), reload_interval=provider.settings.reload_interval)
 
 
 def _runs(q: Query) -> Any:
-    return {"runs": _provider().list_runs()}
+    return runs_answer(_provider().list_runs())
 
 
 def _kinds(q: Query) -> Any:
-    return {"kinds": _provider().list_kinds()}
+    return kinds_answer(_provider().list_kinds())
 
 
 def _tags(q: Query) -> Any:
@@ -143,13 +153,14 @@ def _tags(q: Query) -> Any:
 
 def _scalars(q: Query) -> Any:
     # x_min above x_max: a range that holds no point (an empty answer, not an error).
-    return _provider().read_scalar_runs(
+    chart = _provider().read_scalar_runs(
         runs=q["run"], tag=q["tag"], max_points=q["max_points"], x_min=q["x_min"], x_max=q["x_max"], ranks=q["ranks"]
     )
+    return scalars_answer(chart)
 
 
 def _images(q: Query) -> Any:
-    return _provider().list_images(run=q["run"], tag=q["tag"])
+    return images_answer(q["run"], q["tag"], _provider().read_events(run=q["run"], kind="images", tag=q["tag"]))
 
 
 def _image(q: Query) -> Response:
@@ -213,19 +224,21 @@ def _neighbors(q: Query) -> Any:
 
 
 def _histograms(q: Query) -> Any:
-    return _provider().read_histograms(run=q["run"], tag=q["tag"], max_entries=q["max_entries"])
+    chosen, total = _provider().read_histograms(run=q["run"], tag=q["tag"], max_entries=q["max_entries"])
+    return histograms_answer(q["run"], q["tag"], chosen, total)
 
 
 def _job(q: Query) -> Any:
-    return _provider().read_job(run=q["run"])
+    return job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
 
 
 def _distribution(q: Query) -> Any:
-    return _provider().read_distribution(run=q["run"], tag=q["tag"])
+    events = _provider().read_events(run=q["run"], kind="histograms", tag=q["tag"])
+    return distribution_answer(q["run"], q["tag"], events)
 
 
 def _text(q: Query) -> Any:
-    return _provider().read_text(run=q["run"], tag=q["tag"])
+    return text_answer(q["run"], q["tag"], _provider().read_text(run=q["run"], tag=q["tag"]))
 
 
 def _graph_list(q: Query) -> Any:

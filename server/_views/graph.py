@@ -85,7 +85,10 @@ class GraphService:
     # -- sources -----------------------------------------------------------------------
 
     def list_sources(self) -> list[dict[str, Any]]:
-        logged = [{**g, "source": "log"} for g in self.provider.list_graphs()]
+        logged = [
+            {"run": g.run, "name": g.name, "size": g.size, "wall_time": g.wall_time, "source": "log"}
+            for g in self.provider.list_graphs()
+        ]
         files = [
             {"model": str(i), "name": os.path.basename(path), "size": _file_size(path), "source": "file"}
             for i, path in enumerate(self.provider.settings.models)
@@ -131,13 +134,13 @@ class GraphService:
         else:
             if not run:
                 raise InvalidArgument("give either model=ID or run=RUN (and name=NAME)")
-            graphs = [g for g in self.provider.list_graphs() if g["run"] == run]
+            graphs = [g for g in self.provider.list_graphs() if g.run == run]
             if not graphs:
                 raise NotFound(f"run {run!r} has no graph")
-            chosen = graphs[0] if name is None else next((g for g in graphs if g["name"] == name), None)
+            chosen = graphs[0] if name is None else next((g for g in graphs if g.name == name), None)
             if chosen is None:
-                raise NotFound(f"run {run!r} has no graph {name!r}; it has {[g['name'] for g in graphs]!r}")
-            event, read = self.provider.graph(run=run, name=chosen["name"])  # read only when not cached
+                raise NotFound(f"run {run!r} has no graph {name!r}; it has {[g.name for g in graphs]!r}")
+            event, read = self.provider.graph(run=run, name=chosen.name)  # read only when not cached
             key = ("log", run, event.name, event.ref.path, event.ref.offset)
             label = f"{run} / {event.name}"
 

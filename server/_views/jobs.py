@@ -29,7 +29,7 @@ import numpy as np
 
 from visualdl._index.reader import WriterInfo
 
-__all__ = ["job_overview"]
+__all__ = ["job_answer", "job_overview"]
 
 Progress = tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]
 
@@ -184,3 +184,8 @@ def job_overview(
 def _median(xs: list[float | None]) -> float | None:
     real = [x for x in xs if x is not None]
     return float(np.median(real)) if real else None
+
+
+def job_answer(run: str, progress: Sequence[Progress], *, now: float) -> dict[str, Any]:
+    """The answer of ``/api/job``: the job page of ``run`` at ``now``."""
+    return {"run": run, **job_overview(progress, now=now)}
