@@ -21,7 +21,6 @@ import base64
 import importlib.util
 import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy as np
 
 from visualdl._kinds.table import EmbeddingsEvent
 from visualdl.errors import CannotShow, InvalidArgument, NotFound, VisualDLError
+from visualdl.server._cache import LRUCache
 from visualdl.server._provider import DataProvider
 
 __all__ = ["METHODS", "SAMPLE", "Projector"]
@@ -100,26 +100,16 @@ class Projector:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
         self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-        self._sizes: dict[tuple[Any, ...], int] = {}
+        self._cache: LRUCache[Any] = LRUCache(max_bytes=_CACHE_BYTES, keep=1)
         self._running: dict[tuple[Any, ...], str] = {}  # key -> "" (running) or an error message
 
     # -- cache -----------------------------------------------------------------------------
 
     def _get(self, key: tuple[Any, ...]) -> Any:
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-            return hit
+        return self._cache.get(key)
 
     def _put(self, key: tuple[Any, ...], value: Any, size: int) -> None:
-        with self._lock:
-            self._cache[key] = value
-            self._sizes[key] = size
-            while sum(self._sizes.values()) > _CACHE_BYTES and len(self._cache) > 1:
-                old, _ = self._cache.popitem(last=False)
-                self._sizes.pop(old, None)
+        self._cache.put(key, value, size)
 
     # -- data ------------------------------------------------------------------------------
 
