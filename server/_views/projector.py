@@ -31,7 +31,7 @@ from visualdl.errors import CannotShow, InvalidArgument, NotFound, VisualDLError
 from visualdl.server._cache import LRUCache
 from visualdl.server._provider import DataProvider
 
-__all__ = ["METHODS", "SAMPLE", "Projector"]
+__all__ = ["METHODS", "SAMPLE", "Projector", "embeddings_answer"]
 
 #: Rows t-SNE and UMAP project at most (PCA projects every row).
 SAMPLE = 5_000
@@ -96,6 +96,25 @@ def _embed(method: str, vectors: np.ndarray, dims: int) -> np.ndarray:
     )
 
 
+def embeddings_answer(run: str, tag: str, found: list[EmbeddingsEvent]) -> dict[str, Any]:
+    """The answer of ``/api/embeddings``: the entries of a tag, without their vectors."""
+    return {
+        "run": run,
+        "tag": tag,
+        "entries": [
+            {
+                "index": i,
+                "step": e.step,
+                "wall_time": e.wall_time,
+                "rows": e.rows,
+                "dimension": e.dimension,
+                "metadata_header": list(e.metadata_header),
+            }
+            for i, e in enumerate(found)
+        ],
+    }
+
+
 class Projector:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
@@ -112,25 +131,6 @@ class Projector:
         self._cache.put(key, value, size)
 
     # -- data ------------------------------------------------------------------------------
-
-    def entries(self, *, run: str, tag: str) -> dict[str, Any]:
-        _, events = self.provider.events(run, "embeddings", tag)
-        found: list[EmbeddingsEvent] = events
-        return {
-            "run": run,
-            "tag": tag,
-            "entries": [
-                {
-                    "index": i,
-                    "step": e.step,
-                    "wall_time": e.wall_time,
-                    "rows": e.rows,
-                    "dimension": e.dimension,
-                    "metadata_header": list(e.metadata_header),
-                }
-                for i, e in enumerate(found)
-            ],
-        }
 
     def _event(self, run: str, tag: str, index: int | None) -> tuple[int, EmbeddingsEvent, Callable[[], bytes]]:
         reader, events = self.provider.events(run, "embeddings", tag)
@@ -219,9 +219,9 @@ class Projector:
 
         threading.Thread(target=work, name=f"visualdl-{method}", daemon=True).start()
 
-    # -- neighbours --------------------------------------------------------------------------
+    # -- neighbors ---------------------------------------------------------------------------
 
-    def neighbours(self, *, run: str, tag: str, index: int | None, point: int, k: int, metric: str) -> dict[str, Any]:
+    def neighbors(self, *, run: str, tag: str, index: int | None, point: int, k: int, metric: str) -> dict[str, Any]:
         at, event, vectors = self.vectors(run, tag, index)
         if not 0 <= point < len(vectors):
             raise NotFound(f"{tag!r} in {run!r} has {len(vectors)} rows; there is no row {point}")
