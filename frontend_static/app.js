@@ -71,21 +71,55 @@ function loadSettings() {
   }
 }
 
-const panel = (name) => document.getElementById(`panel-${name}`);
-const views = {
-  scalars: new ScalarsView(panel('scalars'), ctx),
-  images: new PerRunView(panel('images'), ctx, { kind: 'images', noun: 'image', Card: ImageCard, rowPerTag: true }),
-  histograms: new PerRunView(panel('histograms'), ctx, { kind: 'histograms', noun: 'histogram', Card: HistogramCard }),
-  text: new PerRunView(panel('text'), ctx, { kind: 'text', noun: 'text', Card: TextCard }),
-  jobs: new JobsView(panel('jobs'), ctx),
-  graphs: new GraphView(panel('graphs'), ctx),
-  audio: new PerRunView(panel('audio'), ctx, { kind: 'audio', noun: 'audio', Card: AudioCard }),
-  pr_curves: new CurvesView(panel('pr_curves'), ctx, 'pr_curves'),
-  roc_curves: new CurvesView(panel('roc_curves'), ctx, 'roc_curves'),
-  hparams: new HParamsView(panel('hparams'), ctx),
-  embeddings: new ProjectorView(panel('embeddings'), ctx),
-  scalar_layouts: new LayoutsView(panel('scalar_layouts'), ctx),
+// One entry per kind this page draws, the unit the tabs and panels are built from: how
+// its view is made, and for a panel index.html does not hold (one without controls of its
+// own), what it contains: a note for when it is empty, and a grid of cards (`grid`). A
+// kind /api/kinds lists without an entry gets no tab; a new kind costs its entry and card.
+const PANELS = {
+  scalars: { make: (el) => new ScalarsView(el, ctx) },
+  images: {
+    grid: true,
+    make: (el) => new PerRunView(el, ctx, { kind: 'images', noun: 'image', Card: ImageCard, rowPerTag: true }),
+  },
+  histograms: {
+    make: (el) => new PerRunView(el, ctx, { kind: 'histograms', noun: 'histogram', Card: HistogramCard }),
+  },
+  text: { grid: true, make: (el) => new PerRunView(el, ctx, { kind: 'text', noun: 'text', Card: TextCard }) },
+  jobs: { make: (el) => new JobsView(el, ctx) },
+  graphs: { make: (el) => new GraphView(el, ctx) },
+  audio: { grid: true, make: (el) => new PerRunView(el, ctx, { kind: 'audio', noun: 'audio', Card: AudioCard }) },
+  pr_curves: { grid: true, make: (el) => new CurvesView(el, ctx, 'pr_curves') },
+  roc_curves: { grid: true, make: (el) => new CurvesView(el, ctx, 'roc_curves') },
+  hparams: { grid: false, make: (el) => new HParamsView(el, ctx) },
+  embeddings: { grid: false, make: (el) => new ProjectorView(el, ctx) },
+  scalar_layouts: { grid: true, make: (el) => new LayoutsView(el, ctx) },
 };
+
+const panel = (name) => document.getElementById(`panel-${name}`);
+
+/** The panel of `name`: index.html's, or one made as its entry in PANELS says. */
+function panelOf(name, { grid }) {
+  const found = panel(name);
+  if (found) return found;
+  const section = document.createElement('section');
+  Object.assign(section, { id: `panel-${name}`, className: 'panel', hidden: true });
+  section.setAttribute('role', 'tabpanel');
+  section.setAttribute('aria-labelledby', `tab-${name}`);
+  const empty = document.createElement('p');
+  Object.assign(empty, { className: 'empty', hidden: true });
+  section.append(empty);
+  if (grid) {
+    const root = document.createElement('div');
+    root.className = 'grid-root';
+    section.append(root);
+  }
+  document.querySelector('main.content').append(section);
+  return section;
+}
+
+const views = Object.fromEntries(
+  Object.entries(PANELS).map(([name, entry]) => [name, entry.make(panelOf(name, entry))]),
+);
 const sidebar = new Sidebar(ctx);
 
 // -- tabs ---------------------------------------------------------------------------

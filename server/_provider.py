@@ -1,19 +1,19 @@
-"""The data provider: LogReaders over the logdirs, kept fresh by a background thread.
+"""The data provider: the runs, tags and data of all logdirs, as typed values.
 
-The serving side sees only this interface (keyword-only ``list_*``/``read_*`` calls
-returning plain values) and the errors of :mod:`visualdl.errors` (:class:`NotFound`
-for an unknown run, tag or entry); no flask here. Downsampled series are cached by
-(run, tag, data version, range, budget).
+The serving side and the notebook see only this interface: keyword-only ``list_*``/``read_*``
+calls returning the values of :mod:`visualdl.server._data` (or numpy arrays and the kinds'
+events), and the errors of :mod:`visualdl.errors` (:class:`NotFound` for an unknown run, tag
+or entry). No JSON here (each answer's JSON is built by its view in ``server/_views/``) and
+no thread: :meth:`DataProvider.poll` reads what was added, and :mod:`visualdl.server._reload`
+calls it in the background. Downsampled series are cached by (run, tag, data version,
+range, budget); the lists of runs and tags until the next change of the logdirs.
 """
 
 from __future__ import annotations
 
 import bisect
-import logging
 import os
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -23,17 +23,30 @@ import numpy as np
 from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
 from visualdl._index.aggregate import JobSeries
 from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, select_range
-from visualdl._index.reader import LogReader, ScalarSeries, WriterInfo, _nbytes, open_blob
+from visualdl._index.reader import LogReader, ScalarSeries, open_blob
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._storage import store as _storage
 from visualdl.errors import NotFound, VisualDLError
+from visualdl.server import _index_access as index
+from visualdl.server._cache import LRUCache, nbytes
+from visualdl.server._data import (
+    Health,
+    Kind,
+    Line,
+    LogdirState,
+    LoggedGraph,
+    ProblemAt,
+    RankLine,
+    RoleLine,
+    Run,
+    RunScalars,
+    ScalarRuns,
+    Unservable,
+)
+from visualdl.server._reload import PollCounters
 from visualdl.server._settings import Settings
-from visualdl.server._views.distribution import percentile_bands
-from visualdl.server._views.jobs import job_overview
 
 __all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "servable"]
-
-log = logging.getLogger("visualdl.server")
 
 #: Points of all per-rank lines of one chart together, at most (each rank gets a share).
 PER_RANK_POINTS = 200_000
@@ -66,64 +79,24 @@ CHART_CACHE_BYTES = 64 << 20
 
 
 class DataProvider:
-    """What the HTTP layer reads from: runs, tags and data of all logdirs."""
+    """What the HTTP layer and the notebook read from: runs, tags and data of all logdirs."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._sources = [
             _Source(name, _storage.absolute(path), LogReader(path, load=False)) for name, path in settings.logdirs
         ]
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], int]] = OrderedDict()
-        self._cache_limit = 256
-        self._cache_bytes_limit = CHART_CACHE_BYTES
-        self._cache_bytes = 0
-        self._lists: dict[str, tuple[tuple[int, ...], Any, float]] = {}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.loaded = threading.Event()  # set after the first full poll
-        self.polls = 0
-        self.last_poll_seconds = 0.0
-        self.last_poll_time = 0.0
-        self.files_total = 0
-        self.files_read = 0
-        self.bytes_read = 0
-
-    # -- lifetime ------------------------------------------------------------------
-
-    def start(self) -> None:
-        """Index in the background: the first poll, then one every ``reload_interval``."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="visualdl-reload", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.poll()
-                self.list_kinds()  # the lists of runs and tags built here, not in a request
-            except Exception:  # boundary: the reload thread must go on
-                log.exception("reloading the logdirs failed")
-            self._stop.wait(self.settings.reload_interval)
+        self._charts: LRUCache[RunScalars] = LRUCache(max_entries=256, max_bytes=CHART_CACHE_BYTES)
+        self._lists: LRUCache[tuple[tuple[int, ...], Any, float]] = LRUCache()
+        #: How far indexing got, for /api/health and the command line (see :mod:`._reload`).
+        self.counters = PollCounters()
 
     def poll(self) -> None:
         """Read what was added to every logdir since the last poll."""
         start = time.perf_counter()
         for source in self._sources:
-            source.reader.poll(progress=self._progress)
-        self.polls += 1
-        self.last_poll_seconds = time.perf_counter() - start
-        self.last_poll_time = time.time()
-        self.loaded.set()
-
-    def _progress(self, done: int, total: int, nbytes: int) -> None:
-        self.files_read, self.files_total = done, total
-        self.bytes_read += nbytes
+            source.reader.poll(progress=self.counters.progress)
+        self.counters.polled(time.perf_counter() - start)
 
     # -- runs and tags ---------------------------------------------------------------
 
@@ -135,9 +108,7 @@ class DataProvider:
     def _generation(self, runs_only: bool = False) -> tuple[int, ...]:
         """Changes whenever any logdir's runs, files, writers or tags change (``runs_only``:
         whenever its runs change)."""
-        if runs_only:
-            return tuple(source.reader._runs_generation for source in self._sources)
-        return tuple(source.reader._generation for source in self._sources)
+        return tuple(index.generation(source.reader, runs_only=runs_only) for source in self._sources)
 
     def _listed(self, what: str, build: Callable[[], Any], *, runs_only: bool = False, max_age: float = 0.0) -> Any:
         """``build()``, cached until the next change of runs, files, writers or tags: a list of
@@ -145,17 +116,15 @@ class DataProvider:
         will do (while a first read changes the logdir at every file)."""
         generation = self._generation(runs_only)
         now = time.monotonic()
-        with self._lock:
-            hit = self._lists.get(what)
-            if hit is not None and (hit[0] == generation or now - hit[2] < max_age):
-                return hit[1]
+        hit = self._lists.get(what)
+        if hit is not None and (hit[0] == generation or now - hit[2] < max_age):
+            return hit[1]
         value = build()
-        with self._lock:
-            self._lists[what] = (generation, value, now)
+        self._lists.put(what, (generation, value, now))
         return value
 
     def _runs(self) -> dict[str, tuple[LogReader, str]]:
-        """The runs by the names the API lists and takes (see :meth:`not_served` for the others)."""
+        """The runs by the names the API lists and takes (see :meth:`list_unservable` for the others)."""
         return cast("dict[str, tuple[LogReader, str]]", self._listed("runs", self._build_runs, runs_only=True))
 
     def _build_runs(self) -> dict[str, tuple[LogReader, str]]:
@@ -170,33 +139,27 @@ class DataProvider:
     def run_names(self) -> set[str]:
         return set(self._runs())
 
-    def _resolve(self, run: str) -> tuple[LogReader, str]:
+    def resolve(self, run: str) -> tuple[LogReader, str]:
+        """The reader holding ``run`` and the run's name in it (:class:`NotFound` if unknown)."""
         found = self._runs().get(run)
         if found is None:
             raise NotFound(f"unknown run {run!r}")
-        found[0]._await_run(found[1])  # still being read for the first time: read it next
+        index.prioritize(found[0], found[1])  # still being read for the first time: read it next
         return found
 
-    def list_runs(self) -> list[dict[str, Any]]:
-        return cast("list[dict[str, Any]]", self._listed("list_runs", self._build_list_runs))
+    def list_runs(self) -> tuple[Run, ...]:
+        """Every run the API takes, by name, with its writers."""
+        return cast("tuple[Run, ...]", self._listed("list_runs", self._build_list_runs))
 
-    def _build_list_runs(self) -> list[dict[str, Any]]:
+    def _build_list_runs(self) -> tuple[Run, ...]:
         out = []
         for name, (reader, run) in sorted(self._runs().items()):
             try:
                 writers = reader.writers(run)
             except NotFound:
                 continue  # removed meanwhile
-            out.append(
-                {
-                    "name": name,
-                    "files": len(writers),
-                    "closed": all(w.closed for w in writers),
-                    "start_time": min((w.start_time for w in writers), default=None),
-                    "writers": [_writer_json(w) for w in writers],
-                }
-            )
-        return out
+            out.append(Run(name, tuple(writers)))
+        return tuple(out)
 
     def list_tags(self, *, runs: list[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """``{kind: {tag: [runs having it]}}``, every kind present (with no tags: ``{}``).
@@ -231,49 +194,42 @@ class DataProvider:
                         bucket.setdefault(tag, []).append(name)
         return out
 
-    def list_kinds(self) -> list[dict[str, Any]]:
+    def list_kinds(self) -> tuple[Kind, ...]:
         """What the web UI offers a tab for: every record kind of the kinds table, in its order,
         with how many tags (distinct names over all runs) and runs hold it, and the ``jobs`` view
         (runs of two or more ranked writers), before ``graphs`` as the UI has always shown it."""
-        return cast("list[dict[str, Any]]", self._listed("kinds", self._build_kinds))
+        return cast("tuple[Kind, ...]", self._listed("kinds", self._build_kinds))
 
-    def _build_kinds(self) -> list[dict[str, Any]]:
+    def _build_kinds(self) -> tuple[Kind, ...]:
         tags = self.list_tags()
-        out: list[dict[str, Any]] = []
+        out: list[Kind] = []
         for name in KINDS:
             by_tag = tags.get(name, {})
             runs = {run for names in by_tag.values() for run in names}
             title = _TITLES.get(name, name.capitalize())
             count = len(by_tag) + (len(self.settings.models) if name == "graphs" else 0)  # --model files too
-            kind = {"name": name, "title": title, "record": True, "tags": count, "runs": len(runs)}
-            out.append(kind)
+            out.append(Kind(name, title, True, count, len(runs)))
         jobs = 0
         for run in self.list_runs():
-            places = {(w["role"], w["rank"]) for w in run["writers"] if w["rank"] >= 0}
+            places = {(w.role, w.rank) for w in run.writers if w.rank >= 0}
             jobs += len(places) >= 2
-        at = next((i for i, kind in enumerate(out) if kind["name"] == "graphs"), len(out))
-        out.insert(at, {"name": "jobs", "title": "Jobs", "record": False, "tags": 0, "runs": jobs})
-        return out
+        at = next((i for i, kind in enumerate(out) if kind.name == "graphs"), len(out))
+        out.insert(at, Kind("jobs", "Jobs", False, 0, jobs))
+        return tuple(out)
 
-    def not_served(self) -> list[dict[str, Any]]:
+    def list_unservable(self) -> tuple[Unservable, ...]:
         """Runs, tags and graphs in the logs that the API cannot take as parameters (older or
         foreign writers: names too long, empty, or with NUL), so it does not list them."""
         # Diagnostics in /api/health, which the UI polls: up to 2 s late, built at most that often.
-        return cast("list[dict[str, Any]]", self._listed("not_served", self._build_not_served, max_age=2.0))
+        return cast("tuple[Unservable, ...]", self._listed("not_served", self._build_unservable, max_age=2.0))
 
-    def _build_not_served(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-
-        def add(what: str, name: str, run: str, limit: int) -> None:
-            shown = name if len(name) <= 80 else name[:80] + "…"
-            rule = f"{what} names must be 1 to {limit} characters without NUL; this one is not served"
-            out.append({"kind": what, "name": shown, "run": run[:200], "length": len(name), "message": rule})
-
+    def _build_unservable(self) -> tuple[Unservable, ...]:
+        out: list[Unservable] = []
         for source in self._sources:
             for run in source.reader.runs():
                 name = self._qualified(source, run)
                 if not servable(name, MAX_RUN_LENGTH):
-                    add("run", name, name, MAX_RUN_LENGTH)
+                    out.append(Unservable("run", name, name, MAX_RUN_LENGTH))
                     continue
                 try:
                     tags = source.reader.tags(run)
@@ -282,8 +238,8 @@ class DataProvider:
                 for kind, names in tags.items():
                     for tag in names:
                         if not servable(tag, MAX_TAG_LENGTH):
-                            add("tag" if kind != "graphs" else "graph", tag, name, MAX_TAG_LENGTH)
-        return out
+                            out.append(Unservable("tag" if kind != "graphs" else "graph", tag, name, MAX_TAG_LENGTH))
+        return tuple(out)
 
     # -- scalars -----------------------------------------------------------------------
 
@@ -296,53 +252,41 @@ class DataProvider:
         x_min: float | None = None,
         x_max: float | None = None,
         ranks: str = "mean",
-    ) -> dict[str, Any]:
+    ) -> RunScalars:
         """One run's series of ``tag`` in the step range, at most ``max_points`` points.
 
         For a job (a run with two or more ranked writers of ``tag``), ``job`` holds per
         role the mean over ranks with its min/max band and the rank at each extreme, and
-        the top-level arrays are the first role's mean (trainers first); with
-        ``ranks="each"``, ``per_rank`` also holds every rank's own series.
+        ``line`` is the first role's mean (trainers first); with ``ranks="each"``,
+        ``per_rank`` also holds every rank's own series.
         """
-        reader, local = self._resolve(run)
+        reader, local = self.resolve(run)
         if not _has_tag(reader, local, "scalars", tag):
             raise NotFound(f"run {run!r} has no scalar tag {tag!r}")
         version = reader.version(local, "scalars", tag)
         key = (run, tag, version, max_points, x_min, x_max, ranks)
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-                return hit[0]
+        hit = self._charts.get(key)
+        if hit is not None:
+            return hit
         jobs = reader.job_scalars(local, tag)
         total = reader.count(local, "scalars", tag)
         if sum(len(r) for r, _ in jobs.values()) < 2:
-            result = _downsampled(reader.scalars(local, tag), max_points, x_min, x_max)
+            result = RunScalars(run, total, _downsampled(reader.scalars(local, tag), max_points, x_min, x_max))
         else:
             roles = sorted(jobs, key=lambda r: (r != "trainer", r))
-            entries = [_job_json(role, *jobs[role], max_points, x_min, x_max) for role in roles]
-            first = entries[0]
-            result = {k: first[k] for k in ("steps", "values", "wall_times", "nonfinite", "range_points")}
-            result["job"] = entries
+            lines = tuple(_role_line(role, *jobs[role], max_points, x_min, x_max) for role in roles)
+            per_rank = None
             if ranks == "each":
                 places = [(role, rank) for role in roles for rank in jobs[role][0]]
                 budget = max(PICKS_PER_BUCKET * 5, min(max_points, PER_RANK_POINTS // len(places)))
-                result["per_rank"] = [
-                    {
-                        "role": role,
-                        "rank": rank,
-                        **_downsampled(reader.scalars(local, tag, role=role, rank=rank), budget, x_min, x_max),
-                    }
+                per_rank = tuple(
+                    RankLine(
+                        role, rank, _downsampled(reader.scalars(local, tag, role=role, rank=rank), budget, x_min, x_max)
+                    )
                     for role, rank in places
-                ]
-        result.update(run=run, total_points=total)
-        size = _nbytes(result)
-        with self._lock:
-            old = self._cache.pop(key, None)
-            self._cache_bytes += size - (old[1] if old is not None else 0)
-            self._cache[key] = (result, size)
-            while len(self._cache) > self._cache_limit or self._cache_bytes > self._cache_bytes_limit:
-                self._cache_bytes -= self._cache.popitem(last=False)[1][1]
+                )
+            result = RunScalars(run, total, lines[0].mean, lines, per_rank)
+        self._charts.put(key, result, nbytes(result))
         return result
 
     def read_scalar_runs(
@@ -354,40 +298,35 @@ class DataProvider:
         x_min: float | None = None,
         x_max: float | None = None,
         ranks: str = "mean",
-    ) -> dict[str, Any]:
+    ) -> ScalarRuns:
         """:meth:`read_scalars` of each of ``runs``; a known run without ``tag`` is listed in
         ``missing`` (the chart shows the others), an unknown one is :class:`NotFound`."""
         series = []
         missing = []
         for run in runs:
-            reader, local = self._resolve(run)
+            reader, local = self.resolve(run)
             if not _has_tag(reader, local, "scalars", tag):
                 missing.append(run)
                 continue
             series.append(
                 self.read_scalars(run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks)
             )
-        return {"tag": tag, "max_points": max_points, "runs": series, "missing": missing}
+        return ScalarRuns(tag, max_points, tuple(series), tuple(missing))
 
-    def read_job(self, *, run: str) -> dict[str, Any]:
-        """The job page of ``run`` (see :mod:`visualdl.server._views.jobs`)."""
-        reader, local = self._resolve(run)
-        progress = reader._progress(local)  # with each file's lowest step
-        return {"run": run, **job_overview(progress, now=time.time())}
+    def read_job(self, *, run: str) -> index.Progress:
+        """Per log file of ``run``: its writer, its progress trace and its lowest step, what
+        the job page is built from (see :mod:`visualdl.server._views.jobs`)."""
+        reader, local = self.resolve(run)
+        return index.progress(reader, local)
 
-    # -- images, histograms, text, graphs ----------------------------------------------------
+    # -- event kinds -----------------------------------------------------------------------
 
     def events(self, run: str, kind: str, tag: str) -> tuple[LogReader, list[Any]]:
         """The reader of ``run`` and the events of ``tag`` of ``kind`` there, by step
         (:class:`NotFound` for an unknown run or a tag it does not have)."""
-        return self._events(run, kind, tag)
-
-    def resolve(self, run: str) -> tuple[LogReader, str]:
-        """The reader holding ``run`` and the run's name in it (:class:`NotFound` if unknown)."""
-        return self._resolve(run)
-
-    def _events(self, run: str, kind: str, tag: str) -> tuple[LogReader, list[Any]]:
-        reader, local = self._resolve(run)
+        reader, local = self.resolve(run)
+        if not _has_tag(reader, local, kind, tag):
+            raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")
         getters: dict[str, Callable[[str, str], list[Any]]] = {
             "images": reader.images,
             "histograms": reader.histograms,
@@ -397,20 +336,11 @@ class DataProvider:
             "roc_curves": reader.roc_curves,
             "embeddings": reader.embeddings,
         }
-        if not _has_tag(reader, local, kind, tag):
-            raise NotFound(f"run {run!r} has no {kind} tag {tag!r}")
         return reader, getters[kind](local, tag)
 
-    def list_images(self, *, run: str, tag: str) -> dict[str, Any]:
-        _, events = self._events(run, "images", tag)
-        return {
-            "run": run,
-            "tag": tag,
-            "steps": [e.step for e in events],
-            "wall_times": [e.wall_time for e in events],
-            "widths": [e.width for e in events],
-            "heights": [e.height for e in events],
-        }
+    def read_events(self, *, run: str, kind: str, tag: str) -> list[Any]:
+        """The events of ``tag`` of ``kind`` in ``run``, by step."""
+        return self.events(run, kind, tag)[1]
 
     def read_image(self, *, run: str, tag: str, index: int | None = None, step: int | None = None) -> bytes:
         """The PNG of the ``index``-th image of ``tag`` by step, or of the last one logged at ``step``."""
@@ -432,45 +362,23 @@ class DataProvider:
             raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
 
     def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[LogReader, ImageEvent, int]:
-        reader, events = self._events(run, "images", tag)
+        reader, events = self.events(run, "images", tag)
         at = pick(events, index, step, "image", f"{tag!r} in {run!r}")
         return reader, events[at], at
 
-    def read_histograms(self, *, run: str, tag: str, max_entries: int) -> dict[str, Any]:
-        _, events = self._events(run, "histograms", tag)
-        chosen = _evenly(len(events), max_entries)
-        return {
-            "run": run,
-            "tag": tag,
-            "total_entries": len(events),
-            "entries": [_histogram_json(events[i]) for i in chosen],
-        }
+    def read_histograms(self, *, run: str, tag: str, max_entries: int) -> tuple[list[HistogramEvent], int]:
+        """At most ``max_entries`` histograms of ``tag``, spread evenly over the steps (first and
+        last included), and how many there are."""
+        events: list[HistogramEvent] = self.read_events(run=run, kind="histograms", tag=tag)
+        return [events[i] for i in _evenly(len(events), max_entries)], len(events)
 
-    def read_distribution(self, *, run: str, tag: str) -> dict[str, Any]:
-        _, events = self._events(run, "histograms", tag)
-        percentiles, bands = percentile_bands(events)
-        return {
-            "run": run,
-            "tag": tag,
-            "steps": [e.step for e in events],
-            "wall_times": [e.wall_time for e in events],
-            "percentiles": percentiles,
-            "bands": [[_finite_or_none(v) for v in row] for row in bands.tolist()],
-        }
-
-    def read_text(self, *, run: str, tag: str) -> dict[str, Any]:
-        _, events = self._events(run, "text", tag)
-        entries: list[TextEvent] = events
-        return {
-            "run": run,
-            "tag": tag,
-            "entries": [{"step": e.step, "wall_time": e.wall_time, "text": e.text} for e in entries],
-        }
+    def read_text(self, *, run: str, tag: str) -> list[TextEvent]:
+        return self.read_events(run=run, kind="text", tag=tag)
 
     def graph(self, *, run: str, name: str) -> tuple[GraphEvent, Callable[[], bytes]]:
         """The newest graph ``name`` of ``run``, and how to read its model bytes: a caller
         that has the model already (by the event's file and offset) reads nothing."""
-        reader, local = self._resolve(run)
+        reader, local = self.resolve(run)
         event = next((e for e in reader.graphs(local) if e.name == name), None)
         if event is None:
             raise NotFound(f"run {run!r} has no graph {name!r}")
@@ -483,42 +391,30 @@ class DataProvider:
 
         return event, read
 
-    def list_graphs(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def list_graphs(self) -> list[LoggedGraph]:
+        out: list[LoggedGraph] = []
         for name, (reader, run) in sorted(self._runs().items()):
             try:
                 graphs: list[GraphEvent] = reader.graphs(run)
             except NotFound:
                 continue  # removed meanwhile
             out.extend(
-                {"run": name, "name": g.name, "size": g.size, "wall_time": g.wall_time}
-                for g in graphs
-                if servable(g.name, MAX_TAG_LENGTH)
+                LoggedGraph(name, g.name, g.size, g.wall_time) for g in graphs if servable(g.name, MAX_TAG_LENGTH)
             )
         return out
 
     # -- health ----------------------------------------------------------------------
 
-    def health(self) -> dict[str, Any]:
+    def read_health(self) -> Health:
+        """The logdirs, whether each exists, what is wrong in their files and which names
+        cannot be served (the poll counters are :attr:`counters`)."""
         problems = []
         for source in self._sources:
             for p in source.reader.problems:
-                where = {"logdir": source.name or source.path, "file": _relative(p.path, source.path)}
-                problems.append({**where, "offset": p.offset, "message": p.message})
-        return {
-            "status": "ok" if self.loaded.is_set() else "loading",
-            "loaded": self.loaded.is_set(),
-            "files_read": self.files_read,
-            "files_total": self.files_total,
-            "bytes_read": self.bytes_read,
-            "polls": self.polls,
-            "last_poll_seconds": round(self.last_poll_seconds, 4),
-            "last_poll_time": self.last_poll_time or None,
-            "reload_interval": self.settings.reload_interval,
-            "logdirs": [{"name": s.name, "path": s.path, "exists": s.reader._exists()} for s in self._sources],
-            "problems": problems,
-            "not_served": self.not_served(),
-        }
+                where = source.name or source.path
+                problems.append(ProblemAt(where, _relative(p.path, source.path), p.offset, p.message))
+        logdirs = tuple(LogdirState(s.name, s.path, index.exists(s.reader)) for s in self._sources)
+        return Health(logdirs, tuple(problems), self.list_unservable())
 
 
 #: The web UI's tab titles of the kinds whose name is no title.
@@ -536,32 +432,16 @@ def _has_tag(reader: LogReader, run: str, kind: str, tag: str) -> bool:
     return tag in reader.tags(run)[kind]
 
 
-def _writer_json(w: WriterInfo) -> dict[str, Any]:
-    fields = ("host", "pid", "display_name", "rank", "world_size", "role", "job", "attempt", "closed", "format")
-    out = {name: getattr(w, name) for name in fields}
-    # What a foreign file holds that no view shows yet, so that nothing vanishes unsaid.
-    out["unshown"] = [{"tag": tag, "kind": kind, "count": count} for tag, kind, count in w.unshown]
-    return out
-
-
-def _finite_or_none(value: float) -> float | None:
-    return value if np.isfinite(value) else None
-
-
-def _downsampled(series: ScalarSeries, max_points: int, x_min: float | None, x_max: float | None) -> dict[str, Any]:
+def _downsampled(series: ScalarSeries, max_points: int, x_min: float | None, x_max: float | None) -> Line:
     start, stop = select_range(series.steps, x_min, x_max)
     steps = series.steps[start:stop]
-    values = series.values[start:stop]
-    walls = series.wall_times[start:stop]
-    keep = downsample(steps, values, max_points)
-    out = _scalar_json(steps[keep], values[keep], walls[keep])
-    out["range_points"] = int(steps.size)
-    return out
+    keep = downsample(steps, series.values[start:stop], max_points)
+    return Line(steps[keep], series.values[start:stop][keep], series.wall_times[start:stop][keep], int(steps.size))
 
 
-def _job_json(
+def _role_line(
     role: str, ranks: list[int], job: JobSeries, max_points: int, x_min: float | None, x_max: float | None
-) -> dict[str, Any]:
+) -> RoleLine:
     """One role's mean line and min/max band; the points kept are those that keep the spikes
     of any of the three (each downsampled at a third of the budget, then joined)."""
     start, stop = select_range(job.steps, x_min, x_max)
@@ -579,52 +459,10 @@ def _job_json(
             )
             + start
         )
-    out = _scalar_json(job.steps[keep], job.mean[keep], job.wall_times[keep])
-    lo = _scalar_json(job.steps[keep], job.min[keep], job.wall_times[keep])
-    hi = _scalar_json(job.steps[keep], job.max[keep], job.wall_times[keep])
-    out.update(
-        role=role,
-        ranks=ranks,
-        min=lo["values"],
-        min_nonfinite=lo["nonfinite"],
-        max=hi["values"],
-        max_nonfinite=hi["nonfinite"],
-        min_rank=job.min_rank[keep].tolist(),
-        max_rank=job.max_rank[keep].tolist(),
-        count=job.count[keep].tolist(),
-        range_points=int(steps.size),
+    mean = Line(job.steps[keep], job.mean[keep], job.wall_times[keep], int(steps.size))
+    return RoleLine(
+        role, ranks, mean, job.min[keep], job.max[keep], job.min_rank[keep], job.max_rank[keep], job.count[keep]
     )
-    return out
-
-
-def _scalar_json(steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> dict[str, Any]:
-    """The arrays for JSON (numpy, serialized natively); non-finite values are written as
-    null and listed in ``nonfinite`` as ``[index, "nan" | "inf" | "-inf"]``."""
-    finite = np.isfinite(values)
-    out: dict[str, Any] = {"steps": steps, "values": values, "wall_times": walls, "nonfinite": []}
-    if not finite.all():
-        bad = np.flatnonzero(~finite)
-        out["nonfinite"] = [
-            [int(i), "nan" if np.isnan(values[i]) else ("inf" if values[i] > 0 else "-inf")] for i in bad.tolist()
-        ]
-    return out
-
-
-def _histogram_json(h: HistogramEvent) -> dict[str, Any]:
-    return {
-        "step": h.step,
-        "wall_time": h.wall_time,
-        "edges": h.edges.tolist(),
-        "counts": h.counts.tolist(),
-        # No finite values (all NaN or infinite): no range, not min = max = 0.
-        "min": None if h.finite_range is None else h.finite_range[0],
-        "max": None if h.finite_range is None else h.finite_range[1],
-        "sum": h.sum,
-        "count": h.count,
-        "nan_count": h.nan_count,
-        "pos_inf_count": h.pos_inf_count,
-        "neg_inf_count": h.neg_inf_count,
-    }
 
 
 def pick(events: list[Any], index: int | None, step: int | None, noun: str, where: str) -> int:

@@ -8,6 +8,7 @@ background; ``--inspect`` prints a summary of the logdirs instead.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import signal
@@ -183,14 +184,15 @@ def _report_progress(provider: object, stop: threading.Event) -> None:
     from visualdl.server._provider import DataProvider
 
     assert isinstance(provider, DataProvider)
+    counters = provider.counters
     start = time.monotonic()
     while not stop.wait(1.0):
-        if provider.loaded.is_set():
-            print(f"indexed {provider.files_total} file(s), {provider.bytes_read / 1e6:.1f} MB in "
+        if counters.loaded.is_set():
+            print(f"indexed {counters.files_total} file(s), {counters.bytes_read / 1e6:.1f} MB in "
                   f"{time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)  # fmt: skip
             return
-        print(f"indexing: {provider.files_read}/{provider.files_total} file(s), "
-              f"{provider.bytes_read / 1e6:.1f} MB", file=sys.stderr, flush=True)  # fmt: skip
+        print(f"indexing: {counters.files_read}/{counters.files_total} file(s), "
+              f"{counters.bytes_read / 1e6:.1f} MB", file=sys.stderr, flush=True)  # fmt: skip
 
 
 #: glibc's mallopt parameter: allocations from this size on are mapped, and unmapped when freed.
@@ -250,17 +252,20 @@ def serve(args: argparse.Namespace) -> int:
     _warn_about_hosts(args.host, settings.allowed_hosts)
     # Indexing starts before flask and waitress are imported: the two overlap.
     from visualdl.server._provider import DataProvider
+    from visualdl.server._reload import Reloader
 
     provider = DataProvider(settings)
-    provider.start()
+    reloader = Reloader(provider, settings.reload_interval)
+    reloader.start()
     from visualdl.server._http.wsgiserver import make_server
     from visualdl.server.app import create_app
 
-    app = create_app(settings, provider)
+    app = create_app(dataclasses.replace(settings, background=False), provider)  # indexing runs already
+    app.extensions["visualdl.reloader"] = reloader
     try:
         server, port = make_server(app, host=args.host, port=args.port)
     except OSError as e:
-        provider.stop()
+        reloader.stop()
         print(f"visualdl: error: cannot serve on {args.host}:{args.port}: {e.strerror or e}", file=sys.stderr)
         return 1
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
@@ -275,7 +280,7 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         stop_progress.set()
         server.close()
-        provider.stop()
+        reloader.stop()
     print("VisualDL stopped", flush=True)
     return 0
 

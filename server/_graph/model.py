@@ -592,6 +592,15 @@ class Graph:
         opened = expanded
         expanded = {g for g in expanded if g in self.groups}
         owner = self._visible(expanded)
+        items = self._items(owner)
+        edges = self._edges(owner)
+        stacks = {g for g in opened if g.startswith(STACK)}
+        out_items, out_edges = _stacked(list(items.values()), list(edges.values()), stacks)
+        return {"items": out_items, "edges": out_edges, "expanded": sorted(expanded | stacks)}
+
+    def _items(self, owner: list[str]) -> dict[str, dict[str, Any]]:
+        """The items drawn, by id: graph inputs, then each visible node or collapsed group
+        (``owner``: the item each node is drawn in, "" if folded away), then graph outputs."""
         items: dict[str, dict[str, Any]] = {}
         for name in self.inputs:
             items[f"in:{name}"] = {"id": f"in:{name}", "kind": "input", "label": name, **self.values.get(name, {})}
@@ -626,6 +635,11 @@ class Graph:
                 }
         for name in self.outputs:
             items[f"out:{name}"] = {"id": f"out:{name}", "kind": "output", "label": name, **self.values.get(name, {})}
+        return items
+
+    def _edges(self, owner: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The edges between the items of ``owner``, one per pair, counting the values it
+        carries and labelled by the first (a group's inner edges are not drawn)."""
         edges: dict[tuple[str, str], dict[str, Any]] = {}
         input_set = set(self.inputs)
 
@@ -664,9 +678,7 @@ class Graph:
                 add(owner[self.producer[value]], f"out:{value}", value)
             elif value in input_set:
                 add(f"in:{value}", f"out:{value}", value)
-        stacks = {g for g in opened if g.startswith(STACK)}
-        out_items, out_edges = _stacked(list(items.values()), list(edges.values()), stacks)
-        return {"items": out_items, "edges": out_edges, "expanded": sorted(expanded | stacks)}
+        return edges
 
     def node_detail(self, index: int) -> dict[str, Any]:
         n = self.nodes[index]

@@ -1,7 +1,8 @@
 """The HTTP layer: one blueprint over the DataProvider, one error handler, static files.
 
 The routes are those of :data:`visualdl.server._http.routes.ROUTES`: each query is parsed by
-its declaration there (a bad parameter: a 400 naming it) and handed to its handler here;
+its declaration there (a bad parameter: a 400 naming it) and handed to its handler
+(:mod:`visualdl.server._http.handlers`);
 every :class:`~visualdl.errors.VisualDLError` is answered by one handler with the status
 on its class. Run and tag names are only ever looked up in the index, never joined into
 a path. Static files
@@ -16,31 +17,24 @@ import importlib.resources
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import plotly
-from flask import Blueprint, Response, current_app, jsonify, redirect, request
+from flask import Blueprint, Response, jsonify, redirect, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from visualdl._storage.store import open_path
-from visualdl.errors import NotFound, VisualDLError
+from visualdl.errors import VisualDLError
+from visualdl.server._http.handlers import HANDLERS, Query
 from visualdl.server._http.hosts import HostPolicy, host_name
 from visualdl.server._http.openapi import openapi_document
 from visualdl.server._http.params import parse_query
 from visualdl.server._http.routes import ROUTES, Route
 from visualdl.server._http.static import StaticFiles, codings
-from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
-from visualdl.server._views.curves import audio_clip, audio_list, curves
-from visualdl.server._views.hparams import hparams, scalar_layout
-from visualdl.server._views.projector import Projector
-
-if TYPE_CHECKING:
-    from visualdl.server._views.graph import GraphService
 
 __all__ = ["STATIC_DIR", "build_blueprint"]
 
@@ -50,59 +44,6 @@ log = logging.getLogger("visualdl.server")
 # finder of visualdl/__init__.py maps it); a package on a file system, never zipped.
 STATIC_DIR = str(importlib.resources.files("visualdl.frontend_static"))
 PLOTLY_JS = os.path.join(os.path.dirname(plotly.__file__), "package_data", "plotly.min.js")
-_CHUNK = 1 << 20
-
-
-#: What a blob's first bytes say it is (TensorBoard's event files may hold JPEG and GIF too).
-_MEDIA_TYPES = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF8", "image/gif"),
-    (b"RIFF", "audio/wav"),
-)
-
-
-def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes]]:
-    """The media type and ``length`` bytes of ``path`` from ``offset``, a chunk at a time;
-    opened and its first chunk read before the response starts, so a file gone since
-    its record was checked is still a 404."""
-    try:
-        f = open_path(path)
-        f.seek(offset)
-        first = f.read(min(_CHUNK, length))
-    except OSError as e:
-        raise NotFound(f"the log file holding this image or clip cannot be read: {e}") from e
-    kind = next((mime for magic, mime in _MEDIA_TYPES if first.startswith(magic)), "application/octet-stream")
-
-    def chunks() -> Iterator[bytes]:
-        with f:
-            data = first
-            left = length
-            while left > 0:
-                if not data:  # the file shrank since: end short rather than hang
-                    log.error("%s ended %d bytes before the end of a checked record", path, left)
-                    return
-                left -= len(data)
-                yield data
-                if left > 0:
-                    data = f.read(min(_CHUNK, left))
-
-    return kind, chunks()
-
-
-def _provider() -> DataProvider:
-    provider: DataProvider = current_app.extensions["visualdl.provider"]
-    return provider
-
-
-def _graphs() -> GraphService:
-    """The app's graph service, made on first use: onnx is imported only when a graph is asked for."""
-    service: GraphService | None = current_app.extensions.get("visualdl.graphs")
-    if service is None:
-        from visualdl.server._views.graph import GraphService
-
-        service = current_app.extensions.setdefault("visualdl.graphs", GraphService(_provider()))
-    return service
 
 
 def _error(message: str, code: str) -> Response:
@@ -120,165 +61,6 @@ def _relative(location: str) -> str:
     parts = urlsplit(location)
     path = "/" + parts.path.lstrip("/")  # never "//name", which a browser reads as another host
     return urlunsplit(("", "", path, parts.query, parts.fragment))
-
-
-Query = dict[str, Any]
-
-
-def _health(q: Query) -> Any:
-    return _provider().health()
-
-
-def _runs(q: Query) -> Any:
-    return {"runs": _provider().list_runs()}
-
-
-def _kinds(q: Query) -> Any:
-    return {"kinds": _provider().list_kinds()}
-
-
-def _tags(q: Query) -> Any:
-    return _provider().list_tags(runs=q["run"] or None)
-
-
-def _scalars(q: Query) -> Any:
-    # x_min above x_max: a range that holds no point (an empty answer, not an error).
-    return _provider().read_scalar_runs(
-        runs=q["run"], tag=q["tag"], max_points=q["max_points"], x_min=q["x_min"], x_max=q["x_max"], ranks=q["ranks"]
-    )
-
-
-def _images(q: Query) -> Any:
-    return _provider().list_images(run=q["run"], tag=q["tag"])
-
-
-def _image(q: Query) -> Response:
-    if q["step"] is not None:
-        path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], step=q["step"])
-    else:
-        path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], index=q["index"])
-    return _streamed(path, offset, length)
-
-
-def _streamed(path: str, offset: int, length: int) -> Response:
-    """A blob streamed from its log file a chunk at a time: a huge image or clip costs no
-    more memory per request than a chunk, however many clients ask for it at once."""
-    mimetype, body = _file_span(path, offset, length)
-    response = Response(body, mimetype=mimetype, direct_passthrough=True)
-    response.headers["Content-Length"] = str(length)
-    response.headers["Cache-Control"] = "private, max-age=3600"
-    return response
-
-
-def _audio(q: Query) -> Any:
-    return audio_list(_provider(), run=q["run"], tag=q["tag"])
-
-
-def _audio_clip(q: Query) -> Response:
-    where = {"step": q["step"]} if q["step"] is not None else {"index": q["index"]}
-    return _streamed(*audio_clip(_provider(), run=q["run"], tag=q["tag"], **where))
-
-
-def _curves(q: Query) -> Any:
-    return curves(_provider(), kind=q["kind"], tag=q["tag"], runs=q["run"], step=q["step"])
-
-
-def _hparams(q: Query) -> Any:
-    return hparams(_provider(), runs=q["run"] or None)
-
-
-def _scalar_layout(q: Query) -> Any:
-    return scalar_layout(_provider())
-
-
-def _projector() -> Projector:
-    service: Projector | None = current_app.extensions.get("visualdl.projector")
-    if service is None:
-        service = current_app.extensions.setdefault("visualdl.projector", Projector(_provider()))
-    return service
-
-
-def _embeddings(q: Query) -> Any:
-    return _projector().entries(run=q["run"], tag=q["tag"])
-
-
-def _projection(q: Query) -> Any:
-    return _projector().projection(run=q["run"], tag=q["tag"], index=q["index"], method=q["method"], dims=q["dims"])
-
-
-def _neighbors(q: Query) -> Any:
-    return _projector().neighbours(
-        run=q["run"], tag=q["tag"], index=q["index"], point=q["point"], k=q["k"], metric=q["metric"]
-    )
-
-
-def _histograms(q: Query) -> Any:
-    return _provider().read_histograms(run=q["run"], tag=q["tag"], max_entries=q["max_entries"])
-
-
-def _job(q: Query) -> Any:
-    return _provider().read_job(run=q["run"])
-
-
-def _distribution(q: Query) -> Any:
-    return _provider().read_distribution(run=q["run"], tag=q["tag"])
-
-
-def _text(q: Query) -> Any:
-    return _provider().read_text(run=q["run"], tag=q["tag"])
-
-
-def _graph_list(q: Query) -> Any:
-    return {"graphs": _graphs().list_sources()}
-
-
-def _graph_source(q: Query) -> dict[str, Any]:
-    """model=ID, or run=RUN (and name=NAME); neither: the first graph (of that name)."""
-    model = q["model"]
-    return {"model": model, "run": None if model is not None else q["run"], "name": q["name"], "path": q["path"] or ""}
-
-
-def _graph(q: Query) -> Any:
-    expand = q["expand"]
-    return _graphs().view(
-        **_graph_source(q), expand=expand if expand or q["collapsed"] else None, expand_all=q["expand_all"]
-    )
-
-
-def _graph_node(q: Query) -> Any:
-    return _graphs().node(node=q["node"], **_graph_source(q))
-
-
-def _graph_search(q: Query) -> Any:
-    return _graphs().search(q=q["q"], **_graph_source(q))
-
-
-#: What answers each route of :data:`ROUTES`, by its name: the query as declared, parsed.
-_HANDLERS: dict[str, Callable[[Query], Any]] = {
-    "health": _health,
-    "runs": _runs,
-    "kinds": _kinds,
-    "tags": _tags,
-    "scalars": _scalars,
-    "images": _images,
-    "image": _image,
-    "histograms": _histograms,
-    "job": _job,
-    "distribution": _distribution,
-    "text": _text,
-    "graphs": _graph_list,
-    "graph": _graph,
-    "graph_node": _graph_node,
-    "graph_search": _graph_search,
-    "audio": _audio,
-    "audio_clip": _audio_clip,
-    "curves": _curves,
-    "hparams": _hparams,
-    "scalar_layout": _scalar_layout,
-    "embeddings": _embeddings,
-    "projection": _projection,
-    "neighbors": _neighbors,
-}
 
 
 #: JSON answers from this size on are sent gzipped to clients that accept it (a chart of 50
@@ -357,7 +139,7 @@ def build_blueprint(settings: Settings) -> Blueprint:
         return jsonify(document)
 
     for route in ROUTES:
-        bp.add_url_rule(route.path, route.name, _view(route, _HANDLERS[route.name], settings), methods=["GET"])
+        bp.add_url_rule(route.path, route.name, _view(route, HANDLERS[route.name], settings), methods=["GET"])
 
     @bp.app_errorhandler(VisualDLError)
     def our_error(error: VisualDLError) -> tuple[Response, int]:

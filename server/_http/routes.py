@@ -3,8 +3,8 @@
 :data:`ROUTES` is the table the blueprint registers (:mod:`visualdl.server._http.api`), the
 query parser reads (:func:`visualdl.server._http.params.parse_query`) and the OpenAPI
 document is generated from (:mod:`visualdl.server._http.openapi`). Answers are JSON Schema
-(2020-12, as OpenAPI 3.1 takes it); the tests check every answer against them. No flask
-here.
+(2020-12, as OpenAPI 3.1 takes it), declared in :mod:`._http.answers` and its siblings; the
+tests check every answer against them. No flask here.
 
 Two shapes of "tags" are worth telling apart: ``/api/tags`` answers
 ``{kind: {tag: [runs having it]}}`` over the runs asked for (what the web UI lists), while
@@ -16,7 +16,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visualdl._kinds.table import KINDS
+from visualdl.server._http.answers import HEALTH, JOB, KIND_LIST, RUNS, SCALARS, TAGS
+from visualdl.server._http.answers_graph import GRAPH, GRAPH_NODE, GRAPH_SEARCH, GRAPHS
+from visualdl.server._http.answers_kinds import (
+    AUDIO,
+    CURVES,
+    DISTRIBUTION,
+    EMBEDDINGS,
+    HISTOGRAMS,
+    HPARAMS,
+    IMAGE,
+    IMAGES,
+    LAYOUT,
+    NEIGHBORS,
+    PROJECTION,
+    TEXT,
+)
 from visualdl.server._http.params import (
     MAX_EXPAND,
     MAX_PATH_DEPTH,
@@ -61,511 +76,6 @@ class Route:
         return tuple(sorted({200, *self.errors, *_ALWAYS}))
 
 
-# -- answers -------------------------------------------------------------------------------
-
-STRING: dict[str, Any] = {"type": "string"}
-INTEGER: dict[str, Any] = {"type": "integer"}
-NUMBER: dict[str, Any] = {"type": "number"}
-BOOLEAN: dict[str, Any] = {"type": "boolean"}
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {**schema, "type": [schema["type"], "null"]}
-
-
-def _array(items: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": items}
-
-
-def _object(properties: dict[str, Any], *, optional: tuple[str, ...] = (), description: str = "") -> dict[str, Any]:
-    """An object with ``properties``, all of them required but ``optional``; more are allowed."""
-    out: dict[str, Any] = {
-        "type": "object",
-        "properties": properties,
-        "required": [name for name in properties if name not in optional],
-    }
-    if description:
-        out["description"] = description
-    return out
-
-
-def _map(values: dict[str, Any], description: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "additionalProperties": values}
-    if description:
-        out["description"] = description
-    return out
-
-
-_NULLABLE_NUMBER = _nullable(NUMBER)
-_NULLABLE_INTEGER = _nullable(INTEGER)
-_NONFINITE = _array(
-    {
-        "type": "array",
-        "prefixItems": [INTEGER, {"enum": ["nan", "inf", "-inf"]}],
-        "minItems": 2,
-        "maxItems": 2,
-        "description": "[index into values, what the null there was]",
-    }
-)
-_SERIES = {
-    "steps": _array(INTEGER),
-    "values": _array(_NULLABLE_NUMBER),
-    "wall_times": _array(NUMBER),
-    "nonfinite": _NONFINITE,
-    "range_points": {"type": "integer", "description": "points in the step range before downsampling"},
-}
-_JOB_ROLE = _object(
-    {
-        "role": STRING,
-        "ranks": _array(INTEGER),
-        **_SERIES,
-        "min": _array(_NULLABLE_NUMBER),
-        "min_nonfinite": _NONFINITE,
-        "max": _array(_NULLABLE_NUMBER),
-        "max_nonfinite": _NONFINITE,
-        "min_rank": _array(INTEGER),
-        "max_rank": _array(INTEGER),
-        "count": _array(INTEGER),
-    },
-    description="one role's mean over ranks with its min/max band and the rank at each extreme",
-)
-_RUN_SERIES = _object(
-    {
-        "run": STRING,
-        **_SERIES,
-        "total_points": {
-            "type": "integer",
-            "description": "points logged for the tag in the run, by all writers and attempts "
-            "(replaced points of restarted ranks included)",
-        },
-        "job": _array(_JOB_ROLE),
-        "per_rank": _array(_object({"role": STRING, "rank": INTEGER, **_SERIES})),
-    },
-    optional=("job", "per_rank"),
-)
-_SCALARS = _object(
-    {
-        "tag": STRING,
-        "max_points": INTEGER,
-        "runs": _array(_RUN_SERIES),
-        "missing": {"type": "array", "items": STRING, "description": "runs asked for that have no such tag"},
-    }
-)
-_WRITER = _object(
-    {
-        "host": STRING,
-        "pid": INTEGER,
-        "display_name": STRING,
-        "rank": INTEGER,
-        "world_size": INTEGER,
-        "role": STRING,
-        "job": STRING,
-        "attempt": INTEGER,
-        "closed": BOOLEAN,
-        "format": {"enum": ["visualdl", "tfevents", "vdl2"], "description": "the file's format"},
-        "unshown": _array(
-            _object(
-                {"tag": STRING, "kind": STRING, "count": INTEGER},
-                description="values of a kind no view shows, of one tag (TensorBoard plugins, VisualDL 2 kinds)",
-            )
-        ),
-    }
-)
-_RUNS = _object(
-    {
-        "runs": _array(
-            _object(
-                {
-                    "name": STRING,
-                    "files": INTEGER,
-                    "closed": BOOLEAN,
-                    "start_time": _NULLABLE_NUMBER,
-                    "writers": _array(_WRITER),
-                }
-            )
-        )
-    }
-)
-_TAGS = {
-    "type": "object",
-    "propertyNames": {"enum": sorted(KINDS)},
-    "additionalProperties": _map({"type": "array", "items": STRING, "minItems": 1}),
-    "description": "{kind: {tag: [runs having it]}}: every kind held by the runs asked for, {} when it has no tags",
-}
-_KINDS = _object(
-    {
-        "kinds": _array(
-            _object(
-                {
-                    "name": STRING,
-                    "title": STRING,
-                    "record": {"type": "boolean", "description": "a kind of record; false: a view of runs (jobs)"},
-                    "tags": {"type": "integer", "description": "distinct tags of the kind over all runs"},
-                    "runs": {"type": "integer", "description": "runs holding the kind (for jobs: runs that are jobs)"},
-                }
-            )
-        )
-    }
-)
-_HEALTH = _object(
-    {
-        "status": {"enum": ["ok", "loading"]},
-        "loaded": BOOLEAN,
-        "files_read": INTEGER,
-        "files_total": INTEGER,
-        "bytes_read": INTEGER,
-        "polls": INTEGER,
-        "last_poll_seconds": NUMBER,
-        "last_poll_time": _NULLABLE_NUMBER,
-        "reload_interval": NUMBER,
-        "logdirs": _array(_object({"name": STRING, "path": STRING, "exists": BOOLEAN})),
-        "problems": _array(_object({"logdir": STRING, "file": STRING, "offset": INTEGER, "message": STRING})),
-        "not_served": _array(
-            _object({"kind": STRING, "name": STRING, "run": STRING, "length": INTEGER, "message": STRING})
-        ),
-    }
-)
-_RUN_TAG = {"run": STRING, "tag": STRING}
-_IMAGES = _object(
-    {
-        **_RUN_TAG,
-        "steps": _array(INTEGER),
-        "wall_times": _array(NUMBER),
-        "widths": _array(INTEGER),
-        "heights": _array(INTEGER),
-    }
-)
-_HISTOGRAM = _object(
-    {
-        "step": INTEGER,
-        "wall_time": NUMBER,
-        "edges": _array(NUMBER),
-        "counts": _array(NUMBER),
-        "min": {**_NULLABLE_NUMBER, "description": "null: no finite value"},
-        "max": _NULLABLE_NUMBER,
-        "sum": _NULLABLE_NUMBER,
-        "count": INTEGER,
-        "nan_count": INTEGER,
-        "pos_inf_count": INTEGER,
-        "neg_inf_count": INTEGER,
-    }
-)
-_HISTOGRAMS = _object({**_RUN_TAG, "total_entries": INTEGER, "entries": _array(_HISTOGRAM)})
-_DISTRIBUTION = _object(
-    {
-        **_RUN_TAG,
-        "steps": _array(INTEGER),
-        "wall_times": _array(NUMBER),
-        "percentiles": _array(NUMBER),
-        "bands": {
-            "type": "array",
-            "items": _array(_NULLABLE_NUMBER),
-            "description": "per step, the value at each percentile",
-        },
-    }
-)
-_TEXT = _object(
-    {**_RUN_TAG, "entries": _array(_object({"step": INTEGER, "wall_time": NUMBER, "text": STRING}))},
-)
-_PER_ROLE = "per role: "
-_JOB = _object(
-    {
-        "run": STRING,
-        "roles": _array(_object({"role": STRING, "places": INTEGER, "world_size": INTEGER})),
-        "writers": _array(
-            _object(
-                {
-                    "role": STRING,
-                    "rank": INTEGER,
-                    "attempt": INTEGER,
-                    "host": STRING,
-                    "pid": INTEGER,
-                    "file": STRING,
-                    "state": {"enum": ["running", "closed", "killed", "silent"]},
-                    "start_time": NUMBER,
-                    "end_time": NUMBER,
-                    "points": INTEGER,
-                    "first_step": _NULLABLE_INTEGER,
-                    "last_step": _NULLABLE_INTEGER,
-                }
-            )
-        ),
-        "times": _array(NUMBER),
-        "alive": _map(_array(INTEGER), _PER_ROLE + "ranks alive at each of times"),
-        "skew": _map(
-            _object(
-                {
-                    "min_step": _array(_NULLABLE_NUMBER),
-                    "max_step": _array(_NULLABLE_NUMBER),
-                    "slowest_rank": _array(_NULLABLE_INTEGER),
-                }
-            ),
-            _PER_ROLE + "lowest and highest step reached at each of times",
-        ),
-        "throughput": _map(
-            _array(
-                _object(
-                    {
-                        "rank": INTEGER,
-                        "steps_per_second": _NULLABLE_NUMBER,
-                        "recent_steps_per_second": _NULLABLE_NUMBER,
-                        "last_step": _NULLABLE_INTEGER,
-                        "straggler": BOOLEAN,
-                    }
-                )
-            ),
-            _PER_ROLE + "steps per second of each rank",
-        ),
-        "stragglers": _map(_array(INTEGER), _PER_ROLE + "ranks below 80% of the median recent throughput"),
-        "restarts": _array(_object({"role": STRING, "rank": INTEGER, "files": INTEGER})),
-        "median_recent_steps_per_second": _map(_NULLABLE_NUMBER),
-    }
-)
-_GRAPHS = _object(
-    {
-        "graphs": _array(
-            _object(
-                {
-                    "source": {"enum": ["file", "log"]},
-                    "name": STRING,
-                    "size": _NULLABLE_INTEGER,
-                    "model": {"type": "string", "description": "a --model file's id (source file)"},
-                    "run": {"type": "string", "description": "the run that logged it (source log)"},
-                    "wall_time": NUMBER,
-                },
-                optional=("model", "run", "wall_time"),
-            )
-        )
-    }
-)
-_VALUE = _object({"name": STRING}, description="a graph's input or output, with dtype and shape when known")
-_GRAPH = _object(
-    {
-        "source": _object(
-            {
-                "run": _nullable(STRING),
-                "name": _nullable(STRING),
-                "model": _nullable(STRING),
-                "label": STRING,
-            }
-        ),
-        "model": {"type": "object", "description": "the model's properties (producer, opset, ...)"},
-        "warnings": _array(STRING),
-        "path": STRING,
-        "breadcrumb": {"type": "array", "description": "the subgraphs from the main graph down to this one"},
-        "graph": _object(
-            {
-                "name": STRING,
-                "inputs": _array(_VALUE),
-                "outputs": _array(_VALUE),
-                "node_count": INTEGER,
-                "group_count": INTEGER,
-                "parameter_tensors": INTEGER,
-                "parameter_count": INTEGER,
-            }
-        ),
-        "nodes": _array(
-            _object(
-                {
-                    "id": STRING,
-                    "kind": {"enum": ["op", "group", "stack", "input", "output"]},
-                    "x": NUMBER,
-                    "y": NUMBER,
-                    "w": NUMBER,
-                    "h": NUMBER,
-                },
-                description="an op, a collapsed name-scope group, a stack of siblings alike (opened by its "
-                "'stack' key in expand), or a graph input or output, placed",
-            )
-        ),
-        "edges": _array(_object({"source": STRING, "target": STRING, "points": {"type": "array"}})),
-        "expanded": _array(STRING),
-        "width": NUMBER,
-        "height": NUMBER,
-    }
-)
-_GRAPH_NODE = _object(
-    {
-        "id": STRING,
-        "name": STRING,
-        "op_type": STRING,
-        "attributes": _array(_object({"name": STRING, "type": STRING, "value": {}})),
-        "doc_string": STRING,
-        "inputs": _array(_object({"name": STRING, "dtype": STRING, "shape": {}})),
-        "outputs": _array(_object({"name": STRING, "dtype": STRING, "shape": {}})),
-        "parameters": _array({"type": "object", "description": "name, dtype, shape, size; never values"}),
-        "parameter_count": INTEGER,
-        "groups": _array(STRING),
-    }
-)
-_GRAPH_SEARCH = _object(
-    {
-        "query": STRING,
-        "hits": _array(_object({"id": STRING, "name": STRING, "op_type": STRING, "groups": _array(STRING)})),
-        "truncated": BOOLEAN,
-    }
-)
-_IMAGE = {"type": "string", "format": "binary"}
-_NULLABLE_NUMBERS = _array(_NULLABLE_NUMBER)
-_AUDIO = _object(
-    {
-        **_RUN_TAG,
-        "entries": _array(
-            _object(
-                {
-                    "step": INTEGER,
-                    "wall_time": NUMBER,
-                    "sample_rate": INTEGER,
-                    "channels": INTEGER,
-                    "frames": INTEGER,
-                    "seconds": NUMBER,
-                    "bytes": {"type": "integer", "description": "of the WAV file"},
-                }
-            )
-        ),
-    }
-)
-_CURVE_RUN = _object(
-    {
-        "run": STRING,
-        "steps": _array(INTEGER),
-        "step": _NULLABLE_INTEGER,
-        "wall_time": NUMBER,
-        "thresholds": _NULLABLE_NUMBERS,
-        "tp": _NULLABLE_NUMBERS,
-        "fp": _NULLABLE_NUMBERS,
-        "tn": _NULLABLE_NUMBERS,
-        "fn": _NULLABLE_NUMBERS,
-        "auc": {**_NULLABLE_NUMBER, "description": "area under the curve, trapezoid rule; null under two points"},
-    },
-    optional=("wall_time", "thresholds", "tp", "fp", "tn", "fn", "auc"),
-    description="one run's curve at one step (null: the run has none at or before the step asked); "
-    "besides the counts, the two rates drawn, named by x and y: recall and precision (PR) or fpr and tpr "
-    "(ROC); null where a rate is undefined (nothing predicted positive)",
-)
-_CURVES = _object(
-    {
-        "kind": {"enum": ["pr_curves", "roc_curves"]},
-        "tag": STRING,
-        "x": {"enum": ["recall", "fpr"]},
-        "y": {"enum": ["precision", "tpr"]},
-        "steps": {**_array(INTEGER), "description": "every step of the tag in the runs asked for"},
-        "runs": _array(_CURVE_RUN),
-        "missing": {**_array(STRING), "description": "runs asked for that have no such curve"},
-    }
-)
-_METRIC = {
-    "type": ["object", "null"],
-    "properties": {
-        "last": _NULLABLE_NUMBER,
-        "last_nonfinite": {"enum": ["nan", "inf", "-inf", None]},
-        "step": INTEGER,
-        "min": _NULLABLE_NUMBER,
-        "max": _NULLABLE_NUMBER,
-        "points": INTEGER,
-    },
-    "required": ["last", "last_nonfinite", "step", "min", "max", "points"],
-    "description": "the metric's scalar tag in the run: last value (null when not finite: see last_nonfinite) "
-    "and its step, min and max over the finite values; null when the run never logged it",
-}
-_HPARAMS = _object(
-    {
-        "hparams": _array(
-            _object(
-                {"name": STRING, "type": {"enum": ["number", "boolean", "string"]}, "values": {"type": "array"}},
-                optional=("values",),
-                description="a hyperparameter over the runs; booleans and strings list their distinct values",
-            )
-        ),
-        "metrics": {**_array(STRING), "description": "the scalar tags any run names as metrics"},
-        "runs": _array(
-            _object(
-                {
-                    "run": STRING,
-                    "wall_time": NUMBER,
-                    "hparams": {"type": "object", "description": "values as written: numbers, booleans, strings"},
-                    "metrics": _map(_METRIC),
-                }
-            )
-        ),
-    }
-)
-_LAYOUT = _object(
-    {
-        "categories": _array(
-            _object(
-                {
-                    "title": STRING,
-                    "closed": BOOLEAN,
-                    "charts": _array(
-                        _object(
-                            {
-                                "title": STRING,
-                                "multiline": _array(STRING),
-                                "margin": _array(_array(STRING)),
-                                "tags": {**_array(STRING), "description": "scalar tags the chart draws"},
-                                "errors": _array(STRING),
-                            }
-                        )
-                    ),
-                }
-            )
-        )
-    }
-)
-_EMBEDDINGS = _object(
-    {
-        **_RUN_TAG,
-        "entries": _array(
-            _object(
-                {
-                    "index": INTEGER,
-                    "step": INTEGER,
-                    "wall_time": NUMBER,
-                    "rows": INTEGER,
-                    "dimension": INTEGER,
-                    "metadata_header": _array(STRING),
-                }
-            )
-        ),
-    }
-)
-_PROJECTION = _object(
-    {
-        **_RUN_TAG,
-        "index": INTEGER,
-        "method": {"enum": ["pca", "tsne", "umap"]},
-        "dims": INTEGER,
-        "rows": INTEGER,
-        "dimension": INTEGER,
-        "status": {"enum": ["done", "computing"], "description": "t-SNE and UMAP run in the background: ask again"},
-        "points": {"type": "integer", "description": "rows projected: all for PCA, at most 5,000 sampled otherwise"},
-        "coordinates": {
-            "type": "string",
-            "contentEncoding": "base64",
-            "description": "little-endian float32, points x dims, row after row",
-        },
-        "sample": {
-            "type": ["string", "null"],
-            "contentEncoding": "base64",
-            "description": "little-endian int32 rows projected, when a sample (null: every row, in order)",
-        },
-        "explained_variance": {**_nullable({"type": "array"}), "description": "PCA: variance share per component"},
-        "metadata_header": _array(STRING),
-        "metadata": {"type": "array", "items": _array(STRING), "description": "one list per metadata column"},
-    },
-    optional=("coordinates", "sample", "explained_variance"),
-)
-_NEIGHBORS = _object(
-    {
-        **_RUN_TAG,
-        "index": INTEGER,
-        "point": INTEGER,
-        "metric": {"enum": ["cosine", "euclidean"]},
-        "neighbors": _array(_object({"row": INTEGER, "distance": NUMBER, "labels": _array(STRING)})),
-    }
-)
-
 # -- parameters ----------------------------------------------------------------------------
 
 _RUN = Param("run", "run name, as listed by /api/runs", required=True)
@@ -598,6 +108,14 @@ _ENTRY = Param(
     bounds=NUMBER_BOUNDS["index"],
 )
 
+
+def _events_route(kind: str, summary: str, answer: dict[str, Any]) -> Route:
+    """The route of an event kind answered by the list of one tag's events in a run: named
+    as the kind, at ``/api/<kind>``, taking run and tag (its handler is the generic one of
+    :data:`visualdl.server._http.handlers.EVENT_VIEWS`)."""
+    return Route(kind, f"/api/{kind}", summary, (_RUN, _TAG), answer)
+
+
 #: Every route of the JSON API but ``/api/openapi.json`` itself.
 ROUTES: tuple[Route, ...] = (
     Route(
@@ -605,17 +123,17 @@ ROUTES: tuple[Route, ...] = (
         "/api/health",
         "Load progress, problems found in log files (file and byte offset)",
         (),
-        _HEALTH,
+        HEALTH,
         errors=(),
     ),
-    Route("runs", "/api/runs", "Runs, with the writers (processes) of each", (), _RUNS, errors=()),
+    Route("runs", "/api/runs", "Runs, with the writers (processes) of each", (), RUNS, errors=()),
     Route(
         "kinds",
         "/api/kinds",
         "What the logdir holds, one entry per tab of the web UI: every kind of record with its tag and run "
         "counts, and the jobs view",
         (),
-        _KINDS,
+        KIND_LIST,
         errors=(),
     ),
     Route(
@@ -623,7 +141,7 @@ ROUTES: tuple[Route, ...] = (
         "/api/tags",
         "Tags by kind, with the runs having each: {kind: {tag: [runs]}} (one run's reader gives {kind: [tags]})",
         (Param("run", "only these runs (each must be known)", many=MAX_RUNS),),
-        _TAGS,
+        TAGS,
     ),
     Route(
         "scalars",
@@ -651,15 +169,9 @@ ROUTES: tuple[Route, ...] = (
                 choices=("mean", "each"),
             ),
         ),
-        _SCALARS,
+        SCALARS,
     ),
-    Route(
-        "images",
-        "/api/images",
-        "Every image of a tag in a run: steps, wall times, sizes",
-        (_RUN, _TAG),
-        _IMAGES,
-    ),
+    _events_route("images", "Every image of a tag in a run: steps, wall times, sizes", IMAGES),
     Route(
         "image",
         "/api/image",
@@ -677,7 +189,7 @@ ROUTES: tuple[Route, ...] = (
             ),
             Param("step", "the step (its last image); instead of index", type="integer", bounds=NUMBER_BOUNDS["step"]),
         ),
-        _IMAGE,
+        IMAGE,
         # Bytes whose first ones are none of these three come as application/octet-stream.
         content_types=("image/png", "image/jpeg", "image/gif", "application/octet-stream"),
     ),
@@ -696,7 +208,7 @@ ROUTES: tuple[Route, ...] = (
                 default=50,
             ),
         ),
-        _HISTOGRAMS,
+        HISTOGRAMS,
     ),
     Route(
         "job",
@@ -704,17 +216,17 @@ ROUTES: tuple[Route, ...] = (
         "A job's writers (role, rank, attempt, state running/closed/killed/silent), ranks alive over time per "
         "role, restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
         (_RUN,),
-        _JOB,
+        JOB,
     ),
     Route(
         "distribution",
         "/api/distribution",
         "Percentile bands of a histogram tag over steps",
         (_RUN, _TAG),
-        _DISTRIBUTION,
+        DISTRIBUTION,
     ),
-    Route("text", "/api/text", "Text entries of a tag in a run, by step", (_RUN, _TAG), _TEXT),
-    Route("graphs", "/api/graphs", "Graphs of all runs, then the --model files", (), _GRAPHS, errors=()),
+    _events_route("text", "Text entries of a tag in a run, by step", TEXT),
+    Route("graphs", "/api/graphs", "Graphs of all runs, then the --model files", (), GRAPHS, errors=()),
     Route(
         "graph",
         "/api/graph",
@@ -726,7 +238,7 @@ ROUTES: tuple[Route, ...] = (
             Param("collapsed", "1: every group closed", type="flag"),
             Param("expand_all", "1: every group open", type="flag"),
         ),
-        _GRAPH,
+        GRAPH,
         errors=(400, 404, 422),
     ),
     Route(
@@ -745,12 +257,10 @@ ROUTES: tuple[Route, ...] = (
             ),
             *_GRAPH_PARAMS,
         ),
-        _GRAPH_NODE,
+        GRAPH_NODE,
         errors=(400, 404, 422),
     ),
-    Route(
-        "audio", "/api/audio", "Every clip of a tag in a run: step, sample rate, channels, length", (_RUN, _TAG), _AUDIO
-    ),
+    _events_route("audio", "Every clip of a tag in a run: step, sample rate, channels, length", AUDIO),
     Route(
         "audio_clip",
         "/api/audio/clip",
@@ -783,14 +293,14 @@ ROUTES: tuple[Route, ...] = (
                 "step", "the step to show (the nearest before it per run)", type="integer", bounds=NUMBER_BOUNDS["step"]
             ),
         ),
-        _CURVES,
+        CURVES,
     ),
     Route(
         "hparams",
         "/api/hparams",
         "Runs with hyperparameters: their values, and each metric's last, min and max from its scalar tag",
         (Param("run", "only these runs (each must be known)", many=MAX_RUNS),),
-        _HPARAMS,
+        HPARAMS,
     ),
     Route(
         "scalar_layout",
@@ -798,10 +308,10 @@ ROUTES: tuple[Route, ...] = (
         "Custom scalar layouts of all runs merged (categories, charts of several tags, margin charts), each "
         "chart with the tags it draws",
         (),
-        _LAYOUT,
+        LAYOUT,
         errors=(),
     ),
-    Route("embeddings", "/api/embeddings", "The embeddings entries of a tag in a run", (_RUN, _TAG), _EMBEDDINGS),
+    _events_route("embeddings", "The embeddings entries of a tag in a run", EMBEDDINGS),
     Route(
         "projection",
         "/api/projection",
@@ -814,7 +324,7 @@ ROUTES: tuple[Route, ...] = (
             Param("method", "pca, tsne or umap", type="enum", choices=("pca", "tsne", "umap")),
             Param("dims", "2 or 3", type="integer", bounds=NUMBER_BOUNDS["dims"], default=2),
         ),
-        _PROJECTION,
+        PROJECTION,
         errors=(400, 404, 422),
     ),
     Route(
@@ -829,14 +339,14 @@ ROUTES: tuple[Route, ...] = (
             Param("k", "how many (default 10)", type="integer", bounds=NUMBER_BOUNDS["k"], default=10),
             Param("metric", "cosine or euclidean", type="enum", choices=("cosine", "euclidean")),
         ),
-        _NEIGHBORS,
+        NEIGHBORS,
     ),
     Route(
         "graph_search",
         "/api/graph/search",
         "Nodes whose name or op type matches q (up to 200), with the groups to open to reach each",
         (Param("q", "text to find", required=True), *_GRAPH_PARAMS),
-        _GRAPH_SEARCH,
+        GRAPH_SEARCH,
         errors=(400, 404, 422),
     ),
 )

@@ -1,7 +1,6 @@
-"""Answers of the audio and PR/ROC curve routes, from the provider's events.
+"""The answer of the PR/ROC curve route, from the provider's events.
 
-Audio: a tag's clips (sample rate, channels, frames, length) and where each one's WAV bytes
-lie in its log file, to be streamed. Curves: a tag over many runs, each at one step (the
+A tag over many runs, each at one step (the
 one asked for, or the nearest before it; the newest by default), with every threshold's
 counts and rates and the area under the curve by the trapezoid rule (PR: precision over
 recall; ROC: TPR over FPR), computed with numpy here so that every client agrees.
@@ -15,48 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._index.reader import open_blob
-from visualdl._kinds.table import AudioEvent, PrCurveEvent, RocCurveEvent
-from visualdl.errors import InvalidArgument, NotFound, VisualDLError
-from visualdl.server._provider import DataProvider, pick
+from visualdl._kinds.table import PrCurveEvent, RocCurveEvent
+from visualdl.errors import InvalidArgument, NotFound
+from visualdl.server._provider import DataProvider
 
-__all__ = ["CURVE_AXES", "audio_clip", "audio_list", "curves"]
+__all__ = ["CURVE_AXES", "curves"]
 
 #: Per kind of curve: its x and y arrays (as drawn) and the other rates it keeps.
 CURVE_AXES = {"pr_curves": ("recall", "precision"), "roc_curves": ("fpr", "tpr")}
-
-
-def audio_list(provider: DataProvider, *, run: str, tag: str) -> dict[str, Any]:
-    _, events = provider.events(run, "audio", tag)
-    clips: list[AudioEvent] = events
-    return {
-        "run": run,
-        "tag": tag,
-        "entries": [
-            {
-                "step": e.step,
-                "wall_time": e.wall_time,
-                "sample_rate": e.sample_rate,
-                "channels": e.channels,
-                "frames": e.length_frames,
-                "seconds": e.length_frames / e.sample_rate if e.sample_rate > 0 else 0.0,
-                "bytes": e.size,
-            }
-            for e in clips
-        ],
-    }
-
-
-def audio_clip(
-    provider: DataProvider, *, run: str, tag: str, index: int | None = None, step: int | None = None
-) -> tuple[str, int, int]:
-    """Where the WAV bytes of a clip lie: ``(path, offset, length)``, checked, to stream."""
-    _, events = provider.events(run, "audio", tag)
-    index = pick(events, index, step, "clip", f"{tag!r} in {run!r}")
-    try:
-        return open_blob(events[index])
-    except (OSError, VisualDLError) as e:
-        raise NotFound(f"clip {index} of {tag!r} in {run!r} cannot be read: {e}") from e
 
 
 def _numbers(values: np.ndarray) -> list[float | None]:

@@ -9,12 +9,13 @@ interpolation of the cumulative counts); 0 and 100 are the exact min and max.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypedDict
 
 import numpy as np
 
 from visualdl._kinds.table import HistogramEvent
 
-__all__ = ["PERCENTILES", "percentile_bands", "percentiles_of"]
+__all__ = ["PERCENTILES", "DistributionAnswer", "distribution_answer", "percentile_bands", "percentiles_of"]
 
 PERCENTILES = [0.0, 6.68, 15.87, 30.85, 50.0, 69.15, 84.13, 93.32, 100.0]
 
@@ -41,3 +42,25 @@ def percentile_bands(events: Sequence[HistogramEvent]) -> tuple[list[float], np.
     if not events:
         return PERCENTILES, np.empty((0, len(PERCENTILES)))
     return PERCENTILES, np.stack([percentiles_of(e) for e in events])
+
+
+class DistributionAnswer(TypedDict):
+    run: str
+    tag: str
+    steps: list[int]
+    wall_times: list[float]
+    percentiles: list[float]
+    bands: list[list[float | None]]
+
+
+def distribution_answer(run: str, tag: str, events: Sequence[HistogramEvent]) -> DistributionAnswer:
+    """The answer of ``/api/distribution``: per step, the percentile bands (null where none)."""
+    percentiles, bands = percentile_bands(events)
+    return {
+        "run": run,
+        "tag": tag,
+        "steps": [e.step for e in events],
+        "wall_times": [e.wall_time for e in events],
+        "percentiles": percentiles,
+        "bands": [[v if np.isfinite(v) else None for v in row] for row in bands.tolist()],
+    }

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from onnx import ModelProto
 
 from visualdl.errors import InvalidArgument, NotFound
+from visualdl.server._cache import LRUCache
 from visualdl.server._graph.blocks import (
     inline_functions,
 )
@@ -77,15 +76,17 @@ def _size(item: dict[str, Any]) -> tuple[float, float]:
 class GraphService:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
-        self._lock = threading.Lock()
-        self._models: OrderedDict[Any, tuple[ModelProto, list[str]]] = OrderedDict()
-        self._graphs: OrderedDict[Any, Graph] = OrderedDict()
-        self._views: OrderedDict[Any, dict[str, Any]] = OrderedDict()
+        self._models: LRUCache[tuple[ModelProto, list[str]]] = LRUCache(max_entries=8)
+        self._graphs: LRUCache[Graph] = LRUCache(max_entries=16)
+        self._views: LRUCache[dict[str, Any]] = LRUCache(max_entries=64)
 
     # -- sources -----------------------------------------------------------------------
 
     def list_sources(self) -> list[dict[str, Any]]:
-        logged = [{**g, "source": "log"} for g in self.provider.list_graphs()]
+        logged = [
+            {"run": g.run, "name": g.name, "size": g.size, "wall_time": g.wall_time, "source": "log"}
+            for g in self.provider.list_graphs()
+        ]
         files = [
             {"model": str(i), "name": os.path.basename(path), "size": _file_size(path), "source": "file"}
             for i, path in enumerate(self.provider.settings.models)
@@ -131,22 +132,20 @@ class GraphService:
         else:
             if not run:
                 raise InvalidArgument("give either model=ID or run=RUN (and name=NAME)")
-            graphs = [g for g in self.provider.list_graphs() if g["run"] == run]
+            graphs = [g for g in self.provider.list_graphs() if g.run == run]
             if not graphs:
                 raise NotFound(f"run {run!r} has no graph")
-            chosen = graphs[0] if name is None else next((g for g in graphs if g["name"] == name), None)
+            chosen = graphs[0] if name is None else next((g for g in graphs if g.name == name), None)
             if chosen is None:
-                raise NotFound(f"run {run!r} has no graph {name!r}; it has {[g['name'] for g in graphs]!r}")
-            event, read = self.provider.graph(run=run, name=chosen["name"])  # read only when not cached
+                raise NotFound(f"run {run!r} has no graph {name!r}; it has {[g.name for g in graphs]!r}")
+            event, read = self.provider.graph(run=run, name=chosen.name)  # read only when not cached
             key = ("log", run, event.name, event.ref.path, event.ref.offset)
             label = f"{run} / {event.name}"
 
             base_dir = None
-        with self._lock:
-            hit = self._models.get(key)
-            if hit is not None:
-                self._models.move_to_end(key)
-                return key, hit[0], hit[1], label
+        hit = self._models.get(key)
+        if hit is not None:
+            return key, hit[0], hit[1], label
         try:
             data = read()
         except OSError as e:
@@ -164,10 +163,7 @@ class GraphService:
                 f"weights are stored in external data files ({where}: {', '.join(files[:5])}); "
                 "the structure is shown without them"
             )
-        with self._lock:
-            self._models[key] = (inferred, warnings)
-            while len(self._models) > 8:
-                self._models.popitem(last=False)
+        self._models.put(key, (inferred, warnings))
         return key, inferred, warnings, label
 
     def _graph(self, key: Any, model: ModelProto, path: list[tuple[int, str, int]]) -> tuple[Graph, list[str]]:
@@ -176,14 +172,10 @@ class GraphService:
             graph_proto, outer, crumbs = find_subgraph(model, path)
         except GraphError as e:  # a path to no subgraph: unknown, like an unknown node
             raise NotFound(str(e)) from e
-        with self._lock:
-            hit = self._graphs.get(gkey)
+        hit = self._graphs.get(gkey)
         if hit is None:
             hit = Graph.build(graph_proto, outer)
-            with self._lock:
-                self._graphs[gkey] = hit
-                while len(self._graphs) > 16:
-                    self._graphs.popitem(last=False)
+            self._graphs.put(gkey, hit)
         return hit, crumbs
 
     # -- views -------------------------------------------------------------------------
@@ -214,14 +206,10 @@ class GraphService:
                     expanded.add(parent)
                     parent = graph.groups[parent]["parent"]
         vkey = (key, tuple(steps), frozenset(expanded))
-        with self._lock:
-            cached = self._views.get(vkey)
+        cached = self._views.get(vkey)
         if cached is None:
             cached = self._lay_out(graph, expanded)
-            with self._lock:
-                self._views[vkey] = cached
-                while len(self._views) > 64:
-                    self._views.popitem(last=False)
+            self._views.put(vkey, cached)
         total_params = sum(p["size"] for p in graph.params.values())
         return {
             "source": {"run": run, "name": name, "model": model, "label": label},

@@ -29,7 +29,7 @@ import numpy as np
 
 from visualdl._index.reader import WriterInfo
 
-__all__ = ["job_overview"]
+__all__ = ["job_answer", "job_overview"]
 
 Progress = tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]
 
@@ -59,6 +59,63 @@ def job_overview(
 ) -> dict[str, Any]:
     """The job page's JSON for one run (see the module docstring)."""
     files = sorted(progress, key=lambda p: (p[0].role, p[0].rank, p[0].attempt, p[0].start_time))
+    writers, starts, ends = _writers(files, now, silent_after)
+    places: dict[tuple[str, int], list[int]] = {}
+    for i, (info, *_rest) in enumerate(files):
+        places.setdefault((info.role, info.rank), []).append(i)
+    roles = sorted({role for role, _ in places}, key=lambda r: (r != "trainer", r))
+    t0 = float(starts.min()) if files else now
+    t1 = float(max(ends.max(), t0 + 1e-3)) if files else now
+    times = np.linspace(t0, t1, grid)
+    alive: dict[str, list[int]] = {}
+    skew: dict[str, dict[str, list[Any]]] = {}
+    throughput: dict[str, list[dict[str, Any]]] = {}
+    stragglers: dict[str, list[int]] = {}
+    restarts = []
+    for role in roles:
+        members = [i for i, (info, *_rest) in enumerate(files) if info.role == role]
+        cover = (starts[members, None] <= times) & (ends[members, None] >= times)
+        alive[role] = cover.sum(axis=0).astype(int).tolist()
+        rows = []
+        ranks = []
+        entries: list[dict[str, Any]] = []
+        for (r_role, rank), idx in places.items():
+            if r_role != role:
+                continue
+            if len(idx) > 1:
+                restarts.append({"role": role, "rank": rank, "files": len(idx)})
+            rows.append(_steps_over_time(files, idx, times, starts, ends))
+            ranks.append(rank)
+            entries.append(_throughput(files, idx, rank))
+        skew[role] = _skew(rows, ranks, grid)
+        stragglers[role] = _mark_stragglers(entries)
+        throughput[role] = sorted(entries, key=lambda e: e["rank"])
+    return {
+        "roles": [
+            {
+                "role": role,
+                "places": sum(1 for r, _ in places if r == role),
+                "world_size": max((f[0].world_size for f in files if f[0].role == role), default=-1),
+            }
+            for role in roles
+        ],
+        "writers": writers,
+        "times": times.tolist(),
+        "alive": alive,
+        "skew": skew,
+        "throughput": throughput,
+        "stragglers": stragglers,
+        "restarts": restarts,
+        "median_recent_steps_per_second": {
+            role: _median([e["recent_steps_per_second"] for e in throughput[role]]) for role in roles
+        },
+    }
+
+
+def _writers(
+    files: Sequence[Progress], now: float, silent_after: float
+) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray]:
+    """Each file's writer with its state (see the module docstring), and each file's span."""
     newest: dict[tuple[str, int], int] = {}
     for i, (info, *_rest) in enumerate(files):
         newest[(info.role, info.rank)] = i  # sorted: the last one of a place is its newest
@@ -95,92 +152,68 @@ def job_overview(
                 "last_step": int(steps[-1]) if steps.size else None,
             }
         )
-    places: dict[tuple[str, int], list[int]] = {}
-    for i, (info, *_rest) in enumerate(files):
-        places.setdefault((info.role, info.rank), []).append(i)
-    roles = sorted({role for role, _ in places}, key=lambda r: (r != "trainer", r))
-    t0 = float(starts.min()) if files else now
-    t1 = float(max(ends.max(), t0 + 1e-3)) if files else now
-    times = np.linspace(t0, t1, grid)
-    alive: dict[str, list[int]] = {}
-    skew: dict[str, dict[str, list[Any]]] = {}
-    throughput: dict[str, list[dict[str, Any]]] = {}
-    stragglers: dict[str, list[int]] = {}
-    restarts = []
-    for role in roles:
-        members = [i for i, (info, *_rest) in enumerate(files) if info.role == role]
-        cover = (starts[members, None] <= times) & (ends[members, None] >= times)
-        alive[role] = cover.sum(axis=0).astype(int).tolist()
-        rows = []
-        ranks = []
-        entries: list[dict[str, Any]] = []
-        for (r_role, rank), idx in places.items():
-            if r_role != role:
-                continue
-            if len(idx) > 1:
-                restarts.append({"role": role, "rank": rank, "files": len(idx)})
-            walls = np.concatenate([files[i][1] for i in idx])
-            steps = np.concatenate([files[i][2] for i in idx]).astype(float)
-            order = np.argsort(walls, kind="stable")
-            walls, steps = walls[order], steps[order]
-            row = np.full(grid, np.nan)
-            for i in idx:  # only while one of its files was alive
-                w, s = files[i][1], files[i][2]
-                if w.size:
-                    inside = (times >= starts[i]) & (times <= ends[i])
-                    row[inside] = np.interp(times[inside], w, s.astype(float), left=np.nan)
-            rows.append(row)
-            ranks.append(rank)
-            last = files[idx[-1]]
-            entries.append(
-                {
-                    "rank": rank,
-                    "steps_per_second": _rate(last[1], last[2]),
-                    "recent_steps_per_second": _recent_rate(last[1], last[2]),
-                    "last_step": int(steps.max()) if steps.size else None,
-                }
-            )
-        matrix = np.array(rows) if rows else np.empty((0, grid))
-        with np.errstate(all="ignore"):
-            some = np.asarray(~np.isnan(matrix).all(axis=0), bool) if rows else np.zeros(grid, bool)
-            lo = np.where(some, np.nanmin(np.where(np.isnan(matrix), np.inf, matrix), axis=0), np.nan)
-            hi = np.where(some, np.nanmax(np.where(np.isnan(matrix), -np.inf, matrix), axis=0), np.nan)
-            slowest = np.argmin(np.where(np.isnan(matrix), np.inf, matrix), axis=0) if rows else np.zeros(grid, int)
-        skew[role] = {
-            "min_step": [_finite(v) for v in lo],
-            "max_step": [_finite(v) for v in hi],
-            "slowest_rank": [int(ranks[j]) if s else None for j, s in zip(slowest, some, strict=True)],
-        }
-        recent = [e["recent_steps_per_second"] for e in entries if e["recent_steps_per_second"] is not None]
-        median = float(np.median(recent)) if recent else None
-        for e in entries:
-            r = e["recent_steps_per_second"]
-            e["straggler"] = bool(median and r is not None and r < STRAGGLER_RATIO * median)
-        throughput[role] = sorted(entries, key=lambda e: e["rank"])
-        slow_first = sorted(entries, key=lambda e: e["recent_steps_per_second"] or 0.0)
-        stragglers[role] = [e["rank"] for e in slow_first if e["straggler"]]
+    return writers, starts, ends
+
+
+def _steps_over_time(
+    files: Sequence[Progress], idx: list[int], times: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> np.ndarray:
+    """The step a place (its files ``idx``) had reached at each of ``times``, interpolated
+    along its traces, only while one of its files was alive (NaN otherwise)."""
+    row = np.full(times.size, np.nan)
+    for i in idx:
+        w, s = files[i][1], files[i][2]
+        if w.size:
+            inside = (times >= starts[i]) & (times <= ends[i])
+            row[inside] = np.interp(times[inside], w, s.astype(float), left=np.nan)
+    return row
+
+
+def _throughput(files: Sequence[Progress], idx: list[int], rank: int) -> dict[str, Any]:
+    """A place's steps per second over its newest file's trace, recent and overall, and its last step."""
+    steps = np.concatenate([files[i][2] for i in idx]).astype(float)
+    last = files[idx[-1]]
     return {
-        "roles": [
-            {
-                "role": role,
-                "places": sum(1 for r, _ in places if r == role),
-                "world_size": max((f[0].world_size for f in files if f[0].role == role), default=-1),
-            }
-            for role in roles
-        ],
-        "writers": writers,
-        "times": times.tolist(),
-        "alive": alive,
-        "skew": skew,
-        "throughput": throughput,
-        "stragglers": stragglers,
-        "restarts": restarts,
-        "median_recent_steps_per_second": {
-            role: _median([e["recent_steps_per_second"] for e in throughput[role]]) for role in roles
-        },
+        "rank": rank,
+        "steps_per_second": _rate(last[1], last[2]),
+        "recent_steps_per_second": _recent_rate(last[1], last[2]),
+        "last_step": int(steps.max()) if steps.size else None,
     }
+
+
+def _skew(rows: list[np.ndarray], ranks: list[int], grid: int) -> dict[str, list[Any]]:
+    """Per time of the grid, the lowest and highest step of a role's places then, and the
+    rank of the lowest (None where no place was alive)."""
+    matrix = np.array(rows) if rows else np.empty((0, grid))
+    with np.errstate(all="ignore"):
+        some = np.asarray(~np.isnan(matrix).all(axis=0), bool) if rows else np.zeros(grid, bool)
+        lo = np.where(some, np.nanmin(np.where(np.isnan(matrix), np.inf, matrix), axis=0), np.nan)
+        hi = np.where(some, np.nanmax(np.where(np.isnan(matrix), -np.inf, matrix), axis=0), np.nan)
+        slowest = np.argmin(np.where(np.isnan(matrix), np.inf, matrix), axis=0) if rows else np.zeros(grid, int)
+    return {
+        "min_step": [_finite(v) for v in lo],
+        "max_step": [_finite(v) for v in hi],
+        "slowest_rank": [int(ranks[j]) if s else None for j, s in zip(slowest, some, strict=True)],
+    }
+
+
+def _mark_stragglers(entries: list[dict[str, Any]]) -> list[int]:
+    """Mark each place whose recent throughput is below the ratio of its role's median, and
+    return their ranks, slowest first."""
+    recent = [e["recent_steps_per_second"] for e in entries if e["recent_steps_per_second"] is not None]
+    median = float(np.median(recent)) if recent else None
+    for e in entries:
+        r = e["recent_steps_per_second"]
+        e["straggler"] = bool(median and r is not None and r < STRAGGLER_RATIO * median)
+    slow_first = sorted(entries, key=lambda e: e["recent_steps_per_second"] or 0.0)
+    return [e["rank"] for e in slow_first if e["straggler"]]
 
 
 def _median(xs: list[float | None]) -> float | None:
     real = [x for x in xs if x is not None]
     return float(np.median(real)) if real else None
+
+
+def job_answer(run: str, progress: Sequence[Progress], *, now: float) -> dict[str, Any]:
+    """The answer of ``/api/job``: the job page of ``run`` at ``now``."""
+    return {"run": run, **job_overview(progress, now=now)}

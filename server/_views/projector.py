@@ -21,7 +21,6 @@ import base64
 import importlib.util
 import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +28,10 @@ import numpy as np
 
 from visualdl._kinds.table import EmbeddingsEvent
 from visualdl.errors import CannotShow, InvalidArgument, NotFound, VisualDLError
+from visualdl.server._cache import LRUCache
 from visualdl.server._provider import DataProvider
 
-__all__ = ["METHODS", "SAMPLE", "Projector"]
+__all__ = ["METHODS", "SAMPLE", "Projector", "embeddings_answer"]
 
 #: Rows t-SNE and UMAP project at most (PCA projects every row).
 SAMPLE = 5_000
@@ -96,51 +96,41 @@ def _embed(method: str, vectors: np.ndarray, dims: int) -> np.ndarray:
     )
 
 
+def embeddings_answer(run: str, tag: str, found: list[EmbeddingsEvent]) -> dict[str, Any]:
+    """The answer of ``/api/embeddings``: the entries of a tag, without their vectors."""
+    return {
+        "run": run,
+        "tag": tag,
+        "entries": [
+            {
+                "index": i,
+                "step": e.step,
+                "wall_time": e.wall_time,
+                "rows": e.rows,
+                "dimension": e.dimension,
+                "metadata_header": list(e.metadata_header),
+            }
+            for i, e in enumerate(found)
+        ],
+    }
+
+
 class Projector:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
         self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-        self._sizes: dict[tuple[Any, ...], int] = {}
+        self._cache: LRUCache[Any] = LRUCache(max_bytes=_CACHE_BYTES, keep=1)
         self._running: dict[tuple[Any, ...], str] = {}  # key -> "" (running) or an error message
 
     # -- cache -----------------------------------------------------------------------------
 
     def _get(self, key: tuple[Any, ...]) -> Any:
-        with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None:
-                self._cache.move_to_end(key)
-            return hit
+        return self._cache.get(key)
 
     def _put(self, key: tuple[Any, ...], value: Any, size: int) -> None:
-        with self._lock:
-            self._cache[key] = value
-            self._sizes[key] = size
-            while sum(self._sizes.values()) > _CACHE_BYTES and len(self._cache) > 1:
-                old, _ = self._cache.popitem(last=False)
-                self._sizes.pop(old, None)
+        self._cache.put(key, value, size)
 
     # -- data ------------------------------------------------------------------------------
-
-    def entries(self, *, run: str, tag: str) -> dict[str, Any]:
-        _, events = self.provider.events(run, "embeddings", tag)
-        found: list[EmbeddingsEvent] = events
-        return {
-            "run": run,
-            "tag": tag,
-            "entries": [
-                {
-                    "index": i,
-                    "step": e.step,
-                    "wall_time": e.wall_time,
-                    "rows": e.rows,
-                    "dimension": e.dimension,
-                    "metadata_header": list(e.metadata_header),
-                }
-                for i, e in enumerate(found)
-            ],
-        }
 
     def _event(self, run: str, tag: str, index: int | None) -> tuple[int, EmbeddingsEvent, Callable[[], bytes]]:
         reader, events = self.provider.events(run, "embeddings", tag)
@@ -229,9 +219,9 @@ class Projector:
 
         threading.Thread(target=work, name=f"visualdl-{method}", daemon=True).start()
 
-    # -- neighbours --------------------------------------------------------------------------
+    # -- neighbors ---------------------------------------------------------------------------
 
-    def neighbours(self, *, run: str, tag: str, index: int | None, point: int, k: int, metric: str) -> dict[str, Any]:
+    def neighbors(self, *, run: str, tag: str, index: int | None, point: int, k: int, metric: str) -> dict[str, Any]:
         at, event, vectors = self.vectors(run, tag, index)
         if not 0 <= point < len(vectors):
             raise NotFound(f"{tag!r} in {run!r} has {len(vectors)} rows; there is no row {point}")

@@ -1,0 +1,162 @@
+"""The values the data provider answers with: typed, immutable, no JSON.
+
+A view turns one of these into its answer's JSON (``server/_views/``); the notebook draws
+its figures from the same values. Arrays are numpy arrays as the index holds them (a view
+serializes them natively), so nothing here walks points in Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from visualdl._index.reader import WriterInfo
+
+__all__ = [
+    "Health",
+    "Kind",
+    "Line",
+    "LogdirState",
+    "LoggedGraph",
+    "ProblemAt",
+    "RankLine",
+    "RoleLine",
+    "Run",
+    "RunScalars",
+    "ScalarRuns",
+    "Unservable",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A run as the API lists it: its name and the writers of its log files."""
+
+    name: str
+    writers: tuple[WriterInfo, ...]
+
+    @property
+    def closed(self) -> bool:
+        """Whether every writer closed cleanly (a footer was read)."""
+        return all(w.closed for w in self.writers)
+
+    @property
+    def start_time(self) -> float | None:
+        return min((w.start_time for w in self.writers), default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A tab of the web UI: a record kind of the kinds table (``record``) or a view over
+    runs (``jobs``), with how many tags and runs hold it."""
+
+    name: str
+    title: str
+    record: bool
+    tags: int
+    runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One downsampled series: the points kept, and how many the step range held."""
+
+    steps: np.ndarray
+    values: np.ndarray
+    wall_times: np.ndarray
+    range_points: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoleLine:
+    """One role of a job: the mean over its ranks (``mean``), the min/max band at the same
+    points, the rank at each extreme, and how many ranks each point averages."""
+
+    role: str
+    ranks: list[int]
+    mean: Line
+    min: np.ndarray
+    max: np.ndarray
+    min_rank: np.ndarray
+    max_rank: np.ndarray
+    count: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class RankLine:
+    """One rank's own series (asked for with ``ranks="each"``)."""
+
+    role: str
+    rank: int
+    line: Line
+
+
+@dataclass(frozen=True, slots=True)
+class RunScalars:
+    """One run's series of a tag: ``line`` is the run's (or, for a job, its first role's mean,
+    trainers first); ``job`` holds every role of a job (empty otherwise), ``per_rank`` every
+    rank's series when asked for (None otherwise)."""
+
+    run: str
+    total_points: int
+    line: Line
+    job: tuple[RoleLine, ...] = ()
+    per_rank: tuple[RankLine, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarRuns:
+    """A chart: the series of ``tag`` of each run having it; ``missing``: known runs without it."""
+
+    tag: str
+    max_points: int
+    runs: tuple[RunScalars, ...]
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedGraph:
+    """A graph logged by a run (its newest of that name)."""
+
+    run: str
+    name: str
+    size: int
+    wall_time: float
+
+
+@dataclass(frozen=True, slots=True)
+class Unservable:
+    """A name in the logs that the API cannot take as a parameter (``kind``: run, tag or
+    graph), so it is not listed; ``limit`` is the longest name the API takes."""
+
+    kind: str
+    name: str
+    run: str
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemAt:
+    """Something wrong in a log file, by logdir and the file's path relative to it."""
+
+    logdir: str
+    file: str
+    offset: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogdirState:
+    name: str
+    path: str
+    exists: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """What ``/api/health`` reports besides the poll counters."""
+
+    logdirs: tuple[LogdirState, ...]
+    problems: tuple[ProblemAt, ...]
+    not_served: tuple[Unservable, ...]

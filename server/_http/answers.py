@@ -1,0 +1,212 @@
+"""The answers of the listing routes, health, scalars and the job page, as JSON Schema."""
+
+from __future__ import annotations
+
+from visualdl._kinds.table import KINDS
+from visualdl.server._http.jsonschema import (
+    BOOLEAN,
+    INTEGER,
+    NULLABLE_INTEGER,
+    NULLABLE_NUMBER,
+    NUMBER,
+    STRING,
+    array,
+    mapping,
+    obj,
+)
+
+__all__ = [
+    "HEALTH",
+    "JOB",
+    "JOB_ROLE",
+    "KIND_LIST",
+    "NONFINITE",
+    "PER_ROLE",
+    "RUNS",
+    "RUN_SERIES",
+    "SCALARS",
+    "SERIES",
+    "TAGS",
+    "WRITER",
+]
+
+
+NONFINITE = array(
+    {
+        "type": "array",
+        "prefixItems": [INTEGER, {"enum": ["nan", "inf", "-inf"]}],
+        "minItems": 2,
+        "maxItems": 2,
+        "description": "[index into values, what the null there was]",
+    }
+)
+SERIES = {
+    "steps": array(INTEGER),
+    "values": array(NULLABLE_NUMBER),
+    "wall_times": array(NUMBER),
+    "nonfinite": NONFINITE,
+    "range_points": {"type": "integer", "description": "points in the step range before downsampling"},
+}
+JOB_ROLE = obj(
+    {
+        "role": STRING,
+        "ranks": array(INTEGER),
+        **SERIES,
+        "min": array(NULLABLE_NUMBER),
+        "min_nonfinite": NONFINITE,
+        "max": array(NULLABLE_NUMBER),
+        "max_nonfinite": NONFINITE,
+        "min_rank": array(INTEGER),
+        "max_rank": array(INTEGER),
+        "count": array(INTEGER),
+    },
+    description="one role's mean over ranks with its min/max band and the rank at each extreme",
+)
+RUN_SERIES = obj(
+    {
+        "run": STRING,
+        **SERIES,
+        "total_points": {
+            "type": "integer",
+            "description": "points logged for the tag in the run, by all writers and attempts "
+            "(replaced points of restarted ranks included)",
+        },
+        "job": array(JOB_ROLE),
+        "per_rank": array(obj({"role": STRING, "rank": INTEGER, **SERIES})),
+    },
+    optional=("job", "per_rank"),
+)
+SCALARS = obj(
+    {
+        "tag": STRING,
+        "max_points": INTEGER,
+        "runs": array(RUN_SERIES),
+        "missing": {"type": "array", "items": STRING, "description": "runs asked for that have no such tag"},
+    }
+)
+WRITER = obj(
+    {
+        "host": STRING,
+        "pid": INTEGER,
+        "display_name": STRING,
+        "rank": INTEGER,
+        "world_size": INTEGER,
+        "role": STRING,
+        "job": STRING,
+        "attempt": INTEGER,
+        "closed": BOOLEAN,
+        "format": {"enum": ["visualdl", "tfevents", "vdl2"], "description": "the file's format"},
+        "unshown": array(
+            obj(
+                {"tag": STRING, "kind": STRING, "count": INTEGER},
+                description="values of a kind no view shows, of one tag (TensorBoard plugins, VisualDL 2 kinds)",
+            )
+        ),
+    }
+)
+RUNS = obj(
+    {
+        "runs": array(
+            obj(
+                {
+                    "name": STRING,
+                    "files": INTEGER,
+                    "closed": BOOLEAN,
+                    "start_time": NULLABLE_NUMBER,
+                    "writers": array(WRITER),
+                }
+            )
+        )
+    }
+)
+TAGS = {
+    "type": "object",
+    "propertyNames": {"enum": sorted(KINDS)},
+    "additionalProperties": mapping({"type": "array", "items": STRING, "minItems": 1}),
+    "description": "{kind: {tag: [runs having it]}}: every kind held by the runs asked for, {} when it has no tags",
+}
+KIND_LIST = obj(
+    {
+        "kinds": array(
+            obj(
+                {
+                    "name": STRING,
+                    "title": STRING,
+                    "record": {"type": "boolean", "description": "a kind of record; false: a view of runs (jobs)"},
+                    "tags": {"type": "integer", "description": "distinct tags of the kind over all runs"},
+                    "runs": {"type": "integer", "description": "runs holding the kind (for jobs: runs that are jobs)"},
+                }
+            )
+        )
+    }
+)
+HEALTH = obj(
+    {
+        "status": {"enum": ["ok", "loading"]},
+        "loaded": BOOLEAN,
+        "files_read": INTEGER,
+        "files_total": INTEGER,
+        "bytes_read": INTEGER,
+        "polls": INTEGER,
+        "last_poll_seconds": NUMBER,
+        "last_poll_time": NULLABLE_NUMBER,
+        "reload_interval": NUMBER,
+        "logdirs": array(obj({"name": STRING, "path": STRING, "exists": BOOLEAN})),
+        "problems": array(obj({"logdir": STRING, "file": STRING, "offset": INTEGER, "message": STRING})),
+        "not_served": array(obj({"kind": STRING, "name": STRING, "run": STRING, "length": INTEGER, "message": STRING})),
+    }
+)
+PER_ROLE = "per role: "
+JOB = obj(
+    {
+        "run": STRING,
+        "roles": array(obj({"role": STRING, "places": INTEGER, "world_size": INTEGER})),
+        "writers": array(
+            obj(
+                {
+                    "role": STRING,
+                    "rank": INTEGER,
+                    "attempt": INTEGER,
+                    "host": STRING,
+                    "pid": INTEGER,
+                    "file": STRING,
+                    "state": {"enum": ["running", "closed", "killed", "silent"]},
+                    "start_time": NUMBER,
+                    "end_time": NUMBER,
+                    "points": INTEGER,
+                    "first_step": NULLABLE_INTEGER,
+                    "last_step": NULLABLE_INTEGER,
+                }
+            )
+        ),
+        "times": array(NUMBER),
+        "alive": mapping(array(INTEGER), PER_ROLE + "ranks alive at each of times"),
+        "skew": mapping(
+            obj(
+                {
+                    "min_step": array(NULLABLE_NUMBER),
+                    "max_step": array(NULLABLE_NUMBER),
+                    "slowest_rank": array(NULLABLE_INTEGER),
+                }
+            ),
+            PER_ROLE + "lowest and highest step reached at each of times",
+        ),
+        "throughput": mapping(
+            array(
+                obj(
+                    {
+                        "rank": INTEGER,
+                        "steps_per_second": NULLABLE_NUMBER,
+                        "recent_steps_per_second": NULLABLE_NUMBER,
+                        "last_step": NULLABLE_INTEGER,
+                        "straggler": BOOLEAN,
+                    }
+                )
+            ),
+            PER_ROLE + "steps per second of each rank",
+        ),
+        "stragglers": mapping(array(INTEGER), PER_ROLE + "ranks below 80% of the median recent throughput"),
+        "restarts": array(obj({"role": STRING, "rank": INTEGER, "files": INTEGER})),
+        "median_recent_steps_per_second": mapping(NULLABLE_NUMBER),
+    }
+)

@@ -1,0 +1,84 @@
+"""The answer of ``/api/scalars``: the chart of one tag over runs, from :class:`ScalarRuns`.
+
+Arrays stay numpy arrays (the JSON encoder writes them natively); non-finite values are
+written as null and listed in ``nonfinite`` as ``[index, "nan" | "inf" | "-inf"]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+import numpy as np
+
+from visualdl.server._data import Line, RankLine, RoleLine, RunScalars, ScalarRuns
+
+__all__ = ["ScalarsAnswer", "scalars_answer"]
+
+
+class ScalarsAnswer(TypedDict):
+    tag: str
+    max_points: int
+    runs: list[dict[str, Any]]
+    missing: list[str]
+
+
+def nonfinite(values: np.ndarray) -> list[list[Any]]:
+    """``[index, "nan" | "inf" | "-inf"]`` of each non-finite value (none: ``[]``)."""
+    finite = np.isfinite(values)
+    if finite.all():
+        return []
+    bad = np.flatnonzero(~finite)
+    return [[int(i), "nan" if np.isnan(values[i]) else ("inf" if values[i] > 0 else "-inf")] for i in bad.tolist()]
+
+
+def _points(steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> dict[str, Any]:
+    return {"steps": steps, "values": values, "wall_times": walls, "nonfinite": nonfinite(values)}
+
+
+def _line(line: Line) -> dict[str, Any]:
+    out = _points(line.steps, line.values, line.wall_times)
+    out["range_points"] = line.range_points
+    return out
+
+
+def _role(role: RoleLine) -> dict[str, Any]:
+    mean = role.mean
+    out = _points(mean.steps, mean.values, mean.wall_times)
+    out.update(
+        role=role.role,
+        ranks=role.ranks,
+        min=role.min,
+        min_nonfinite=nonfinite(role.min),
+        max=role.max,
+        max_nonfinite=nonfinite(role.max),
+        min_rank=role.min_rank.tolist(),
+        max_rank=role.max_rank.tolist(),
+        count=role.count.tolist(),
+        range_points=mean.range_points,
+    )
+    return out
+
+
+def _rank(rank: RankLine) -> dict[str, Any]:
+    return {"role": rank.role, "rank": rank.rank, **_line(rank.line)}
+
+
+def run_scalars_json(series: RunScalars) -> dict[str, Any]:
+    """One run's entry of the chart: its line (for a job: the first role's mean), then for a
+    job each role's line and band (``job``) and each rank's line (``per_rank``) if asked."""
+    out = _line(series.line)
+    if series.job:
+        out["job"] = [_role(role) for role in series.job]
+        if series.per_rank is not None:
+            out["per_rank"] = [_rank(rank) for rank in series.per_rank]
+    out.update(run=series.run, total_points=series.total_points)
+    return out
+
+
+def scalars_answer(chart: ScalarRuns) -> ScalarsAnswer:
+    return {
+        "tag": chart.tag,
+        "max_points": chart.max_points,
+        "runs": [run_scalars_json(series) for series in chart.runs],
+        "missing": list(chart.missing),
+    }
