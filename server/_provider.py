@@ -22,13 +22,14 @@ import numpy as np
 
 from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
 from visualdl._index.aggregate import JobSeries
+from visualdl._index.blobs import open_blob
+from visualdl._index.cache import ByteCache
 from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, select_range
-from visualdl._index.reader import LogReader, ScalarSeries, open_blob
+from visualdl._index.index import Index, WriterInfo
+from visualdl._index.series import ScalarSeries
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._storage import store as _storage
 from visualdl.errors import NotFound, VisualDLError
-from visualdl.server import _index_access as index
-from visualdl.server._cache import LRUCache, nbytes
 from visualdl.server._data import (
     Health,
     Kind,
@@ -50,6 +51,9 @@ __all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "servable"]
 
 #: Points of all per-rank lines of one chart together, at most (each rank gets a share).
 PER_RANK_POINTS = 200_000
+#: Per file of a run: its writer, wall times, highest steps by then, points, lowest step.
+FileProgress = tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]
+
 #: Run names are paths under a logdir (PATH_MAX is 4096 on Linux): the longest the API takes.
 #: Tags and graph names are at most MAX_TAG_LENGTH characters, as LogWriter writes them.
 MAX_RUN_LENGTH = 4096
@@ -64,7 +68,7 @@ def servable(name: str, limit: int) -> bool:
 class _Source:
     name: str
     path: str
-    reader: LogReader
+    reader: Index
 
 
 def _relative(path: str, logdir: str) -> str:
@@ -84,10 +88,10 @@ class DataProvider:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._sources = [
-            _Source(name, _storage.absolute(path), LogReader(path, load=False)) for name, path in settings.logdirs
+            _Source(name, _storage.absolute(path), Index(path, load=False)) for name, path in settings.logdirs
         ]
-        self._charts: LRUCache[RunScalars] = LRUCache(max_entries=256, max_bytes=CHART_CACHE_BYTES)
-        self._lists: LRUCache[tuple[tuple[int, ...], Any, float]] = LRUCache()
+        self._charts: ByteCache[RunScalars] = ByteCache(CHART_CACHE_BYTES, max_entries=256)
+        self._lists: ByteCache[tuple[tuple[int, ...], Any, float]] = ByteCache()
         #: How far indexing got, for /api/health and the command line (see :mod:`._reload`).
         self.counters = PollCounters()
 
@@ -108,7 +112,7 @@ class DataProvider:
     def _generation(self, runs_only: bool = False) -> tuple[int, ...]:
         """Changes whenever any logdir's runs, files, writers or tags change (``runs_only``:
         whenever its runs change)."""
-        return tuple(index.generation(source.reader, runs_only=runs_only) for source in self._sources)
+        return tuple(source.reader.generation(runs_only=runs_only) for source in self._sources)
 
     def _listed(self, what: str, build: Callable[[], Any], *, runs_only: bool = False, max_age: float = 0.0) -> Any:
         """``build()``, cached until the next change of runs, files, writers or tags: a list of
@@ -120,14 +124,14 @@ class DataProvider:
         if hit is not None and (hit[0] == generation or now - hit[2] < max_age):
             return hit[1]
         value = build()
-        self._lists.put(what, (generation, value, now))
+        self._lists.put(what, (generation, value, now), 0)
         return value
 
-    def _runs(self) -> dict[str, tuple[LogReader, str]]:
+    def _runs(self) -> dict[str, tuple[Index, str]]:
         """The runs by the names the API lists and takes (see :meth:`list_unservable` for the others)."""
-        return cast("dict[str, tuple[LogReader, str]]", self._listed("runs", self._build_runs, runs_only=True))
+        return cast("dict[str, tuple[Index, str]]", self._listed("runs", self._build_runs, runs_only=True))
 
-    def _build_runs(self) -> dict[str, tuple[LogReader, str]]:
+    def _build_runs(self) -> dict[str, tuple[Index, str]]:
         out = {}
         for source in self._sources:
             for run in source.reader.runs():
@@ -139,12 +143,12 @@ class DataProvider:
     def run_names(self) -> set[str]:
         return set(self._runs())
 
-    def resolve(self, run: str) -> tuple[LogReader, str]:
+    def resolve(self, run: str) -> tuple[Index, str]:
         """The reader holding ``run`` and the run's name in it (:class:`NotFound` if unknown)."""
         found = self._runs().get(run)
         if found is None:
             raise NotFound(f"unknown run {run!r}")
-        index.prioritize(found[0], found[1])  # still being read for the first time: read it next
+        found[0].prioritize(found[1])  # still being read for the first time: read it next
         return found
 
     def list_runs(self) -> tuple[Run, ...]:
@@ -164,7 +168,7 @@ class DataProvider:
     def list_tags(self, *, runs: list[str] | None = None) -> dict[str, dict[str, list[str]]]:
         """``{kind: {tag: [runs having it]}}``, every kind present (with no tags: ``{}``).
 
-        The transpose of :meth:`LogReader.tags` (``{kind: [tags]}`` of one run) over
+        The transpose of :meth:`Index.tags` (``{kind: [tags]}`` of one run) over
         ``runs`` (all by default); an unknown name in ``runs`` is :class:`NotFound`.
         """
         known = self._runs()
@@ -177,7 +181,7 @@ class DataProvider:
         return self._build_tags(known, wanted)
 
     def _build_tags(
-        self, known: dict[str, tuple[LogReader, str]], wanted: set[str] | None
+        self, known: dict[str, tuple[Index, str]], wanted: set[str] | None
     ) -> dict[str, dict[str, list[str]]]:
         out: dict[str, dict[str, list[str]]] = {}
         for name, (reader, run) in sorted(known.items()):
@@ -286,7 +290,7 @@ class DataProvider:
                     for role, rank in places
                 )
             result = RunScalars(run, total, lines[0].mean, lines, per_rank)
-        self._charts.put(key, result, nbytes(result))
+        self._charts.put(key, result)
         return result
 
     def read_scalar_runs(
@@ -313,15 +317,15 @@ class DataProvider:
             )
         return ScalarRuns(tag, max_points, tuple(series), tuple(missing))
 
-    def read_job(self, *, run: str) -> index.Progress:
+    def read_job(self, *, run: str) -> list[FileProgress]:
         """Per log file of ``run``: its writer, its progress trace and its lowest step, what
         the job page is built from (see :mod:`visualdl.server._views.jobs`)."""
         reader, local = self.resolve(run)
-        return index.progress(reader, local)
+        return reader.file_progress(local)
 
     # -- event kinds -----------------------------------------------------------------------
 
-    def events(self, run: str, kind: str, tag: str) -> tuple[LogReader, list[Any]]:
+    def events(self, run: str, kind: str, tag: str) -> tuple[Index, list[Any]]:
         """The reader of ``run`` and the events of ``tag`` of ``kind`` there, by step
         (:class:`NotFound` for an unknown run or a tag it does not have)."""
         reader, local = self.resolve(run)
@@ -361,7 +365,7 @@ class DataProvider:
         except (OSError, VisualDLError) as e:
             raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
 
-    def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[LogReader, ImageEvent, int]:
+    def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[Index, ImageEvent, int]:
         reader, events = self.events(run, "images", tag)
         at = pick(events, index, step, "image", f"{tag!r} in {run!r}")
         return reader, events[at], at
@@ -413,7 +417,7 @@ class DataProvider:
             for p in source.reader.problems:
                 where = source.name or source.path
                 problems.append(ProblemAt(where, _relative(p.path, source.path), p.offset, p.message))
-        logdirs = tuple(LogdirState(s.name, s.path, index.exists(s.reader)) for s in self._sources)
+        logdirs = tuple(LogdirState(s.name, s.path, s.reader.exists()) for s in self._sources)
         return Health(logdirs, tuple(problems), self.list_unservable())
 
 
@@ -427,7 +431,7 @@ _TITLES = {
 }
 
 
-def _has_tag(reader: LogReader, run: str, kind: str, tag: str) -> bool:
+def _has_tag(reader: Index, run: str, kind: str, tag: str) -> bool:
     """Whether ``run`` of ``reader`` holds ``tag`` of ``kind`` (an unknown run: :class:`NotFound`)."""
     return tag in reader.tags(run)[kind]
 

@@ -436,16 +436,16 @@ def test_graph_error_type_is_a_value_error():
 
 
 def test_graph_warm_requests_do_not_read_the_model_again(client, monkeypatch):
-    from visualdl._index import logreader as _reader
+    from visualdl._index.index import Index
 
     reads = []
-    original = _reader.LogReader.read_blob
+    original = Index.read_blob
 
     def counting(self, event):
         reads.append(event)
         return original(self, event)
 
-    monkeypatch.setattr(_reader.LogReader, "read_blob", counting)
+    monkeypatch.setattr(Index, "read_blob", counting)
     query = {"run": "run", "name": "big"}
     assert client.get("/api/graph", query_string=query).status_code == 200
     assert len(reads) == 1

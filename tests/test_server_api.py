@@ -199,13 +199,13 @@ def test_bad_requests_get_4xx_json(logs, url, status, message):
 
 def test_an_internal_error_reading_scalars_is_a_500_not_a_missing_run(logs, monkeypatch):
     """A KeyError inside the reader is a fault of the server: never a 200 listing the run as missing."""
-    from visualdl._index.reader import LogReader
+    from visualdl._index.index import Index
 
     def broken(self, run: str, tag: str) -> dict[str, int]:
         inner: dict[str, dict[str, int]] = {}
         return inner[tag]
 
-    monkeypatch.setattr(LogReader, "job_scalars", broken)
+    monkeypatch.setattr(Index, "job_scalars", broken)
     client, _ = _client(("", logs))
     response = client.get("/api/scalars?tag=loss&run=train")
     assert response.status_code == 500

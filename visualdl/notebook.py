@@ -45,6 +45,7 @@ from typing import Any
 
 from visualdl._notebook.figures import histograms, images, scalars
 from visualdl._notebook.style import _PALETTE, STYLE, _alpha, _color, _effective_weight, smooth
+from visualdl._storage import store as _storage
 
 __all__ = ["display", "histograms", "images", "list_servers", "scalars", "smooth", "start", "stop"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from onnx import ModelProto
 
+from visualdl._index.cache import ByteCache
 from visualdl.errors import InvalidArgument, NotFound
-from visualdl.server._cache import LRUCache
 from visualdl.server._graph.blocks import (
     inline_functions,
 )
@@ -76,9 +76,9 @@ def _size(item: dict[str, Any]) -> tuple[float, float]:
 class GraphService:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
-        self._models: LRUCache[tuple[ModelProto, list[str]]] = LRUCache(max_entries=8)
-        self._graphs: LRUCache[Graph] = LRUCache(max_entries=16)
-        self._views: LRUCache[dict[str, Any]] = LRUCache(max_entries=64)
+        self._models: ByteCache[tuple[ModelProto, list[str]]] = ByteCache(max_entries=8)
+        self._graphs: ByteCache[Graph] = ByteCache(max_entries=16)
+        self._views: ByteCache[dict[str, Any]] = ByteCache(max_entries=64)
 
     # -- sources -----------------------------------------------------------------------
 
@@ -163,7 +163,7 @@ class GraphService:
                 f"weights are stored in external data files ({where}: {', '.join(files[:5])}); "
                 "the structure is shown without them"
             )
-        self._models.put(key, (inferred, warnings))
+        self._models.put(key, (inferred, warnings), 0)
         return key, inferred, warnings, label
 
     def _graph(self, key: Any, model: ModelProto, path: list[tuple[int, str, int]]) -> tuple[Graph, list[str]]:
@@ -175,7 +175,7 @@ class GraphService:
         hit = self._graphs.get(gkey)
         if hit is None:
             hit = Graph.build(graph_proto, outer)
-            self._graphs.put(gkey, hit)
+            self._graphs.put(gkey, hit, 0)
         return hit, crumbs
 
     # -- views -------------------------------------------------------------------------
@@ -209,7 +209,7 @@ class GraphService:
         cached = self._views.get(vkey)
         if cached is None:
             cached = self._lay_out(graph, expanded)
-            self._views.put(vkey, cached)
+            self._views.put(vkey, cached, 0)
         total_params = sum(p["size"] for p in graph.params.values())
         return {
             "source": {"run": run, "name": name, "model": model, "label": label},

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from visualdl._index.cache import ByteCache
 from visualdl._kinds.table import EmbeddingsEvent
 from visualdl.errors import CannotShow, InvalidArgument, NotFound, VisualDLError
-from visualdl.server._cache import LRUCache
 from visualdl.server._provider import DataProvider
 
 __all__ = ["METHODS", "SAMPLE", "Projector", "embeddings_answer"]
@@ -119,7 +119,7 @@ class Projector:
     def __init__(self, provider: DataProvider) -> None:
         self.provider = provider
         self._lock = threading.Lock()
-        self._cache: LRUCache[Any] = LRUCache(max_bytes=_CACHE_BYTES, keep=1)
+        self._cache: ByteCache[Any] = ByteCache(_CACHE_BYTES, keep=1)
         self._running: dict[tuple[Any, ...], str] = {}  # key -> "" (running) or an error message
 
     # -- cache -----------------------------------------------------------------------------

@@ -1,25 +1,35 @@
-"""One byte-bounded cache facility: keyed results, sized in bytes, dropped by owner.
+"""The one cache facility of the reader and the server: keyed results within a budget.
 
-What a reader keeps of its merged results (series resolved across a run's files, job
-aggregates, event lists) must stay within a byte budget whatever the number of runs,
-and a run's entries must go with the run. :class:`ByteCache` is that, and nothing
-about runs: entries are ``(owner, key) -> value`` with a size in bytes, used least
-recently first out once the budget is exceeded, and :meth:`ByteCache.drop` removes
-an owner's entries at once (a run dropped, a generation gone). A value larger than
-the whole budget is not kept. :class:`VersionedView` is one owner's view holding
-``(version, value)`` pairs, what the index keeps per run.
+Every cache (the index's merged series, job aggregates and event lists per run; the
+server's downsampled charts, lists of runs and tags, projections, parsed graph models and
+their layouts) is a :class:`ByteCache`, each with its own bounds, so that what a cache
+keeps and when it lets go is written once:
 
-Not thread-safe on its own: callers hold the lock that guards what they cache.
+* ``budget``: bytes of the values kept (each value's size given, or estimated by
+  :func:`nbytes`); ``max_entries``: how many; either may be None (no such bound);
+* the least recently used entry goes first once a bound is exceeded; the newest ``keep``
+  entries stay whatever their size (a projection larger than the budget is still served
+  again until the next one); with ``keep=0`` a value larger than the whole budget is not
+  kept, and costs the others nothing;
+* :meth:`ByteCache.drop` removes an owner's entries at once (a run dropped), for keys
+  that are ``(owner, key)`` pairs; :class:`VersionedView` is one owner's view holding
+  ``(version, value)`` pairs, what the index keeps per run.
+
+Thread-safe: one lock per cache, held for dictionary work only.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 __all__ = ["ByteCache", "VersionedView", "nbytes"]
+
+V = TypeVar("V")
 
 
 def nbytes(value: Any, depth: int = 0) -> int:
@@ -40,49 +50,71 @@ def nbytes(value: Any, depth: int = 0) -> int:
     return 64
 
 
-class ByteCache:
-    """``(owner, key) -> value`` within :attr:`budget` bytes, the least recently used out first."""
+class ByteCache(Generic[V]):
+    """Values by key within ``budget`` bytes and ``max_entries`` entries, the least
+    recently used out first (see the module's docstring for ``keep``)."""
 
-    __slots__ = ("budget", "used", "_size", "_entries")
+    __slots__ = ("_entries", "_lock", "_size", "budget", "keep", "max_entries", "used")
 
-    def __init__(self, budget: int, size: Callable[[Any], int] = nbytes) -> None:
+    def __init__(
+        self,
+        budget: int | None = None,
+        *,
+        max_entries: int | None = None,
+        keep: int = 0,
+        size: Callable[[Any], int] = nbytes,
+    ) -> None:
         self.budget = budget
+        self.max_entries = max_entries
+        self.keep = keep
+        #: The bytes of all values kept, as their sizes were given or estimated.
         self.used = 0
         self._size = size
-        #: (owner, key) -> (value, size); insertion order is use order.
-        self._entries: dict[tuple[Hashable, Hashable], tuple[Any, int]] = {}
+        self._lock = threading.Lock()
+        #: key -> (value, size); the order is the order of use, the oldest first.
+        self._entries: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
 
     def size_of(self, value: Any) -> int:
         """What ``value`` would count against the budget."""
         return self._size(value)
 
-    def get(self, owner: Hashable, key: Hashable) -> Any | None:
-        """The value kept under ``(owner, key)``, now the most recently used; None when none is."""
-        hit = self._entries.pop((owner, key), None)
-        if hit is None:
-            return None
-        self._entries[(owner, key)] = hit
-        return hit[0]
+    def get(self, key: Hashable) -> V | None:
+        """The value kept under ``key``, now the most recently used; None when none is."""
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self._entries.move_to_end(key)
+            return hit[0]
 
-    def put(self, owner: Hashable, key: Hashable, value: Any, size: int | None = None) -> None:
-        """Keep ``value`` (of ``size`` bytes; measured when not given), dropping the least
-        recently used entries beyond the budget; a value above the whole budget is not kept."""
+    def put(self, key: Hashable, value: V, size: int | None = None) -> None:
+        """Keep ``value`` (of ``size`` bytes; estimated when not given) under ``key``, then
+        drop the least recently used entries beyond the bounds."""
         size = self._size(value) if size is None else size
-        old = self._entries.pop((owner, key), None)
-        if old is not None:
-            self.used -= old[1]
-        if size > self.budget:
-            return
-        self._entries[(owner, key)] = (value, size)
-        self.used += size
-        while self.used > self.budget:
-            oldest = next(iter(self._entries))
-            self.used -= self._entries.pop(oldest)[1]
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.used -= old[1]
+            if self.keep == 0 and self.budget is not None and size > self.budget:
+                return
+            self._entries[key] = (value, size)
+            self.used += size
+            while len(self._entries) > self.keep and self._over():
+                self.used -= self._entries.popitem(last=False)[1][1]
+
+    def _over(self) -> bool:
+        if self.max_entries is not None and len(self._entries) > self.max_entries:
+            return True
+        return self.budget is not None and self.used > self.budget
 
     def drop(self, owner: Hashable) -> None:
-        """Forget every entry of ``owner``."""
-        for k in [k for k in self._entries if k[0] == owner]:
-            self.used -= self._entries.pop(k)[1]
+        """Forget every entry whose key is an ``(owner, key)`` pair of ``owner``."""
+        with self._lock:
+            for k in [k for k in self._entries if isinstance(k, tuple) and k and k[0] == owner]:
+                self.used -= self._entries.pop(k)[1]
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 class VersionedView:
@@ -90,16 +122,16 @@ class VersionedView:
 
     __slots__ = ("_cache", "_owner")
 
-    def __init__(self, cache: ByteCache) -> None:
+    def __init__(self, cache: ByteCache[Any]) -> None:
         self._cache = cache
         self._owner = id(self)
 
     def get(self, key: Hashable) -> tuple[int, Any] | None:
-        hit: tuple[int, Any] | None = self._cache.get(self._owner, key)
+        hit: tuple[int, Any] | None = self._cache.get((self._owner, key))
         return hit
 
     def __setitem__(self, key: Hashable, entry: tuple[int, Any]) -> None:
-        self._cache.put(self._owner, key, entry, self._cache.size_of(entry[1]))
+        self._cache.put((self._owner, key), entry, self._cache.size_of(entry[1]))
 
     def clear(self) -> None:
         self._cache.drop(self._owner)

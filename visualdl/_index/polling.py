@@ -114,7 +114,7 @@ class Poller:
         self._runs: dict[str, Run] = {}
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
-        self._cache = ByteCache(CACHE_BYTES)
+        self._cache: ByteCache[Any] = ByteCache(CACHE_BYTES)
         #: Changes whenever the runs, the files, their writers or the tags change (not when
         #: points are only added): what lists of runs and tags can be cached by.
         self._generation = 0

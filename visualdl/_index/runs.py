@@ -33,7 +33,7 @@ class Run:
     #: (kind, tag) -> a number that changes whenever that tag's data changes
     versions: dict[tuple[str, str], int] = field(default_factory=dict)
     #: (kind, tag) -> (version, merged result), in the reader's bounded cache
-    cache: VersionedView = field(default_factory=lambda: VersionedView(ByteCache(CACHE_BYTES)))
+    cache: VersionedView = field(default_factory=lambda: VersionedView(ByteCache[Any](CACHE_BYTES)))
     #: path -> the file's progress: (wall time, highest step so far) once per scalar record
     progress: dict[str, Progress] = field(default_factory=dict)
     #: path -> the (wall time, step) of each session start in a TensorBoard event file
