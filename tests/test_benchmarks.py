@@ -21,7 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from conftest import ROOT, require
+from kit.paths import ROOT
+from kit.requirements import require
 
 TIMEOUT = 300.0  # seconds per benchmark; each takes 5 to 30 s on 2 cores
 BENCH_INSTALL = 'python3 -m pip install -e ".[bench]"'

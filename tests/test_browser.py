@@ -7,44 +7,17 @@ test leaves a screenshot in ``tests/artifacts/<test name>.png``.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 
 import numpy as np
 import pytest
-from conftest import require
+from kit.pages import card, open_tab, scalar_chart, settle, traces, wait_for
+from kit.servers import serve_cli
 
 from visualdl import LogReader, LogWriter, notebook
 from visualdl.server._settings import DEFAULT_MAX_POINTS
-
-try:
-    from playwright import sync_api
-except ImportError:
-    sync_api = None  # type: ignore[assignment]
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ARTIFACTS = os.path.join(ROOT, "tests", "artifacts")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-# Under CI these fail rather than skip: the test command installs both.
-require(sync_api is not None, "playwright", 'pip install -e ".[e2e]"')
-require(os.path.exists(CHROMIUM), CHROMIUM, "apt-get install chromium")
 
 # What the fixture logs, and what the page must show.
 LOSS_STEPS = list(range(0, 60, 2))
@@ -57,17 +30,6 @@ IMAGE_STEPS = [0, 5, 10]
 IMAGE_COLORS = [(200, 30, 30), (30, 160, 60), (40, 70, 210)]
 IMAGE_WIDTH, IMAGE_HEIGHT = 24, 16
 HIST_STEPS = [0, 10, 20, 30, 40]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _get_json(url: str):
-    with urllib.request.urlopen(url, timeout=5) as response:
-        return json.loads(response.read())
 
 
 def _write_logs(logdir: str) -> LogWriter:
@@ -94,43 +56,6 @@ def _write_logs(logdir: str) -> LogWriter:
     return live
 
 
-@contextlib.contextmanager
-def running_server(args: list[str], log_path: str):
-    """``python -m visualdl ARGS --port P`` on a free port until its logs are loaded: yields the base URL.
-
-    Stopped with SIGTERM (then killed) at the end; its output goes to ``log_path``.
-    """
-    port = _free_port()
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    with open(log_path, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "visualdl", *args, "--port", str(port)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}/"
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if _get_json(base + "api/health")["loaded"]:
-                        break
-                except OSError:
-                    pass  # not listening yet
-                assert proc.poll() is None, "the server exited"
-                assert time.monotonic() < deadline, "the server did not load the logs in 30 s"
-                time.sleep(0.1)
-            yield base
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The real server on a free port over freshly written logs: (base URL, logdir, live writer)."""
@@ -138,86 +63,10 @@ def server(tmp_path_factory):
     live = _write_logs(logdir)
     try:
         args = ["--logdir", logdir, "--reload-interval", "0.5"]
-        with running_server(args, os.path.join(logdir, "..", "server.log")) as base:
+        with serve_cli(args, os.path.join(logdir, "..", "server.log")) as base:
             yield base, logdir, live
     finally:
         live.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser, request):
-    """A fresh page; `page.errors` collects console errors and uncaught exceptions."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.errors = []
-    page.on("console", lambda m: page.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: page.errors.append(f"pageerror: {e}"))
-    failed_before = request.session.testsfailed
-    yield page
-    if request.session.testsfailed > failed_before:  # this test's call phase failed
-        os.makedirs(ARTIFACTS, exist_ok=True)
-        try:
-            page.screenshot(path=os.path.join(ARTIFACTS, f"{request.node.name}.png"), full_page=True)
-        except sync_api.Error:
-            pass  # a crashed page has no screenshot; the failure itself is reported
-    context.close()
-
-
-def open_tab(page, base: str, tab: str) -> None:
-    page.goto(f"{base}#{tab}")
-    page.wait_for_function("() => window.Plotly !== undefined")
-
-
-def wait_for(predicate, what: str, timeout: float = 15.0):
-    """Poll `predicate` until it returns a truthy value (returned) or fail after `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
-def card(page, tag: str, run: str | None = None):
-    selector = f'.card[data-tag="{tag}"]' + (f'[data-run="{run}"]' if run else "")
-    locator = page.locator(selector)
-    locator.scroll_into_view_if_needed()
-    return locator
-
-
-TRACES_JS = """(el) => {
-    const div = el.querySelector('.js-plotly-plot');
-    if (!div || !div.data) return null;
-    return div.data.map((t) => ({meta: t.meta || {}, x: Array.from(t.x || []), y: Array.from(t.y || []),
-                                 text: t.text === undefined ? null : t.text}));
-}"""
-
-
-def traces(locator, kind: str | None = None, run: str | None = None):
-    data = locator.evaluate(TRACES_JS) or []
-    return [
-        t
-        for t in data
-        if (kind is None or t["meta"].get("kind") == kind) and (run is None or t["meta"].get("run") == run)
-    ]
-
-
-def scalar_chart(page, tag: str):
-    """The card of a scalar chart once it has drawn its data."""
-    locator = card(page, tag)
-    page.wait_for_selector(f'.card[data-tag="{tag}"][data-state="ready"] .js-plotly-plot')
-    wait_for(lambda: traces(locator, "raw"), f"the traces of {tag}")
-    return locator
 
 
 def test_scalar_chart_plots_the_logged_values(page, server):
@@ -387,7 +236,7 @@ def test_no_console_errors_on_any_tab(page, server):
     assert text == "<b>plain</b> text"  # shown as text, never as HTML
     page.click("#tab-scalars")
     scalar_chart(page, "loss")
-    time.sleep(0.5)
+    settle(page)
     assert page.errors == []
 
 
@@ -399,7 +248,7 @@ def test_every_call_the_page_makes_is_one_the_server_declares(page, server):
     scalar_chart(page, "loss")
     wait_for(lambda: page.evaluate("() => performance.getEntriesByName(new URL('api/openapi.json', location).href)"
                                    ".length > 0"), "the declarations loaded")  # fmt: skip
-    time.sleep(0.3)
+    settle(page)
     assert page.errors == []
     page.evaluate("""async () => {
         const api = await import('./static/api.js');
@@ -515,7 +364,7 @@ def test_text_is_rendered_as_markdown_and_html_in_it_stays_inert(page, server):
     panel, text_card = page.locator("#panel-text").bounding_box(), page.locator('.card[data-tag="md"]').bounding_box()
     assert panel and text_card and text_card["width"] > 0.9 * panel["width"]  # full width, not half
     assert body.locator("script").count() == 0 and body.locator("a").count() == 0  # no javascript: link
-    time.sleep(0.2)
+    settle(page)
     assert page.evaluate("() => window.pwned") is None and page.errors == []
 
 

@@ -8,13 +8,8 @@ from __future__ import annotations
 
 import onnx
 import pytest
-from test_browser import (  # noqa: F401 - fixtures used by name
-    browser,
-    open_tab,
-    page,
-    running_server,
-    wait_for,
-)
+from kit.pages import open_tab, wait_for
+from kit.servers import serve_cli
 from test_graph import big_model, conv_model
 from test_graph_folding import _branches, _comb
 
@@ -38,7 +33,7 @@ def server(tmp_path_factory):
     long_file = logdir / "long.onnx"
     onnx.save(_comb(150), long_file)
     args += ["--model", str(fan_file), "--model", str(long_file)]
-    with running_server(args, str(logdir / "server.log")) as base:
+    with serve_cli(args, str(logdir / "server.log")) as base:
         yield base
 
 
@@ -46,7 +41,7 @@ def _drawn(pg):
     return pg.locator("#graph-svg g.node")
 
 
-def test_graph_page_renders_and_a_click_shows_attributes(page, server):  # noqa: F811 - the imported fixture
+def test_graph_page_renders_and_a_click_shows_attributes(page, server):
     open_tab(page, server, "graphs")
     wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
     assert page.locator("#graph-source option").first.text_content() == "convnet.onnx (model file)"
@@ -72,7 +67,7 @@ def test_graph_page_renders_and_a_click_shows_attributes(page, server):  # noqa:
     assert not page.errors, page.errors
 
 
-def test_graph_search_reveals_a_node_inside_a_collapsed_group(page, server):  # noqa: F811 - the imported fixture
+def test_graph_search_reveals_a_node_inside_a_collapsed_group(page, server):
     open_tab(page, server, "graphs")
     wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
     page.select_option("#graph-source", label="run / big")
@@ -87,7 +82,7 @@ def test_graph_search_reveals_a_node_inside_a_collapsed_group(page, server):  # 
     assert not page.errors, page.errors
 
 
-def test_graph_a_broken_model_says_why(page, server):  # noqa: F811 - the imported fixture
+def test_graph_a_broken_model_says_why(page, server):
     open_tab(page, server, "graphs")
     wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
     page.select_option("#graph-source", label="broken.onnx (model file)")
@@ -98,7 +93,7 @@ def test_graph_a_broken_model_says_why(page, server):  # noqa: F811 - the import
     page.errors.clear()  # the failed fetch (422) is logged by the browser; nothing else may be
 
 
-def test_graph_folded_constants_show_as_a_badge_and_in_details(page, server):  # noqa: F811 - the imported fixture
+def test_graph_folded_constants_show_as_a_badge_and_in_details(page, server):
     open_tab(page, server, "graphs")
     wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
     page.select_option("#graph-source", label="comb.onnx (model file)")
@@ -114,7 +109,7 @@ def test_graph_folded_constants_show_as_a_badge_and_in_details(page, server):  #
     assert not page.errors, page.errors
 
 
-def test_graph_siblings_alike_are_a_stack_that_opens(page, server):  # noqa: F811 - the imported fixture
+def test_graph_siblings_alike_are_a_stack_that_opens(page, server):
     open_tab(page, server, "graphs")
     wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
     page.select_option("#graph-source", label="fan.onnx (model file)")
@@ -127,7 +122,7 @@ def test_graph_siblings_alike_are_a_stack_that_opens(page, server):  # noqa: F81
     assert not page.errors, page.errors
 
 
-def test_graph_too_tall_to_fit_legibly_opens_legible_on_its_input(page, server):  # noqa: F811 - the imported fixture
+def test_graph_too_tall_to_fit_legibly_opens_legible_on_its_input(page, server):
     open_tab(page, server, "graphs")
     wait_for(lambda: _drawn(page).count() > 0, "the first graph drawn")
     page.select_option("#graph-source", label="long.onnx (model file)")

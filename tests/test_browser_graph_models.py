@@ -8,14 +8,9 @@ import re
 
 import onnx
 import pytest
-from test_browser import (  # noqa: F401 - fixtures used by name
-    ARTIFACTS,
-    browser,
-    open_tab,
-    page,
-    running_server,
-    wait_for,
-)
+from kit.pages import open_tab, wait_for
+from kit.paths import ARTIFACTS
+from kit.servers import serve_cli
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
 SHOTS = os.path.join(ARTIFACTS, "graphs")
@@ -44,7 +39,7 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("real_models")
     files = [os.path.join(LIGHT, f"light_{name}.onnx") for name in ("resnet50", "densenet121")]
     args = [arg for path in [*files, _transformer(folder)] for arg in ("--model", path)]
-    with running_server(args, str(folder / "server.log")) as base:
+    with serve_cli(args, str(folder / "server.log")) as base:
         yield base
 
 
@@ -58,7 +53,7 @@ def _screenshot(pg, name: str) -> None:
     pg.screenshot(path=os.path.join(SHOTS, f"{name}.png"))
 
 
-def test_resnet50_first_view_is_legible_with_a_minimap(page, server):  # noqa: F811 - the imported fixture
+def test_resnet50_first_view_is_legible_with_a_minimap(page, server):
     page.set_viewport_size({"width": 1440, "height": 900})
     open_tab(page, server, "graphs")  # a --model alone opens on the graph
     page.select_option("#graph-source", label="light_resnet50.onnx (model file)")
@@ -82,7 +77,7 @@ def test_resnet50_first_view_is_legible_with_a_minimap(page, server):  # noqa: F
     assert not page.errors, page.errors
 
 
-def test_densenet121_opens_as_its_four_dense_blocks_and_one_opens(page, server):  # noqa: F811
+def test_densenet121_opens_as_its_four_dense_blocks_and_one_opens(page, server):
     page.set_viewport_size({"width": 1440, "height": 900})
     open_tab(page, server, "graphs")
     page.select_option("#graph-source", label="light_densenet121.onnx (model file)")
@@ -101,7 +96,7 @@ def test_densenet121_opens_as_its_four_dense_blocks_and_one_opens(page, server):
     assert not page.errors, page.errors
 
 
-def test_transformer_encoder_opens_as_its_layers_by_module(page, server):  # noqa: F811 - the imported fixture
+def test_transformer_encoder_opens_as_its_layers_by_module(page, server):
     page.set_viewport_size({"width": 1440, "height": 900})
     open_tab(page, server, "graphs")
     page.select_option("#graph-source", label="transformer_encoder.onnx (model file)")

@@ -7,7 +7,8 @@ import os
 
 import numpy as np
 import pytest
-from test_browser import browser, card, open_tab, page, running_server, wait_for  # noqa: F401 - fixtures by name
+from kit.pages import card, open_tab, wait_for
+from kit.servers import serve_cli
 
 from visualdl import LogReader, LogWriter
 
@@ -27,7 +28,7 @@ def server(tmp_path_factory):
                 w.add_histogram("weights", rng.normal(mean, spread, 400), step, buckets=20)
     with LogWriter(os.path.join(logdir, "narrow")) as w:  # a tag only one run has: its own range
         w.add_histogram("alone", rng.normal(0, 1, 100), 0)
-    with running_server(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
+    with serve_cli(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
         yield base, str(logdir)
 
 
@@ -37,7 +38,7 @@ def _extent(logdir: str, run: str) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("mode", ["offset", "overlay", "distribution"])
-def test_cards_of_one_tag_share_their_value_axis(page, server, mode):  # noqa: F811 - the imported fixture
+def test_cards_of_one_tag_share_their_value_axis(page, server, mode):
     base, logdir = server
     open_tab(page, base, "histograms")
     page.check(f'input[name="histogram-mode"][value="{mode}"]')

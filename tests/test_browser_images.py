@@ -7,7 +7,8 @@ import os
 
 import numpy as np
 import pytest
-from test_browser import browser, card, open_tab, page, running_server, wait_for  # noqa: F401 - fixtures by name
+from kit.pages import card, open_tab, wait_for
+from kit.servers import serve_cli
 
 from visualdl import LogWriter
 
@@ -22,11 +23,11 @@ def server(tmp_path_factory):
         with LogWriter(os.path.join(logdir, run)) as w:
             for step in steps:
                 w.add_image("samples/digit", np.full((4, 4, 3), step * 5, np.uint8), step)
-    with running_server(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
+    with serve_cli(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
         yield base, str(logdir)
 
 
-def test_runs_of_one_tag_sit_in_one_row_with_ticks_and_move_together(page, server):  # noqa: F811 - the fixture
+def test_runs_of_one_tag_sit_in_one_row_with_ticks_and_move_together(page, server):
     base, _ = server
     open_tab(page, base, "images")
     cards = {run: card(page, "samples/digit", run) for run in STEPS}

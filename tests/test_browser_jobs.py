@@ -10,16 +10,8 @@ import os
 import time
 
 import pytest
-from test_browser import (  # noqa: F401 - fixtures used by name
-    _get_json,
-    browser,
-    open_tab,
-    page,
-    running_server,
-    scalar_chart,
-    traces,
-    wait_for,
-)
+from kit.pages import open_tab, scalar_chart, traces, wait_for
+from kit.servers import get_json, serve_cli
 
 from visualdl import LogWriter
 from visualdl.sdk._sink import Sink
@@ -65,12 +57,12 @@ def server(tmp_path_factory):
     logdir = str(tmp_path_factory.mktemp("job_logs"))
     _write_job(os.path.join(logdir, "ps"))
     args = ["--logdir", logdir, "--reload-interval", "0.5"]
-    with running_server(args, os.path.join(logdir, "..", "server.log")) as base:
+    with serve_cli(args, os.path.join(logdir, "..", "server.log")) as base:
         yield base
 
 
-def test_job_chart_draws_the_mean_and_the_band_of_the_api(page, server):  # noqa: F811 - the imported fixture
-    api = _get_json(server + "api/scalars?tag=loss&run=ps")["runs"][0]["job"][0]
+def test_job_chart_draws_the_mean_and_the_band_of_the_api(page, server):
+    api = get_json(server + "api/scalars?tag=loss&run=ps")["runs"][0]["job"][0]
     open_tab(page, server, "scalars")
     chart = scalar_chart(page, "loss")
     (raw,) = traces(chart, "raw", "ps")
@@ -85,7 +77,7 @@ def test_job_chart_draws_the_mean_and_the_band_of_the_api(page, server):  # noqa
     assert not page.errors, page.errors
 
 
-def test_per_rank_lines_follow_the_restarted_rank(page, server):  # noqa: F811 - the imported fixture
+def test_per_rank_lines_follow_the_restarted_rank(page, server):
     open_tab(page, server, "scalars")
     scalar_chart(page, "loss")
     page.locator("#per-rank").check()
@@ -99,7 +91,7 @@ def test_per_rank_lines_follow_the_restarted_rank(page, server):  # noqa: F811 -
     assert not page.errors, page.errors
 
 
-def test_jobs_tab_shows_the_killed_attempt_and_the_straggler(page, server):  # noqa: F811 - the imported fixture
+def test_jobs_tab_shows_the_killed_attempt_and_the_straggler(page, server):
     open_tab(page, server, "jobs")
     summary = page.locator(".job-summary")
     wait_for(lambda: "log files" in summary.text_content(), "the job summary")

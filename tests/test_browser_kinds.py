@@ -7,19 +7,12 @@ from __future__ import annotations
 
 import math
 import os
-import time
 
 import numpy as np
 import pytest
+from kit.pages import TRACES_JS, open_tab, settle, wait_for
+from kit.servers import serve_cli
 from test_api_kinds import _write
-from test_browser import (  # noqa: F401 - fixtures used by name
-    TRACES_JS,
-    browser,
-    open_tab,
-    page,
-    running_server,
-    wait_for,
-)
 
 from visualdl import LogReader, LogWriter
 
@@ -47,7 +40,7 @@ def server(tmp_path_factory):
     with LogWriter(os.path.join(logdir, "big")) as w:
         w.add_embeddings("points", mat=rng.normal(size=(PROJECTED_ROWS, 16)).astype(np.float32),
                          metadata=[f"{'cat' if i % 4 else 'dog'} {i}" for i in range(PROJECTED_ROWS)])  # fmt: skip
-    with running_server(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
+    with serve_cli(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
         yield base, str(logdir)
 
 
@@ -56,7 +49,7 @@ def _plot_data(locator):
                             "x: Array.from(t.x || []), y: Array.from(t.y || []), name: t.name}))")  # fmt: skip
 
 
-def test_audio_player_loads_plays_and_follows_the_slider(page, server):  # noqa: F811 - the imported fixture
+def test_audio_player_loads_plays_and_follows_the_slider(page, server):
     base, _ = server
     open_tab(page, base, "audio")
     card = page.locator('.audio-card[data-tag="clip"][data-run="a"]')
@@ -74,7 +67,7 @@ def test_audio_player_loads_plays_and_follows_the_slider(page, server):  # noqa:
     assert not page.errors, page.errors
 
 
-def test_pr_curve_draws_the_logged_points_and_the_slider_picks_the_step(page, server):  # noqa: F811 - the imported fixture
+def test_pr_curve_draws_the_logged_points_and_the_slider_picks_the_step(page, server):
     base, logdir = server
     reader = LogReader(logdir)
     open_tab(page, base, "pr_curves")
@@ -100,7 +93,7 @@ def test_pr_curve_draws_the_logged_points_and_the_slider_picks_the_step(page, se
     assert not page.errors, page.errors
 
 
-def test_hparams_table_sorts_and_its_selection_reaches_the_scalar_charts(page, server):  # noqa: F811 - the imported fixture
+def test_hparams_table_sorts_and_its_selection_reaches_the_scalar_charts(page, server):
     base, _ = server
     open_tab(page, base, "hparams")
     table = page.locator(".hparams-table")
@@ -123,7 +116,7 @@ def test_hparams_table_sorts_and_its_selection_reaches_the_scalar_charts(page, s
     assert not page.errors, page.errors
 
 
-def test_brushing_an_hparams_axis_ticks_the_runs_inside_and_they_reach_the_scalar_charts(page, server):  # noqa: F811 - the imported fixture
+def test_brushing_an_hparams_axis_ticks_the_runs_inside_and_they_reach_the_scalar_charts(page, server):
     base, _ = server
     open_tab(page, base, "hparams")
     table = page.locator(".hparams-table")
@@ -154,7 +147,7 @@ def test_brushing_an_hparams_axis_ticks_the_runs_inside_and_they_reach_the_scala
     assert not page.errors, page.errors
 
 
-def test_projector_draws_every_logged_point_colours_searches_and_lists_neighbours(page, server):  # noqa: F811 - the imported fixture
+def test_projector_draws_every_logged_point_colours_searches_and_lists_neighbours(page, server):
     base, _ = server
     open_tab(page, base, "embeddings")
     page.select_option(".projector-body select[aria-label='Embeddings (run and tag)']", label="points · big")
@@ -176,7 +169,7 @@ def test_projector_draws_every_logged_point_colours_searches_and_lists_neighbour
     assert not page.errors, page.errors
 
 
-def test_custom_scalars_draw_matched_tags_and_margin_bands(page, server):  # noqa: F811 - the imported fixture
+def test_custom_scalars_draw_matched_tags_and_margin_bands(page, server):
     base, logdir = server
     reader = LogReader(logdir)
     open_tab(page, base, "scalar_layouts")
@@ -198,5 +191,5 @@ def test_custom_scalars_draw_matched_tags_and_margin_bands(page, server):  # noq
     broken = page.locator('.layout-card[data-title="bad"]')
     broken.scroll_into_view_if_needed()
     wait_for(lambda: "does not compile" in broken.inner_text(), "the bad regular expression named")
-    time.sleep(0.2)
+    settle(page)
     assert not page.errors, page.errors

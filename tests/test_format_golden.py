@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from conftest import crc32c_reference, masked_reference
+from kit.crc import crc32c_reference, masked_reference
 from PIL import Image
 
 from visualdl import LogReader, LogWriter

@@ -10,7 +10,7 @@ import time
 import google_crc32c
 import numpy as np
 import pytest
-from conftest import crc32c_reference, masked_reference
+from kit.crc import crc32c_reference, masked_reference
 
 from visualdl._formats import framing as framing
 

@@ -13,7 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import ROOT, require
+from kit.paths import ROOT
+from kit.requirements import require
 
 JS_TESTS = sorted(glob.glob(os.path.join(ROOT, "tests", "js", "*.test.mjs")))
 

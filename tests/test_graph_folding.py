@@ -8,7 +8,7 @@ import io
 import warnings
 
 import onnx
-from conftest import require
+from kit.requirements import require
 from onnx import TensorProto, helper
 
 from visualdl.server._graph.layout import layout

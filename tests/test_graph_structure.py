@@ -15,7 +15,7 @@ import warnings
 
 import onnx
 import pytest
-from conftest import require
+from kit.requirements import require
 
 from visualdl.server._graph.blocks import inline_functions
 from visualdl.server._graph.layout import layout

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import onnx
 import pytest
-from conftest import require
+from kit.requirements import require
 from onnx import TensorProto, helper
 from PIL import Image
 

@@ -12,7 +12,7 @@ import warnings
 
 import onnx
 import pytest
-from conftest import require
+from kit.requirements import require
 
 from visualdl import LogReader, LogWriter
 

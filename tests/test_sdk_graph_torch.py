@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import onnx
 import pytest
-from conftest import require
+from kit.requirements import require
 
 from visualdl import LogReader, LogWriter
 

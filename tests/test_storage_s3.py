@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import ROOT, require
+from kit.paths import ROOT
+from kit.requirements import require
 
 from visualdl import LogReader, LogWriter
 from visualdl._storage import store as _storage

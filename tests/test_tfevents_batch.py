@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from conftest import require
+from kit.requirements import require
 
 from visualdl._formats import framebatch as _framebatch
 from visualdl._formats import framing as _framing

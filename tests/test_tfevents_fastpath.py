@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import struct
 
-from conftest import require
+from kit.requirements import require
 
 from visualdl._formats.tfevents.decode import parse_event, simple_scalar
 

@@ -8,7 +8,7 @@ import os
 import random
 
 import numpy as np
-from conftest import require
+from kit.requirements import require
 from PIL import Image
 
 from visualdl._formats.framing import frame

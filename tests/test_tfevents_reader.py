@@ -10,7 +10,7 @@ import struct
 
 import numpy as np
 import pytest
-from conftest import require
+from kit.requirements import require
 from PIL import Image
 
 from visualdl._index.reader import LogReader

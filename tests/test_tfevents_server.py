@@ -7,7 +7,7 @@ import struct
 
 import numpy as np
 import pytest
-from conftest import require
+from kit.requirements import require
 
 from visualdl._index.reader import LogReader
 from visualdl.server._settings import Settings

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import require
+from kit.requirements import require
 from PIL import Image
 
 from visualdl._formats.framing import frame

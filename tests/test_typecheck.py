@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 
-from conftest import require
+from kit.requirements import require
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

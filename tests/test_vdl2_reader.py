@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import require
+from kit.requirements import require
 from PIL import Image
 
 from visualdl._cli import summarise
