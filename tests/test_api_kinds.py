@@ -16,10 +16,9 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from kit.apps import build_app
 
 from visualdl import LogReader, LogWriter, SummaryWriter
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 
 def _write(logdir: str) -> None:
@@ -54,8 +53,7 @@ def _write(logdir: str) -> None:
 def env(tmp_path_factory) -> tuple[Any, str]:
     logdir = str(tmp_path_factory.mktemp("kinds"))
     _write(logdir)
-    app = create_app(Settings(logdirs=(("", logdir),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = build_app(logdir)
     return app.test_client(), logdir
 
 

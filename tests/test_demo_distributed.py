@@ -11,8 +11,6 @@ import onnx
 import pytest
 
 from visualdl import LogReader
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 DEMO = os.path.join(os.path.dirname(__file__), os.pardir, "demo", "ps_train.py")
 
@@ -83,9 +81,8 @@ def test_demo_restart_rewinds_and_the_new_attempt_wins(demo_logs):
     assert replaced.steps.tolist() == [40, 41, 42, 43, 44, 45]  # killed 5 steps past its checkpoint of step 40
 
 
-def test_demo_logs_served_as_a_job(demo_logs):
-    app = create_app(Settings(logdirs=(("", str(demo_logs)),), background=False))
-    app.extensions["visualdl.provider"].poll()
+def test_demo_logs_served_as_a_job(demo_logs, make_app):
+    app = make_app(str(demo_logs))
     client = app.test_client()
     body = client.get("/api/scalars?tag=train/loss&run=ps-async-elastic&run=ps-sync").get_json()
     for entry in body["runs"]:

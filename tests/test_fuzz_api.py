@@ -21,13 +21,12 @@ import numpy as np
 import onnx
 import pytest
 from api_contract import check_answer
+from kit.apps import build_app
 from test_graph import conv_model, if_loop_model
 from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from visualdl import LogWriter
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 SEED = int(os.environ.get("VISUALDL_FUZZ_SEED", "20261123"))
 SECONDS = float(os.environ.get("VISUALDL_FUZZ_SECONDS", "25"))
@@ -89,8 +88,7 @@ def app(tmp_path_factory):
                 w.add_scalar("loss", float(step + rank), step)
     model = logdir / "model.onnx"
     onnx.save(conv_model(), model)
-    app = create_app(Settings(logdirs=(("", str(logdir)),), models=(str(model),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = build_app(logdir, models=(model,))
     return app
 
 

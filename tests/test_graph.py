@@ -13,13 +13,12 @@ import warnings
 import numpy as np
 import onnx
 import pytest
+from kit.apps import build_app
 from onnx import TensorProto, helper, numpy_helper
 
 from visualdl import LogWriter
 from visualdl.server._graph.layout import layout
 from visualdl.server._graph.model import COLLAPSE_ABOVE, Graph, GraphError, parse_model
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 
 def conv_model(blocks: int = 2, width: int = 4) -> onnx.ModelProto:
@@ -128,8 +127,7 @@ def client(tmp_path):
         w.add_graph(big_model(40, 12), name="big")
     model_file = tmp_path / "model.onnx"
     onnx.save(conv_model(3), model_file)
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), models=(str(model_file),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = build_app(tmp_path, models=(model_file,))
     return app.test_client()
 
 
@@ -250,14 +248,13 @@ def _bad_models(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["truncated", "random", "not-a-model", "no-graph", "empty", "cycle", "dangling"])
-def test_graph_bad_models_get_422_and_the_server_goes_on(tmp_path, kind):
+def test_graph_bad_models_get_422_and_the_server_goes_on(tmp_path, kind, make_app):
     data, message = _bad_models(tmp_path)[kind]
     path = tmp_path / f"{kind}.onnx"
     path.write_bytes(data)
     with LogWriter(tmp_path / "run") as w:
         w.add_graph(conv_model(), name="ok")
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), models=(str(path),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = make_app(tmp_path, models=(path,))
     c = app.test_client()
     response = c.get("/api/graph?model=0")
     assert response.status_code == 422
@@ -265,7 +262,7 @@ def test_graph_bad_models_get_422_and_the_server_goes_on(tmp_path, kind):
     assert c.get("/api/graph?run=run&name=ok").status_code == 200  # still serving
 
 
-def test_graph_external_data_is_named_when_missing(tmp_path):
+def test_graph_external_data_is_named_when_missing(tmp_path, make_app):
     model = conv_model()
     onnx.save(
         model,
@@ -276,7 +273,7 @@ def test_graph_external_data_is_named_when_missing(tmp_path):
         size_threshold=0,
     )
     os.remove(tmp_path / "ext.weights")
-    app = create_app(Settings(models=(str(tmp_path / "ext.onnx"),), background=False))
+    app = make_app(models=(str(tmp_path / "ext.onnx"),), poll=False)
     body = app.test_client().get("/api/graph?model=0").get_json()
     assert body["graph"]["node_count"] == 9
     assert any("ext.weights" in w and "missing" in w for w in body["warnings"])
@@ -323,7 +320,7 @@ def tiny_model() -> bytes:
     return model.SerializeToString()
 
 
-def test_graph_every_one_byte_mutation_gets_a_json_answer_below_500(tmp_path):
+def test_graph_every_one_byte_mutation_gets_a_json_answer_below_500(tmp_path, make_app):
     """Invalid UTF-8 in a string field (protobuf gives bytes for proto2 strings) is shown escaped."""
     data = tiny_model()
     assert 180 <= len(data) <= 260
@@ -334,7 +331,7 @@ def test_graph_every_one_byte_mutation_gets_a_json_answer_below_500(tmp_path):
             path.write_bytes(data[:i] + bytes([value]) + data[i + 1 :])
             paths.append(str(path))
     assert len(paths) > 1000
-    client = create_app(Settings(models=tuple(paths), background=False)).test_client()
+    client = make_app(models=tuple(paths), poll=False).test_client()
     statuses: dict[int, int] = {}
     escaped = 0
     for k in range(len(paths)):
@@ -348,12 +345,12 @@ def test_graph_every_one_byte_mutation_gets_a_json_answer_below_500(tmp_path):
     assert escaped > 50  # models with bad bytes in their text are shown, not refused
 
 
-def test_graph_invalid_utf8_is_shown_escaped(tmp_path):
+def test_graph_invalid_utf8_is_shown_escaped(tmp_path, make_app):
     path = tmp_path / "bad.onnx"
     path.write_bytes(
         conv_model().SerializeToString().replace(b"/layer0/block0/relu/Relu", b"/layer0/block0/r\xfflu/Relu")
     )
-    client = create_app(Settings(models=(str(path),), background=False)).test_client()
+    client = make_app(models=(str(path),), poll=False).test_client()
     body = client.get("/api/graph?model=0").get_json()
     assert "1 text field(s)" in body["warnings"][0]
     names = [n["name"] for n in body["nodes"] if n["kind"] == "op"]

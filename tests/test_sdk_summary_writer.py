@@ -276,19 +276,15 @@ def test_summary_writer_reads_back_as_torchs_own_writer_does(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:`torch.jit.trace.* is deprecated:DeprecationWarning")  # torch's add_graph
-def test_summary_writer_api_answers_as_for_torchs_own_files(tmp_path):
+def test_summary_writer_api_answers_as_for_torchs_own_files(tmp_path, make_app):
     """The same script through torch's writer and ours, served: the API answers alike."""
     from urllib.parse import urlencode
 
     from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
-    from visualdl.server._settings import Settings
-    from visualdl.server.app import create_app
-
     _torch_script(TorchWriter, tmp_path / "torch")
     _torch_script(SummaryWriter, tmp_path / "ours")
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = make_app(str(tmp_path))
     client = app.test_client()
 
     def get(path: str, **params: Any) -> Any:

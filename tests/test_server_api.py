@@ -8,16 +8,15 @@ import os
 
 import numpy as np
 import pytest
+from kit.apps import build_app
 from PIL import Image
 
 from visualdl import LogWriter
 from visualdl._kinds.table import KINDS
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 
 def _client(*logdirs: tuple[str, str], **settings):
-    app = create_app(Settings(logdirs=tuple(logdirs), background=False, **settings))
+    app = build_app(*logdirs, poll=False, **settings)
     provider = app.extensions["visualdl.provider"]
     provider.poll()
     return app.test_client(), provider

@@ -6,10 +6,9 @@ import time
 
 import numpy as np
 import pytest
+from kit.apps import build_app
 
 from visualdl import LogWriter
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 
 @pytest.fixture
@@ -38,8 +37,7 @@ def job_client(tmp_path):
             ps.add_scalar("updates", float(step), step, walltime=t0 + step)
     for w in (writers[0], writers[2], restarted):
         w.close()
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = build_app(str(tmp_path))
     yield app.test_client()
     writers[1].close()
 
@@ -99,13 +97,12 @@ def test_server_job_page(job_client):
     assert job_client.get("/api/job?run=nope").status_code == 404
 
 
-def test_server_job_chart_downsampling_keeps_a_spike_of_one_rank(tmp_path):
+def test_server_job_chart_downsampling_keeps_a_spike_of_one_rank(tmp_path, make_app):
     for rank in range(2):
         with LogWriter(tmp_path / "big", rank=rank, world_size=2, role="trainer") as w:
             for step in range(3000):
                 w.add_scalar("x", 1e6 if (rank == 1 and step == 1234) else float(rank), step)
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = make_app(str(tmp_path))
     (trainers,) = app.test_client().get("/api/scalars?tag=x&run=big&max_points=100").get_json()["runs"][0]["job"]
     assert len(trainers["steps"]) <= 100
     at = trainers["steps"].index(1234)
@@ -114,7 +111,7 @@ def test_server_job_chart_downsampling_keeps_a_spike_of_one_rank(tmp_path):
     assert trainers["steps"][0] == 0 and trainers["steps"][-1] == 2999
 
 
-def test_server_job_writers_steps_agree_with_their_scalars(tmp_path):
+def test_server_job_writers_steps_agree_with_their_scalars(tmp_path, make_app):
     """A writer's steps column is the lowest to the highest step it logged, as its chart
     draws them, even when its first record held many steps (it said 9-19 for 0-19)."""
     run = tmp_path / "job"
@@ -128,8 +125,7 @@ def test_server_job_writers_steps_agree_with_their_scalars(tmp_path):
     with LogWriter(run, rank=1, world_size=2, role="trainer", job="job", attempt=1) as again:
         for step in range(15, 40):  # resumed from a checkpoint at step 15
             again.add_scalar("loss", 2.0, step)
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = make_app(str(tmp_path))
     client = app.test_client()
     writers = client.get("/api/job?run=job").get_json()["writers"]
     steps = {(w["rank"], w["attempt"]): (w["first_step"], w["last_step"]) for w in writers}

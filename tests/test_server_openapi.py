@@ -11,12 +11,11 @@ import numpy as np
 import onnx
 import pytest
 from api_contract import ContractClient, check_answer, schema_at
+from kit.apps import build_app
 from test_graph import conv_model
 
 from visualdl import LogWriter
 from visualdl.server._http.routes import ROUTES
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 # A value each parameter takes (the endpoint then answers 200 or 404, never 400).
 TAGS = {
@@ -41,8 +40,7 @@ def client(tmp_path_factory):
         w.add_hparams({"lr": 0.1}, ["loss"])
     model = logdir / "model.onnx"
     onnx.save(conv_model(), model)
-    app = create_app(Settings(logdirs=(("", str(logdir)),), models=(str(model),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = build_app(logdir, models=(model,))
     return app.test_client()
 
 
@@ -142,8 +140,8 @@ def test_openapi_bounds_hold_on_both_sides(client, document):
     assert probed > 150
 
 
-def test_openapi_max_points_bound_follows_the_settings(tmp_path):
-    app = create_app(Settings(max_points=50, max_points_limit=500, background=False, path_prefix="/viz"))
+def test_openapi_max_points_bound_follows_the_settings(tmp_path, make_app):
+    app = make_app(max_points=50, max_points_limit=500, poll=False, path_prefix="/viz")
     document = app.test_client().get("/viz/api/openapi.json").get_json()
     (max_points,) = [p for p in document["paths"]["/api/scalars"]["get"]["parameters"] if p["name"] == "max_points"]
     assert max_points["schema"]["maximum"] == 500

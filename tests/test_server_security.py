@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from kit.apps import build_app
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from visualdl import LogWriter
 from visualdl.server._http.hosts import HostPolicy, host_name
 from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 
 @pytest.fixture
@@ -21,8 +21,7 @@ def logs(logdir):
 
 
 def _client(logdir: str, **settings):
-    app = create_app(Settings(logdirs=(("", logdir),), background=False, **settings))
-    app.extensions["visualdl.provider"].poll()
+    app = build_app(logdir, **settings)
     return app.test_client()
 
 
@@ -91,8 +90,8 @@ def test_redirects_are_relative_and_never_name_the_host(logs):
     assert merged.status_code == 308 and merged.headers["Location"] == "/visualdl/api/runs?x=1"
 
 
-def test_redirect_for_a_loopback_host_with_a_bad_port_is_no_500(logs):
-    app = create_app(Settings(logdirs=(("", logs),), background=False))
+def test_redirect_for_a_loopback_host_with_a_bad_port_is_no_500(logs, make_app):
+    app = make_app(logs, poll=False)
     builder = EnvironBuilder(path="/api//runs", headers=[("Host", "localhost:99999")])
     chunks, status, headers = run_wsgi_app(app, builder.get_environ(), buffered=True)  # the test client parses Host
     assert status.startswith("308") and headers["Location"] == "/api/runs", b"".join(chunks)

@@ -7,7 +7,6 @@ import pathlib
 import pytest
 
 from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 
 @pytest.mark.parametrize(
@@ -60,7 +59,7 @@ def test_settings_lists_and_paths_become_tuples_and_strings(tmp_path):
     hash(settings)  # a frozen value: usable as a key
 
 
-def test_settings_defaults_are_valid_and_serve(tmp_path):
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
+def test_settings_defaults_are_valid_and_serve(tmp_path, make_app):
+    app = make_app(str(tmp_path), poll=False)
     client = app.test_client()
     assert client.get("/api/scalars?tag=x&run=nope").status_code == 404

@@ -12,15 +12,14 @@ import shutil
 import time
 
 from flask import Flask, request
+from kit.apps import build_app
 
 from visualdl.server._http.api import PLOTLY_JS, STATIC_DIR
 from visualdl.server._http.static import StaticFiles
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 
 def _client(tmp_path):
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
+    app = build_app(str(tmp_path), poll=False)
     return app.test_client()
 
 
@@ -111,7 +110,7 @@ def test_a_file_changed_on_disk_gets_a_new_hash(tmp_path):
         assert served.headers["Cache-Control"].endswith("immutable")
 
 
-def test_large_json_answers_are_gzipped_for_clients_that_accept_it(tmp_path):
+def test_large_json_answers_are_gzipped_for_clients_that_accept_it(tmp_path, make_app):
     import numpy as np
 
     from visualdl import LogWriter
@@ -119,8 +118,7 @@ def test_large_json_answers_are_gzipped_for_clients_that_accept_it(tmp_path):
     with LogWriter(str(tmp_path / "run")) as writer:
         for step in range(3000):
             writer.add_scalar("loss", float(np.sin(step)), step)
-    app = create_app(Settings(logdirs=(("", str(tmp_path)),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = make_app(str(tmp_path))
     client = app.test_client()
     plain = client.get("/api/scalars?tag=loss&run=run")
     zipped = client.get("/api/scalars?tag=loss&run=run", headers={"Accept-Encoding": "gzip, br"})

@@ -27,8 +27,6 @@ from kit.requirements import require
 from visualdl import LogReader, LogWriter
 from visualdl._storage import store as _storage
 from visualdl.sdk._sink import Sink
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 moto_server: Any = None
 try:
@@ -357,16 +355,14 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     live.close()
 
 
-def test_two_servers_over_one_bucket_answer_alike(bucket):
+def test_two_servers_over_one_bucket_answer_alike(bucket, make_app):
     for rank in range(2):
         w = LogWriter(f"{bucket}/job", upload_secs=3600, rank=rank, world_size=2, role="trainer")
         for step in range(300):
             w.add_scalar("loss", np.sin(step / 10) + rank, step)
         w.add_text("note", f"rank {rank}", 0)
         w.close()
-    apps = [create_app(Settings(logdirs=(("", bucket),), background=False)) for _ in range(2)]
-    for app in apps:
-        app.extensions["visualdl.provider"].poll()
+    apps = [make_app(bucket) for _ in range(2)]
     clients = [app.test_client() for app in apps]
     urls = ["/api/runs", "/api/tags", "/api/scalars?tag=loss&run=job", "/api/scalars?tag=loss&run=job&ranks=each",
             "/api/text?run=job&tag=note", "/api/job?run=job", "/api/kinds", "/api/health"]  # fmt: skip

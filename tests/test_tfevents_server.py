@@ -7,11 +7,10 @@ import struct
 
 import numpy as np
 import pytest
+from kit.apps import build_app
 from kit.requirements import require
 
 from visualdl._index.reader import LogReader
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 try:
     from tensorboardX import SummaryWriter as XWriter
@@ -24,7 +23,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::U
 
 
 def _client(logdir: str):
-    app = create_app(Settings(logdirs=(("", logdir),), background=False))
+    app = build_app(logdir, poll=False)
     provider = app.extensions["visualdl.provider"]
     provider.poll()
     return app.test_client()

@@ -23,8 +23,6 @@ import pytest
 from PIL import Image
 
 from visualdl import LogReader
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
 SCRIPT = os.path.join(DATA, "every_method.py")
@@ -186,9 +184,8 @@ def _answers(client: Any, run: str, tags: dict[str, dict[str, list[str]]]) -> di
     return out
 
 
-def test_vdl2_script_api_answers_equal_for_both_logs(logdir):
-    app = create_app(Settings(logdirs=(("", logdir),), background=False))
-    app.extensions["visualdl.provider"].poll()
+def test_vdl2_script_api_answers_equal_for_both_logs(logdir, make_app):
+    app = make_app(logdir)
     client = app.test_client()
     tags = client.get("/api/tags").get_json()
     for kind, by_tag in tags.items():

@@ -12,11 +12,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from kit.apps import build_app
 
 from visualdl._formats.vdl2 import decode as _vdl2
 from visualdl._index.reader import LogReader
-from visualdl.server._settings import Settings
-from visualdl.server.app import create_app
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
 LOGDIR = os.path.join(DATA, "logdir")
@@ -25,8 +24,7 @@ with open(os.path.join(DATA, "expected.json"), encoding="utf-8") as _file:
 
 
 def _client(logdir: str):
-    app = create_app(Settings(logdirs=(("", logdir),), background=False))
-    app.extensions["visualdl.provider"].poll()
+    app = build_app(logdir)
     return app.test_client()
 
 
