@@ -9,7 +9,6 @@ import io
 import itertools
 import math
 import os
-import time
 import wave
 from typing import Any
 from urllib.parse import urlencode
@@ -17,6 +16,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 from kit.apps import build_app
+from kit.waiting import wait_until
 
 from visualdl import LogReader, LogWriter, SummaryWriter
 
@@ -180,15 +180,19 @@ def test_projector_pca_recovers_a_low_rank_matrix_and_neighbours_are_exact(env):
     assert _get(client, "/api/neighbors", 404, run="emb", tag="vectors", point=500).get_json()["code"] == "not_found"
 
 
+def _projection(client, timeout: float, **query: Any) -> Any:
+    """The projection's answer once it is no longer computing (it runs in a background thread)."""
+
+    def done() -> Any:
+        answer = _get(client, "/api/projection", **query).get_json()
+        return None if answer["status"] == "computing" else answer
+
+    return wait_until(done, timeout, f"the {query['method']} projection", interval=0.2)
+
+
 def test_projector_tsne_runs_in_the_background_and_a_missing_package_is_named(env, monkeypatch):
     client, _ = env
-    first = _get(client, "/api/projection", run="emb", tag="vectors", method="tsne", dims=2).get_json()
-    deadline = time.monotonic() + 120
-    answer = first
-    while answer["status"] == "computing":
-        assert time.monotonic() < deadline, "t-SNE did not finish"
-        time.sleep(0.2)
-        answer = _get(client, "/api/projection", run="emb", tag="vectors", method="tsne", dims=2).get_json()
+    answer = _projection(client, 120, run="emb", tag="vectors", method="tsne", dims=2)
     assert answer["points"] == 500 and _floats(answer["coordinates"], (500, 2)).shape == (500, 2)
     import importlib.util
 
@@ -201,12 +205,7 @@ def test_projector_tsne_runs_in_the_background_and_a_missing_package_is_named(en
 def test_projector_umap_projects_in_the_background(env):
     client, _ = env
     query: dict[str, Any] = {"run": "emb", "tag": "vectors", "method": "umap", "dims": 2}
-    answer = _get(client, "/api/projection", **query).get_json()
-    deadline = time.monotonic() + 300  # the first UMAP compiles its numba code
-    while answer["status"] == "computing":
-        assert time.monotonic() < deadline, "UMAP did not finish"
-        time.sleep(0.5)
-        answer = _get(client, "/api/projection", **query).get_json()
+    answer = _projection(client, 300, **query)  # the first UMAP compiles its numba code
     coords = _floats(answer["coordinates"], (500, 2))
     assert answer["points"] == 500 and np.isfinite(coords).all() and coords.std(axis=0).min() > 0
 

@@ -8,18 +8,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
+from kit.waiting import wait_until
 
 from visualdl import LogWriter
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(args, env):
@@ -32,30 +26,28 @@ def _start(args, env):
     return proc, line
 
 
+def _answer(url: str):
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return [json.loads(response.read())]
+    except OSError:
+        return None  # the server is starting
+
+
 def _get(url: str, deadline: float = 20.0):
-    end = time.monotonic() + deadline
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                return json.loads(response.read())
-        except OSError:
-            if time.monotonic() > end:
-                raise
-            time.sleep(0.05)  # the server is starting: retry within the deadline
+    """The JSON at ``url`` once the server answers (it may still be binding its port)."""
+    return wait_until(lambda: _answer(url), deadline, f"an answer from {url}")[0]
 
 
 def _wait_until(predicate, deadline: float = 20.0):
-    end = time.monotonic() + deadline
-    while not predicate():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.1)  # polling a live server: the reload interval is the point
+    wait_until(predicate, deadline, "the live server's answer", interval=0.1)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_serves_on_its_port_and_stops_cleanly(tmp_path, child_env, sig):
+def test_serves_on_its_port_and_stops_cleanly(tmp_path, child_env, sig, free_port):
     with LogWriter(str(tmp_path / "run1")) as w:
         w.add_scalar("loss", 0.25, 3)
-    port = _free_port()
+    port = free_port
     proc, line = _start(["--logdir", str(tmp_path), "--port", str(port), "--reload-interval", "0.2"], child_env)
     try:
         assert f"http://127.0.0.1:{port}/" in line
@@ -86,9 +78,9 @@ def test_port_in_use_is_a_one_line_error(tmp_path, child_env):
     assert len(lines) == 1 and f"cannot serve on 127.0.0.1:{port}" in lines[0]
 
 
-def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env):
+def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env, free_port):
     logdir = tmp_path / "later"
-    port = _free_port()
+    port = free_port
     proc, line = _start(["--logdir", str(logdir), "--port", str(port), "--reload-interval", "0.2"], child_env)
     try:
         assert f":{port}/" in line
@@ -119,8 +111,8 @@ def test_bad_arguments_are_usage_errors(child_env, args):
         assert f"argument {args[2]}: " in result.stderr
 
 
-def test_other_host_warns_that_logs_are_visible(tmp_path, child_env):
-    port = _free_port()
+def test_other_host_warns_that_logs_are_visible(tmp_path, child_env, free_port):
+    port = free_port
     proc, line = _start(["--logdir", str(tmp_path), "--host", "0.0.0.0", "--port", str(port)], child_env)
     try:
         assert f"http://0.0.0.0:{port}/" in line
@@ -141,8 +133,8 @@ def _status(port: int, host: str, path: str = "/api/runs") -> tuple[int, dict]:
         connection.close()
 
 
-def test_allow_host_and_proxy_url_host_are_answered_others_get_403(tmp_path, child_env):
-    port = _free_port()
+def test_allow_host_and_proxy_url_host_are_answered_others_get_403(tmp_path, child_env, free_port):
+    port = free_port
     env = dict(child_env, VISUALDL_PROXY_URL="https://Hub.Example/user/me/proxy/%PORT%/")
     args = ["--logdir", str(tmp_path), "--port", str(port), "--allow-host", "viz.example", "--allow-host", "[::2]"]
     proc, _ = _start(args, env)
@@ -159,8 +151,8 @@ def test_allow_host_and_proxy_url_host_are_answered_others_get_403(tmp_path, chi
     assert "warning" not in err and "Traceback" not in err
 
 
-def test_allow_host_any_name_is_said_in_a_warning(tmp_path, child_env):
-    port = _free_port()
+def test_allow_host_any_name_is_said_in_a_warning(tmp_path, child_env, free_port):
+    port = free_port
     proc, _ = _start(["--logdir", str(tmp_path), "--port", str(port), "--allow-host", "*"], child_env)
     try:
         _get(f"http://127.0.0.1:{port}/api/health")
@@ -205,8 +197,8 @@ def _raw(port: int, data: bytes) -> tuple[bytes, bytes]:
      (b"GET /api/runs HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"a" * 262_200 + b"\r\n\r\n", b"431")],
     ids=["bad-header", "bad-request-line", "headers-too-large"],
 )  # fmt: skip
-def test_http_server_errors_are_json_too(tmp_path, child_env, request_bytes, status):
-    port = _free_port()
+def test_http_server_errors_are_json_too(tmp_path, child_env, request_bytes, status, free_port):
+    port = free_port
     proc, _ = _start(["--logdir", str(tmp_path), "--port", str(port)], child_env)
     try:
         _get(f"http://127.0.0.1:{port}/api/health")

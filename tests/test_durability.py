@@ -11,8 +11,9 @@ import signal
 import struct
 import subprocess
 import sys
-import time
 from typing import IO
+
+from kit.waiting import wait_until
 
 from visualdl import LogReader
 
@@ -193,16 +194,14 @@ def test_writer_background_flush_without_flush_call(logdir, child_env):
     try:
         assert _stdout(proc).readline() == "added\n"
         reader = LogReader(logdir)
-        deadline = time.monotonic() + 10
-        count = 0
-        while time.monotonic() < deadline:
+
+        def count() -> int:
             reader.poll()
             if "." in reader.runs() and "acc" in reader.tags(".")["scalars"]:
-                count = reader.count(".", "scalars", "acc")
-                if count == 100:
-                    break
-            time.sleep(0.02)  # poll interval: waiting for the background flush is the point
-        assert count == 100, "the background flush (flush_secs=0.2) did not write the points within 10 s"
+                return reader.count(".", "scalars", "acc")
+            return 0
+
+        wait_until(lambda: count() == 100, 10, "the background flush (flush_secs=0.2) to write the 100 points")
         assert proc.poll() is None  # still waiting on stdin: nothing but the background thread wrote
         series = reader.scalars(".", "acc")
         assert series.steps.tolist() == list(range(100))

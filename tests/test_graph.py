@@ -6,7 +6,6 @@ import itertools
 import os
 import subprocess
 import sys
-import time
 import urllib.request
 import warnings
 
@@ -14,6 +13,7 @@ import numpy as np
 import onnx
 import pytest
 from kit.apps import build_app
+from kit.waiting import wait_until
 from onnx import TensorProto, helper, numpy_helper
 
 from visualdl import LogWriter
@@ -388,42 +388,31 @@ def test_graph_onnx_backend_cases_all_convert():
     assert converted > 1000
 
 
-def test_graph_model_without_logdir_from_the_cli(tmp_path):
+def test_graph_model_without_logdir_from_the_cli(tmp_path, free_port):
     path = tmp_path / "m.onnx"
     onnx.save(conv_model(), path)
-    with socket_port() as port:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "visualdl", "--model", str(path), "--port", str(port)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "visualdl", "--model", str(path), "--port", str(free_port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+
+    def answers() -> bool:
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/graph?model=0", timeout=5) as r:
-                        assert r.status == 200
-                        break
-                except OSError:
-                    assert proc.poll() is None and time.monotonic() < deadline
-                    time.sleep(0.1)
-        finally:
-            proc.terminate()
-            proc.wait(15)
-            if proc.stdout is not None:
-                proc.stdout.close()
+            with urllib.request.urlopen(f"http://127.0.0.1:{free_port}/api/graph?model=0", timeout=5) as r:
+                assert r.status == 200
+                return True
+        except OSError:
+            assert proc.poll() is None, "the server exited"
+            return False  # not listening yet
 
-
-class socket_port:
-    def __enter__(self) -> int:
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return s.getsockname()[1]
-
-    def __exit__(self, *exc) -> None:
-        return None
+    try:
+        wait_until(answers, 30, "the graph of the model", interval=0.1)
+    finally:
+        proc.terminate()
+        proc.wait(15)
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def test_graph_error_type_is_a_value_error():

@@ -80,7 +80,7 @@ _CHILD = textwrap.dedent(
             w.flush()
             print("flushed", flush=True)
     if attempt == 0:
-        time.sleep(60)  # killed here
+        time.sleep(60)  # killed here: the test kills it long before (no synchronisation)
     w.close()
     """
 )

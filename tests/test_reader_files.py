@@ -13,10 +13,10 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 import urllib.request
 
 import pytest
+from kit.waiting import wait_until
 
 from visualdl import LogReader, LogWriter
 from visualdl._index import reader as reader_module
@@ -160,20 +160,12 @@ def test_reader_reports_a_directory_it_cannot_list_and_keeps_its_runs(tmp_path, 
     assert reader.problems == []  # listed again: nothing wrong now
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_server_stops_with_a_fifo_in_the_logdir(tmp_path, child_env, sig):
+def test_server_stops_with_a_fifo_in_the_logdir(tmp_path, child_env, sig, free_port):
     _write_run(str(tmp_path / "good"))
     _write_run(str(tmp_path / "also"))
     os.mkfifo(tmp_path / "good" / "vdl.1700000000.host.9.00000000.vdlog")
-    port = _free_port()
+    port = free_port
     proc = subprocess.Popen(
         [sys.executable, "-m", "visualdl", "--logdir", str(tmp_path), "--port", str(port), "--reload-interval", "0.2"],
         env=child_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -181,16 +173,15 @@ def test_server_stops_with_a_fifo_in_the_logdir(tmp_path, child_env, sig):
     try:
         assert proc.stdout is not None
         assert f":{port}/" in proc.stdout.readline()
-        deadline = time.monotonic() + 30
-        while True:
+
+        def shows_good() -> bool:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/runs", timeout=5) as response:
-                    if b'"good"' in response.read():
-                        break
+                    return b'"good"' in response.read()
             except OSError:
-                pass
-            assert time.monotonic() < deadline, "the good run never showed"
-            time.sleep(0.1)  # the server indexes in the background
+                return False  # not listening yet
+
+        wait_until(shows_good, 30, "the good run to show", interval=0.1)  # the server indexes in the background
         proc.send_signal(sig)
         try:
             out, err = proc.communicate(timeout=30)

@@ -99,7 +99,7 @@ def test_a_file_changed_on_disk_gets_a_new_hash(tmp_path):
         return json.loads(re.findall(r'<script type="importmap">(.*?)</script>', page)[0])["imports"]
 
     before = index_modules()["./static/api.js"]
-    time.sleep(0.01)
+    time.sleep(0.01)  # not a synchronisation: the change must get a later mtime (its resolution)
     with open(folder / "api.js", "a") as f:
         f.write("\n// changed\n")
     after = index_modules()["./static/api.js"]
