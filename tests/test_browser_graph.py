@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import onnx
 import pytest
+from kit.onnx_models import big_model, branches_model, comb_model, conv_model
 from kit.pages import open_tab, wait_for
 from kit.servers import serve_cli
-from test_graph import big_model, conv_model
-from test_graph_folding import _branches, _comb
 
 from visualdl import LogWriter
 
@@ -26,12 +25,12 @@ def server(tmp_path_factory):
     bad_file = logdir / "broken.onnx"
     bad_file.write_bytes(conv_model().SerializeToString()[:100])
     comb_file = logdir / "comb.onnx"
-    onnx.save(_comb(3), comb_file)
+    onnx.save(comb_model(3), comb_file)
     fan_file = logdir / "fan.onnx"
-    onnx.save(_branches(400, scoped=True), fan_file)
+    onnx.save(branches_model(400, scoped=True), fan_file)
     args = ["--logdir", str(logdir), "--model", str(model_file), "--model", str(bad_file), "--model", str(comb_file)]
     long_file = logdir / "long.onnx"
-    onnx.save(_comb(150), long_file)
+    onnx.save(comb_model(150), long_file)
     args += ["--model", str(fan_file), "--model", str(long_file)]
     with serve_cli(args, str(logdir / "server.log")) as base:
         yield base

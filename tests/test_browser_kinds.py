@@ -10,9 +10,9 @@ import os
 
 import numpy as np
 import pytest
+from kit.logdirs import write_kinds_tour
 from kit.pages import TRACES_JS, open_tab, settle, wait_for
 from kit.servers import serve_cli
-from test_api_kinds import _write
 
 from visualdl import LogReader, LogWriter
 
@@ -35,7 +35,7 @@ FIRST_POINT_JS = """(el) => {
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     logdir = tmp_path_factory.mktemp("kinds_logs")
-    _write(str(logdir))
+    write_kinds_tour(str(logdir))
     rng = np.random.default_rng(1)
     with LogWriter(os.path.join(logdir, "big")) as w:
         w.add_embeddings("points", mat=rng.normal(size=(PROJECTED_ROWS, 16)).astype(np.float32),

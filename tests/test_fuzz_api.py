@@ -22,7 +22,7 @@ import onnx
 import pytest
 from api_contract import check_answer
 from kit.apps import build_app
-from test_graph import conv_model, if_loop_model
+from kit.onnx_models import conv_model, if_loop_model
 from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 

@@ -13,110 +13,13 @@ import numpy as np
 import onnx
 import pytest
 from kit.apps import build_app
+from kit.onnx_models import big_model, conv_model, if_loop_model
 from kit.waiting import wait_until
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from visualdl import LogWriter
 from visualdl.server._graph.layout import layout
 from visualdl.server._graph.model import COLLAPSE_ABOVE, Graph, GraphError, parse_model
-
-
-def conv_model(blocks: int = 2, width: int = 4) -> onnx.ModelProto:
-    """x -> blocks of (conv, relu, a branch and a merge) under name scopes -> pooled -> output."""
-    nodes, inits = [], []
-    prev = "x"
-    for b in range(blocks):
-        scope = f"/layer{b}/block{b}"
-        w = f"layer{b}.conv.weight"
-        inits.append(numpy_helper.from_array(np.ones((width, width if b else 3, 3, 3), np.float32), w))
-        nodes += [
-            helper.make_node("Conv", [prev, w], [f"{scope}/conv_out"], name=f"{scope}/conv/Conv", pads=[1, 1, 1, 1]),
-            helper.make_node("Relu", [f"{scope}/conv_out"], [f"{scope}/relu_out"], name=f"{scope}/relu/Relu"),
-            helper.make_node("Sigmoid", [f"{scope}/relu_out"], [f"{scope}/gate"], name=f"{scope}/gate/Sigmoid"),
-            helper.make_node(
-                "Mul", [f"{scope}/relu_out", f"{scope}/gate"], [f"{scope}/out"], name=f"{scope}/merge/Mul"
-            ),
-        ]
-        prev = f"{scope}/out"
-    nodes.append(helper.make_node("GlobalAveragePool", [prev], ["y"], name="/head/pool/GlobalAveragePool"))
-    graph = helper.make_graph(
-        nodes,
-        "convnet",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", width, 1, 1])],
-        initializer=inits,
-    )
-    model = helper.make_model(graph, producer_name="tests", opset_imports=[helper.make_opsetid("", 17)])
-    model.metadata_props.add(key="author_note", value="made in tests")
-    onnx.checker.check_model(model)
-    return model
-
-
-def if_loop_model() -> onnx.ModelProto:
-    then_g = helper.make_graph(
-        [helper.make_node("Add", ["x", "x"], ["t"], name="then_add")],
-        "then_branch",
-        [],
-        [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])],
-    )
-    else_g = helper.make_graph(
-        [helper.make_node("Neg", ["x"], ["e"], name="else_neg")],
-        "else_branch",
-        [],
-        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])],
-    )
-    body = helper.make_graph(
-        [
-            helper.make_node("Add", ["acc_in", "x"], ["acc_out"], name="loop_add"),
-            helper.make_node("Identity", ["cond_in"], ["cond_out"], name="loop_cond"),
-        ],
-        "loop_body",
-        [
-            helper.make_tensor_value_info("i", TensorProto.INT64, []),
-            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
-            helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2]),
-        ],
-        [
-            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-            helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2]),
-        ],
-    )
-    nodes = [
-        helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
-        helper.make_node("Greater", ["s", "zero"], ["c"], name="positive"),
-        helper.make_node("If", ["c"], ["branch"], name="choose", then_branch=then_g, else_branch=else_g),
-        helper.make_node("Loop", ["trips", "", "branch"], ["looped"], name="repeat", body=body),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "control",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-        [helper.make_tensor_value_info("looped", TensorProto.FLOAT, [2])],
-        initializer=[
-            numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
-            numpy_helper.from_array(np.array(3, np.int64), "trips"),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    onnx.checker.check_model(model)
-    return model
-
-
-def big_model(n_groups: int, per_group: int) -> onnx.ModelProto:
-    nodes = []
-    prev = "x"
-    for g in range(n_groups):
-        for k in range(per_group):
-            out = f"v{g}_{k}"
-            nodes.append(helper.make_node("Relu", [prev], [out], name=f"/stage{g // 10}/block{g}/op{k}/Relu"))
-            prev = out
-    graph = helper.make_graph(
-        nodes,
-        "big",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1])],
-    )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import io
 import warnings
 
 import onnx
+from kit.onnx_models import branches_model, comb_model
 from kit.requirements import require
 from onnx import TensorProto, helper
 
@@ -29,35 +30,8 @@ def _widest_row(graph: Graph, expanded: set[str] | None = None) -> int:
     return max(collections.Counter(placed["y"]).values())
 
 
-def _comb(blocks: int) -> onnx.ModelProto:
-    """A chain of Reshape -> Relu blocks, each Reshape's shape a Constant, or a Cast of a
-    ConstantOfShape of a Constant: drawn as they are, 2 x ``blocks`` boxes on the first row."""
-    nodes = []
-    value = "x"
-    for b in range(blocks):
-        if b % 2:
-            nodes.append(helper.make_node("Constant", [], [f"s{b}"], name=f"shape{b}",
-                                          value=helper.make_tensor("v", TensorProto.INT64, [2], [1, 4])))  # fmt: skip
-        else:
-            nodes.append(helper.make_node("Constant", [], [f"d{b}"], name=f"dims{b}",
-                                          value=helper.make_tensor("v", TensorProto.INT64, [1], [2])))  # fmt: skip
-            nodes.append(helper.make_node("ConstantOfShape", [f"d{b}"], [f"z{b}"], name=f"fill{b}",
-                                          value=helper.make_tensor("v", TensorProto.INT64, [1], [2])))  # fmt: skip
-            nodes.append(helper.make_node("Cast", [f"z{b}"], [f"s{b}"], name=f"cast{b}", to=TensorProto.INT64))
-        nodes.append(helper.make_node("Reshape", [value, f"s{b}"], [f"r{b}"], name=f"reshape{b}"))
-        nodes.append(helper.make_node("Relu", [f"r{b}"], [f"y{b}"], name=f"relu{b}"))
-        value = f"y{b}"
-    graph = helper.make_graph(
-        nodes,
-        "comb",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
-        [helper.make_tensor_value_info(value, TensorProto.FLOAT, None)],
-    )
-    return helper.make_model(graph)
-
-
 def test_constants_are_folded_into_their_consumers():
-    graph = Graph.build(_comb(100).graph)
+    graph = Graph.build(comb_model(100).graph)
     view = graph.view(set(graph.groups))
     ops = collections.Counter(item.get("op_type") for item in view["items"] if item["kind"] == "op")
     assert ops == {"Reshape": 100, "Relu": 100}
@@ -74,7 +48,7 @@ def test_constants_are_folded_into_their_consumers():
 
 
 def test_search_finds_a_folded_node_in_its_consumer():
-    graph = Graph.build(_comb(4).graph)
+    graph = Graph.build(comb_model(4).graph)
     (hit,) = graph.search("fill0")
     assert hit["name"] == "fill0 (in reshape0)" and hit["op_type"] == "ConstantOfShape"
     assert graph.nodes[int(hit["id"][1:])]["name"] == "reshape0"
@@ -136,25 +110,8 @@ def test_torch_export_lays_out_as_a_chain():
     assert _widest_row(graph) <= 3  # a residual chain: the main path, a skip, the shape branch
 
 
-def _branches(count: int, scoped: bool) -> onnx.ModelProto:
-    """``count`` parallel branches (Relu then Neg) from one input into one Concat."""
-    nodes = []
-    for b in range(count):
-        prefix = f"/branch{b}/" if scoped else f"b{b}_"
-        nodes.append(helper.make_node("Relu", ["x"], [f"r{b}"], name=f"{prefix}Relu"))
-        nodes.append(helper.make_node("Neg", [f"r{b}"], [f"n{b}"], name=f"{prefix}Neg"))
-    nodes.append(helper.make_node("Concat", [f"n{b}" for b in range(count)], ["y"], name="concat", axis=0))
-    graph = helper.make_graph(
-        nodes,
-        "fan",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [count])],
-    )
-    return helper.make_model(graph)
-
-
 def test_siblings_alike_are_one_stack_until_opened():
-    graph = Graph.build(_branches(500, scoped=True).graph)
+    graph = Graph.build(branches_model(500, scoped=True).graph)
     view = graph.view(set())  # every branch a collapsed group of two nodes
     stacks = [item for item in view["items"] if item["kind"] == "stack"]
     assert len(stacks) == 1 and stacks[0]["count"] == 500 and "\u00d7500" in stacks[0]["label"]
@@ -168,8 +125,8 @@ def test_siblings_alike_are_one_stack_until_opened():
 
 
 def test_few_siblings_or_different_ones_are_drawn_as_they_are():
-    graph = Graph.build(_branches(8, scoped=False).graph)
+    graph = Graph.build(branches_model(8, scoped=False).graph)
     assert not [item for item in graph.view(set())["items"] if item["kind"] == "stack"]
     # Unscoped branches are chains: each Relu feeds its own Neg, so no two Relus are alike.
-    graph = Graph.build(_branches(100, scoped=False).graph)
+    graph = Graph.build(branches_model(100, scoped=False).graph)
     assert not [item for item in graph.view(set())["items"] if item["kind"] == "stack"]

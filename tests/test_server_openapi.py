@@ -12,7 +12,7 @@ import onnx
 import pytest
 from api_contract import ContractClient, check_answer, schema_at
 from kit.apps import build_app
-from test_graph import conv_model
+from kit.onnx_models import conv_model
 
 from visualdl import LogWriter
 from visualdl.server._http.routes import ROUTES

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from visualdl import LogWriter
+from visualdl import LogWriter, SummaryWriter
 
 
 def _scalars(w: LogWriter) -> None:
@@ -86,3 +86,33 @@ def write_kinds(logdir: str | os.PathLike[str], kinds: Iterable[str] = ("scalars
         for kind in kinds:
             WRITERS[kind](w)
     return str(logdir)
+
+
+def write_kinds_tour(logdir: str) -> None:
+    """Runs a and b (scalars, hyperparameters, PR and ROC curves, audio), emb (embeddings) and
+    layout (custom scalar layouts, by SummaryWriter): what the kinds API and views are checked on."""
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 2, 300)
+    scores = np.clip(labels * 0.35 + rng.random(300) * 0.65, 0, 1)
+    for run, lr in (("a", 0.1), ("b", 0.01)):
+        with LogWriter(os.path.join(logdir, run)) as w:
+            for step in range(5):
+                w.add_scalar("loss", 1.0 / (step + 1) + lr, step)
+            w.add_scalar("acc", 0.5 + lr, 4)
+            w.add_hparams({"lr": lr, "batch": 32, "opt": "adam" if run == "a" else "sgd", "warm": run == "a"},
+                          ["loss", "acc", "never"])  # fmt: skip
+            for step in (0, 10):
+                w.add_pr_curve("pr", labels, scores ** (1 + step / 10), step, num_thresholds=30)
+                w.add_roc_curve("roc", labels, scores, step, num_thresholds=20)
+            w.add_audio("clip", np.sin(np.arange(4000) / 10) * 0.5, 3, sample_rate=8000)
+            w.add_audio("clip", np.zeros(800), 7, sample_rate=16000)
+    low_rank = rng.normal(size=(500, 2)) @ rng.normal(size=(2, 8)) * np.array([5, 5, 5, 5, 5, 5, 5, 5])
+    noise = rng.normal(size=(500, 8)) * 0.01
+    with LogWriter(os.path.join(logdir, "emb")) as w:
+        w.add_embeddings("vectors", mat=(low_rank + noise).astype(np.float32),
+                         metadata=[[f"p{i}" for i in range(500)], [str(i % 3) for i in range(500)]],
+                         metadata_header=["name", "class"])  # fmt: skip
+        w.add_scalar("other/x", 1.0, 0)
+    with SummaryWriter(os.path.join(logdir, "layout")) as sw:
+        loss = {"both": ["Multiline", ["^lo", "acc$"]], "band": ["Margin", ["loss", "acc", "loss"]]}
+        sw.add_custom_scalars({"Loss": loss, "Broken": {"bad": ["Multiline", ["(unclosed"]]}})
