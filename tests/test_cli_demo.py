@@ -7,10 +7,9 @@ import subprocess
 import sys
 
 import onnx
+from kit.paths import ROOT
 
 from visualdl import LogReader
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_demo_writes_a_complete_run(tmp_path, child_env):

@@ -7,11 +7,12 @@ import subprocess
 import sys
 
 import numpy as np
+from kit.paths import ROOT
 
 from visualdl import LogReader
 
 TORCHRUN = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"]
-DEMO = os.path.join(os.path.dirname(__file__), os.pardir, "demo", "ddp_train.py")
+DEMO = os.path.join(ROOT, "demo", "ddp_train.py")
 
 
 def test_ddp_under_torchrun_logs_every_rank(tmp_path):

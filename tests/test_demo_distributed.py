@@ -9,10 +9,11 @@ import sys
 import numpy as np
 import onnx
 import pytest
+from kit.paths import ROOT
 
 from visualdl import LogReader
 
-DEMO = os.path.join(os.path.dirname(__file__), os.pardir, "demo", "ps_train.py")
+DEMO = os.path.join(ROOT, "demo", "ps_train.py")
 
 
 def _run(logdir, *args):

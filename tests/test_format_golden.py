@@ -29,6 +29,7 @@ import numpy as np
 import onnx
 import pytest
 from kit.crc import crc32c_reference, masked_reference
+from kit.paths import DATA
 from PIL import Image
 
 from visualdl import LogReader, LogWriter
@@ -46,7 +47,7 @@ from visualdl._kinds.table import (
 from visualdl.proto import pb
 from visualdl.sdk import _convert as convert
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "format_v1")
+DATA = os.path.join(DATA, "format_v1")
 LOGDIR = os.path.join(DATA, "logdir")
 T0 = 1_700_000_000.0  # the generator's clock
 

@@ -13,10 +13,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from kit.paths import ROOT
+from kit.paths import JS, ROOT
 from kit.requirements import require
 
-JS_TESTS = sorted(glob.glob(os.path.join(ROOT, "tests", "js", "*.test.mjs")))
+JS_TESTS = sorted(glob.glob(os.path.join(JS, "*.test.mjs")))
 
 
 def _node_major(node: str) -> int:

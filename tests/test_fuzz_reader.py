@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kit.paths import DATA
 
 from visualdl import LogReader
 from visualdl._formats.framing import frame, masked_crc
@@ -43,7 +44,7 @@ from visualdl._kinds.table import KIND_BY_FIELD
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "format_v1", "logdir")
+FIXTURE = os.path.join(DATA, "format_v1", "logdir")
 SECONDS = float(os.environ.get("VISUALDL_FUZZ_SECONDS", "14"))  # per test: two tests
 CASES = int(os.environ.get("VISUALDL_FUZZ_CASES", "0"))  # 0: as many as fit in SECONDS
 # Under CI a fixed seed, so that the gate is the same on every run (the cases a slower machine

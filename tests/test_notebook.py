@@ -15,11 +15,10 @@ import urllib.request
 import nbformat
 import numpy as np
 import pytest
+from kit.paths import DATA, ROOT
 from nbclient import NotebookClient
 
 from visualdl import LogWriter, notebook
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture
@@ -75,7 +74,7 @@ def test_notebook_scalars_of_a_job_show_the_mean_and_band(logs):
 
 def _golden(name):
     """A file of golden vectors shared with tests/js (written by tests/data/make_golden_vectors.py)."""
-    with open(os.path.join(ROOT, "tests", "data", name), encoding="ascii") as f:
+    with open(os.path.join(DATA, name), encoding="ascii") as f:
         return json.load(f)
 
 
@@ -169,6 +168,7 @@ def test_notebook_figures_need_no_ipython(logs):
     assert out.stdout.split()[1] == "False"
 
 
+@pytest.mark.e2e  # a real Jupyter kernel: seconds to start
 def test_notebook_runs_in_a_real_kernel_with_the_magic(logs, tmp_path):
     logdir = str(logs)
     cells = [

@@ -9,8 +9,7 @@ import sys
 import zipfile
 
 import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from kit.paths import ROOT
 
 SMOKE = """
 import os, sys, tempfile

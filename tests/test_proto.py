@@ -7,10 +7,11 @@ import subprocess
 import sys
 
 import pytest
+from kit.paths import DATA, ROOT
 
 from visualdl.proto import pb, tb, vdl2
 
-PROTO_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "proto")
+PROTO_DIR = os.path.join(ROOT, "proto")
 
 
 @pytest.mark.parametrize("schema", ["visualdl_log", "tensorboard_event", "vdl2_record"])
@@ -69,9 +70,7 @@ def test_tensorboard_schema_reads_tensorboards_bytes():
 
 def test_vdl2_schema_reads_visualdl2_bytes():
     """Field for field, the first record of a file written by VisualDL 2.5.3 (tests/data/vdl2)."""
-    path = os.path.join(
-        os.path.dirname(PROTO_DIR), "tests", "data", "vdl2", "logdir", "scalars", "vdlrecords.1700000000.log"
-    )
+    path = os.path.join(DATA, "vdl2", "logdir", "scalars", "vdlrecords.1700000000.log")
     with open(path, "rb") as f:
         data = f.read()
     end = 8 + int.from_bytes(data[:8], "little")

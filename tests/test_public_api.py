@@ -14,11 +14,11 @@ import os
 import re
 import types
 
+from kit.paths import ROOT
+
 import visualdl
 from visualdl import errors, notebook
 from visualdl.server import app
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LOGWRITER = {
     "__init__": "(self, logdir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', "

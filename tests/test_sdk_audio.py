@@ -12,10 +12,11 @@ import wave
 
 import numpy as np
 import pytest
+from kit.paths import DATA
 
 from visualdl import LogReader, LogWriter
 
-CURVES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2", "curves.json")
+CURVES = os.path.join(DATA, "vdl2", "curves.json")
 
 
 def _read(logdir: str) -> LogReader:

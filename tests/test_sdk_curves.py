@@ -8,10 +8,11 @@ import os
 
 import numpy as np
 import pytest
+from kit.paths import DATA
 
 from visualdl import LogReader, LogWriter
 
-CURVES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2", "curves.json")
+CURVES = os.path.join(DATA, "vdl2", "curves.json")
 
 
 @pytest.fixture(scope="module")

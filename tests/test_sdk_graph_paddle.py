@@ -5,13 +5,13 @@ only when such a model is given."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 import warnings
 
 import onnx
 import pytest
+from kit.paths import ROOT
 from kit.requirements import require
 
 from visualdl import LogReader, LogWriter
@@ -24,8 +24,6 @@ try:
         raise ImportError("paddle2onnx")
 except ImportError:  # pragma: no cover - CI installs them
     paddle = None  # type: ignore[assignment]
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _net():

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kit.paths import ROOT
+from kit.paths import DATA, ROOT
 from kit.requirements import require
 from kit.waiting import wait_until
 
@@ -276,7 +276,7 @@ def test_tensorboard_and_visualdl2_files_in_a_bucket_are_read_as_from_a_disk(buc
         tb.add_scalar("loss", 0.5**step, step)
     tb.add_text("note", "**bold**", 3)
     tb.close()
-    shutil.copytree(os.path.join(ROOT, "tests", "data", "vdl2", "script"), local / "vdl2")
+    shutil.copytree(os.path.join(DATA, "vdl2", "script"), local / "vdl2")
     fs, root = _storage.filesystem(f"{bucket}/logs")
     fs.put(str(local), root, recursive=True)
 

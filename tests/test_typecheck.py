@@ -12,9 +12,8 @@ import os
 import subprocess
 import sys
 
+from kit.paths import ROOT
 from kit.requirements import require
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 WRONG = """
 from visualdl.proto import pb

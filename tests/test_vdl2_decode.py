@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kit.paths import DATA
 from PIL import Image
 
 from visualdl._formats.vdl2 import decode as _vdl2
@@ -22,7 +23,7 @@ from visualdl._kinds.table import HistogramEvent, ImageEvent, ScalarBlock, TextE
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
+DATA = os.path.join(DATA, "vdl2")
 with open(os.path.join(DATA, "expected.json"), encoding="utf-8") as _file:
     EXPECTED: dict[str, Any] = json.load(_file)
 FILES = [(run, name) for run, r in EXPECTED["runs"].items() for name in r["files"]]

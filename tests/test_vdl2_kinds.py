@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kit.paths import DATA
 
 from visualdl._formats.vdl2 import decode as _vdl2
 from visualdl._index.reader import LogReader, open_blob
@@ -21,7 +22,7 @@ from visualdl._kinds.table import HPARAMS_TAG
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
+DATA = os.path.join(DATA, "vdl2")
 LOGDIR = os.path.join(DATA, "logdir")
 with open(os.path.join(DATA, "other.json"), encoding="utf-8") as _file:
     OTHER: dict[str, Any] = json.load(_file)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kit.paths import DATA
 from kit.requirements import require
 from PIL import Image
 
@@ -30,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover - CI installs it
     XWriter = None
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
+DATA = os.path.join(DATA, "vdl2")
 LOGDIR = os.path.join(DATA, "logdir")
 with open(os.path.join(DATA, "expected.json"), encoding="utf-8") as _file:
     EXPECTED: dict[str, Any] = json.load(_file)

@@ -20,14 +20,14 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from kit.paths import DATA, ROOT
 from PIL import Image
 
 from visualdl import LogReader
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
+DATA = os.path.join(DATA, "vdl2")
 SCRIPT = os.path.join(DATA, "every_method.py")
 THEIRS = os.path.join(DATA, "script")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(scope="module")

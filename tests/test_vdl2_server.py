@@ -13,11 +13,12 @@ from urllib.parse import urlencode
 
 import pytest
 from kit.apps import build_app
+from kit.paths import DATA
 
 from visualdl._formats.vdl2 import decode as _vdl2
 from visualdl._index.reader import LogReader
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vdl2")
+DATA = os.path.join(DATA, "vdl2")
 LOGDIR = os.path.join(DATA, "logdir")
 with open(os.path.join(DATA, "expected.json"), encoding="utf-8") as _file:
     EXPECTED: dict[str, Any] = json.load(_file)
