@@ -174,6 +174,7 @@ def test_projector_tsne_runs_in_the_background_and_a_missing_package_is_named(en
     assert "pip install umap-learn" in error["error"] and error["code"] == "cannot_show"
 
 
+@pytest.mark.e2e  # the first UMAP compiles its numba code: seconds to minutes
 def test_projector_umap_projects_in_the_background(env):
     client, _ = env
     query: dict[str, Any] = {"run": "emb", "tag": "vectors", "method": "umap", "dims": 2}

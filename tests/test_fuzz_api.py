@@ -166,6 +166,7 @@ def _send(app, request: dict[str, Any]) -> tuple[int, Headers, bytes]:
         builder.close()
 
 
+@pytest.mark.e2e  # thousands of generated requests: tens of seconds
 def test_fuzz_api_never_answers_5xx_and_every_error_is_json(app):
     client = app.test_client()
     document = client.get("/api/openapi.json").get_json()

@@ -302,6 +302,7 @@ def _generated(rng: random.Random) -> bytes:
     return out
 
 
+@pytest.mark.e2e  # thousands of generated files: tens of seconds
 def test_fuzz_reader_structure_aware_files(tmp_path, monkeypatch):
     clock = _Clock()
     monkeypatch.setattr(_tail, "_now", clock)
@@ -372,6 +373,7 @@ def _fixture_files() -> list[tuple[str, str]]:
     ]
 
 
+@pytest.mark.e2e  # thousands of mutated files: tens of seconds
 def test_fuzz_reader_mutated_fixture_files(tmp_path, monkeypatch):
     clock = _Clock()
     monkeypatch.setattr(_tail, "_now", clock)

@@ -99,6 +99,7 @@ def _export(model: torch.nn.Module, example: tuple, **kwargs) -> onnx.ModelProto
     return onnx.load_from_string(out.getvalue())
 
 
+@pytest.mark.e2e  # a torch model exported to ONNX by the dynamo exporter
 def test_dynamo_export_is_grouped_by_torch_module_path_and_class():
     require(torch is not None, "torch", "pip install -e '.[e2e]'")
     encoder = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True), 4)

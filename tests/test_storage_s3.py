@@ -451,6 +451,7 @@ def test_a_writer_left_open_uploads_what_waits_at_exit(bucket, s3):
     assert len(_objects(bucket)) == 1
 
 
+@pytest.mark.e2e  # the README's demo job, end to end
 def test_the_readmes_s3_variant_of_the_main_job_runs_end_to_end(tmp_path):
     """``bash demo/ps_train_s3.sh``: an S3 API server on loopback, the elastic
     parameter-server demo writing to it, ``visualdl`` reading from it (``--inspect`` here,
