@@ -64,7 +64,7 @@ LOGWRITER = {
 }
 LOGWRITER_PROPERTIES = ["file_name", "logdir", "placement"]
 
-# torch.utils.tensorboard.SummaryWriter's names and defaults (tests/test_sdk_summary_writer.py compares them).
+# torch.utils.tensorboard.SummaryWriter's names and defaults (tests/sdk/test_sdk_summary_writer.py compares them).
 SUMMARYWRITER = {
     "__init__": "(self, log_dir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', "
     "purge_step: 'int | None' = None, max_queue: 'int' = 10, flush_secs: 'float' = 120, "

@@ -1,7 +1,7 @@
 """Random and adversarial requests to every endpoint of the OpenAPI document: never a 5xx, every error JSON,
 every answer one the document states (status, content type, JSON Schema).
 
-Seeded and reproducible: ``VISUALDL_FUZZ_SEED=N pytest tests/test_fuzz_api.py`` replays a
+Seeded and reproducible: ``VISUALDL_FUZZ_SEED=N pytest tests/server/test_fuzz_api.py`` replays a
 run (a failure names its seed and request). Bounded by a request count and by time
 (``VISUALDL_FUZZ_SECONDS``, 25 by default), so a loaded machine runs fewer requests of
 the same sequence, never a longer test.

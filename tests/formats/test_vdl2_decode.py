@@ -103,7 +103,7 @@ def test_vdl2_decode_matches_what_the_writer_was_given(run, name):
     # Images, histograms, text: in file order, one event per record.
     by_kind = {"image": "images", "histogram": "histograms", "text": "text"}
     events = [(kind, tag, e) for kind, tag, e in decoded.events if kind in by_kind.values()]
-    # The other kinds, one event each (their values: tests/test_vdl2_kinds.py).
+    # The other kinds, one event each (their values: tests/formats/test_vdl2_kinds.py).
     newer = {"pr_curve": "pr_curves", "roc_curve": "roc_curves", "audio": "audio", "embeddings": "embeddings",
              "hparam": "hparams"}  # fmt: skip
     others = [kind for kind, _, _ in decoded.events if kind not in by_kind.values() and kind != "scalars"]

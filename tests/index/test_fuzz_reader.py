@@ -16,7 +16,7 @@ checksums valid somewhere in the file (checked by brute force over every offset)
 a mutated fixture file from the original file.
 
 Every case has its own seed; a failure names it. Reproduce one with
-``VISUALDL_FUZZ_SEED=<seed> VISUALDL_FUZZ_CASES=1 pytest tests/test_fuzz_reader.py``.
+``VISUALDL_FUZZ_SEED=<seed> VISUALDL_FUZZ_CASES=1 pytest tests/index/test_fuzz_reader.py``.
 """
 
 from __future__ import annotations
