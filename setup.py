@@ -94,9 +94,9 @@ setup(
             "hypothesis>=6.100",
             # Every API answer in the tests is checked against the JSON Schema of the OpenAPI document.
             "jsonschema>=4.18",
-            # The generator of proto/visualdl_log_pb2.py; tests/test_proto.py checks it is fresh.
+            # The generator of proto/visualdl_log_pb2.py; tests/formats/test_proto.py checks it is fresh.
             "grpcio-tools==1.85.1",
-            # tests/test_packaging.py builds a wheel without build isolation.
+            # tests/e2e/packaging/test_packaging.py builds a wheel without build isolation.
             "setuptools>=70.1",
             "wheel",
             # LogWriter.add_figure draws matplotlib figures (an optional dependency for users).
@@ -115,14 +115,14 @@ setup(
             # demo/ddp_train.py under torchrun. Pinned: 2.13.0 is a CPU build; from the public
             # index an unpinned torch (or this one without the CPU index) pulls CUDA packages.
             "torch==2.13.0",
-            # torch's dynamo ONNX exporter (tests/test_graph_structure.py exports with it).
+            # torch's dynamo ONNX exporter (tests/graph/test_graph_structure.py exports with it).
             "onnxscript>=0.5",
-            # The projector's UMAP (tests/test_api_kinds.py projects with it).
+            # The projector's UMAP (tests/server/test_api_kinds.py projects with it).
             "umap-learn>=0.5",
             # add_graph of a PaddlePaddle Layer, exported by paddle.onnx.export (CPU build).
             "paddlepaddle>=3.0",
             "paddle2onnx>=2.0",
-            # tests/test_notebook.py runs a real notebook in a real kernel.
+            # tests/notebook/test_notebook.py runs a real notebook in a real kernel.
             "nbclient>=0.10",
             "nbformat>=5.10",
             "ipykernel>=6.29",

@@ -9,8 +9,9 @@ the server does. Printed:
 1. PUTs per writer-hour (one per upload, plus the bucket's own), and ``add_scalar``'s cost
    on the training thread, to a bucket and to a local disk in the same run (it never
    waits on the network);
-2. per reload: LIST, GET and HEAD requests (medians), the objects in the bucket at the
-   end, and the full listings (one LIST per 1,000 objects);
+2. per reload of the live job (from the first reload that sees it): LIST, GET and HEAD
+   requests (medians), the objects in the bucket at the end, and the full listings (one
+   LIST per 1,000 objects);
 3. the delay from ``add_scalar`` to the point being read by the reader (median, max),
    bounded by the upload interval plus the reload interval;
 4. on paper, at S3 Standard's list prices (PUT and LIST $0.005 per 1,000, GET $0.0004
@@ -67,6 +68,17 @@ class Counter(logging.Handler):
     def snapshot(self) -> dict[str, int]:
         with self._counting:
             return dict(self.counts)
+
+
+def _ready(barrier: threading.Barrier) -> None:
+    """A writer process's start: import what it needs, then wait for the others and the reader.
+
+    The clock of the run starts once every writer is up, so that however slowly the machine
+    spawns them, each writes for ``--seconds`` and the reader's reloads see a live job.
+    """
+    import visualdl  # noqa: F401 - the import is the slow part of a spawned process's start
+
+    barrier.wait(timeout=300)
 
 
 def _writer(args: tuple[str, str, int, int, float, float, float, float]) -> list[float]:
@@ -142,11 +154,14 @@ def main() -> int:
     remote_us = _call_cost("s3://bench/callcost", calls)
     fs.rm("bench/callcost", recursive=True)
     url = "s3://bench/job/run"
-    t0 = time.time() + 1.0
     ctx = multiprocessing.get_context("spawn")
-    jobs = [(endpoint, url, rank, args.tags, args.rate, args.seconds, args.upload, t0) for rank in range(args.writers)]
-    with ctx.Pool(args.writers) as pool:
-        pending = pool.map_async(_writer, jobs)
+    started = ctx.Barrier(args.writers + 1)
+    with ctx.Pool(args.writers, initializer=_ready, initargs=(started,)) as pool:
+        started.wait(timeout=300)
+        t0 = time.time() + 0.5
+        jobs = [(endpoint, url, rank, args.tags, args.rate, args.seconds, args.upload, t0)
+                for rank in range(args.writers)]  # fmt: skip
+        pending = pool.map_async(_writer, jobs, chunksize=1)
         reader = LogReader("s3://bench", load=False)
         seen: dict[tuple[str, int], int] = {}  # (role, rank) -> steps seen of metric0
         delays: list[float] = []
@@ -157,8 +172,9 @@ def main() -> int:
             reader.poll()
             now = time.time()
             after = counter.snapshot()
-            per_reload.append({k: after[k] - before[k] for k in ("LIST", "GET", "HEAD")})
-            if "job/run" in reader.runs() and "metric0" in reader.tags("job/run")["scalars"]:
+            job_live = "job/run" in reader.runs()
+            per_reload.append({k: after[k] - before[k] for k in ("LIST", "GET", "HEAD")} | {"live": job_live})
+            if job_live and "metric0" in reader.tags("job/run")["scalars"]:
                 for role, rank in reader.streams("job/run", "metric0"):
                     s = reader.scalars("job/run", "metric0", role=role, rank=rank)
                     old = seen.get((role, rank), 0)
@@ -173,10 +189,12 @@ def main() -> int:
     server.stop()
     writer_hours = args.writers * args.seconds / 3600
     puts_per_writer_hour = totals["PUT"] / writer_hours
+    # Reloads before the first upload list an empty prefix only at a full listing: not the cost asked for.
+    measured = [r for r in per_reload if r["live"]] or per_reload
     live = [r for r in per_reload if r["LIST"]]
-    list_per_reload = statistics.median(r["LIST"] for r in per_reload)
-    get_per_reload = statistics.median(r["GET"] for r in per_reload)
-    head_per_reload = statistics.median(r["HEAD"] for r in per_reload)
+    list_per_reload = statistics.median(r["LIST"] for r in measured)
+    get_per_reload = statistics.median(r["GET"] for r in measured)
+    head_per_reload = statistics.median(r["HEAD"] for r in measured)
     reloads_per_day = 86400 / 2.0
 
     def writers_day(upload_secs: float) -> float:

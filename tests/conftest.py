@@ -1,13 +1,25 @@
+"""Fixtures every test folder shares: an app and its client, a free port, a running server,
+logdirs (the browser and its pages: ``e2e/browser/conftest.py``).
+
+Helpers that fixtures and test bodies call directly live in ``kit/`` (see its package
+docstring); a folder's own conftest adds what only its tests use.
+"""
+
 from __future__ import annotations
 
+import contextlib
 import os
-import sys
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from api_contract import ContractClient
 from flask import Flask
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from kit.apps import build_app
+from kit.logdirs import write_kinds
+from kit.paths import ROOT
+from kit.ports import free_port as _free_port
+from kit.servers import serve_app
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -28,41 +40,55 @@ def logdir(tmp_path):
 
 
 @pytest.fixture
+def make_logdir(tmp_path_factory) -> Callable[..., str]:
+    """Factory: ``make_logdir(kinds=["scalars", "images"], run="run")`` -> a new logdir holding them.
+
+    Written by the real LogWriter (``kit.logdirs`` says what each kind's records are).
+    """
+
+    def make(kinds: list[str] | tuple[str, ...] = ("scalars",), run: str = "run") -> str:
+        return write_kinds(tmp_path_factory.mktemp("logs"), kinds, run)
+
+    return make
+
+
+@pytest.fixture
+def make_app() -> Callable[..., Flask]:
+    """Factory: ``make_app(*logdirs, models=(), poll=True, **settings)`` -> the server's app, no thread."""
+    return build_app
+
+
+@pytest.fixture
+def app(logdir) -> Flask:
+    """The app over this test's (empty, at first) ``logdir``."""
+    return build_app(logdir)
+
+
+@pytest.fixture
+def client(app):
+    """A test client of ``app``; each JSON answer is checked against the OpenAPI document."""
+    return app.test_client()
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on, for a server started as a subprocess."""
+    return _free_port()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Any], str]]:
+    """Factory: ``serve(app)`` -> the base URL of a real WSGI server on 127.0.0.1 serving it.
+
+    Each server runs in a thread of the test process and is stopped when the test ends.
+    """
+    with contextlib.ExitStack() as stack:
+        yield lambda app: stack.enter_context(serve_app(app))
+
+
+@pytest.fixture
 def child_env():
     """Environment for subprocesses that import visualdl from this checkout."""
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     return env
-
-
-def python() -> str:
-    return sys.executable
-
-
-def require(available: bool, what: str, install: str) -> None:
-    """Skip a test whose tool is missing on a developer's machine; fail it under CI.
-
-    CI (``CI`` set in the environment) runs the README's test command, which installs
-    every tool the tests use: a missing one there is a broken install, never a skip.
-    """
-    if available:
-        return
-    message = f"{what} is not available; install it with: {install}"
-    if os.environ.get("CI"):
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message, allow_module_level=True)
-
-
-def crc32c_reference(data: bytes) -> int:
-    """Bitwise CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), independent of the native one."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_reference(crc: int) -> int:
-    """The framing's masking of a CRC (as TFRecord masks it)."""
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF

@@ -14,11 +14,11 @@ import os
 import re
 import types
 
+from kit.paths import ROOT
+
 import visualdl
 from visualdl import errors, notebook
 from visualdl.server import app
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LOGWRITER = {
     "__init__": "(self, logdir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', "
@@ -64,7 +64,7 @@ LOGWRITER = {
 }
 LOGWRITER_PROPERTIES = ["file_name", "logdir", "placement"]
 
-# torch.utils.tensorboard.SummaryWriter's names and defaults (tests/test_sdk_summary_writer.py compares them).
+# torch.utils.tensorboard.SummaryWriter's names and defaults (tests/sdk/test_sdk_summary_writer.py compares them).
 SUMMARYWRITER = {
     "__init__": "(self, log_dir: 'str | os.PathLike[str] | None' = None, comment: 'str' = '', "
     "purge_step: 'int | None' = None, max_queue: 'int' = 10, flush_secs: 'float' = 120, "

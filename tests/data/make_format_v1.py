@@ -1,7 +1,7 @@
 """Write ``tests/data/format_v1``: log files of format version 1, made by the real LogWriter.
 
 This script was run ONCE to make the committed fixture. Do not re-run it to "fix" a
-failing ``tests/test_format_golden.py``: the fixture stands for the logs already on
+failing ``tests/formats/test_format_golden.py``: the fixture stands for the logs already on
 users' disks, which nobody can regenerate. A test that fails against it means the
 reader no longer reads version 1 (fix the reader), or the writer no longer writes
 version 1 (bump ``FORMAT_VERSION`` and keep reading version 1). A new format version

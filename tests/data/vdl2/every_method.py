@@ -7,7 +7,7 @@ in ``script/`` (the venv of ``make_fixtures.py``, from this directory)::
 
     /tmp/vdl2-venv/bin/python every_method.py script
 
-and by this project's ``LogWriter`` in ``tests/test_vdl2_script.py``, which reads both logs
+and by this project's ``LogWriter`` in ``tests/server/test_vdl2_script.py``, which reads both logs
 back and compares them value by value. Every value is fixed (seeded, walltimes given in
 milliseconds as 2.5.3 takes them), so the two runs write the same data.
 """

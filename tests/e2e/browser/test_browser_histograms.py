@@ -1,0 +1,65 @@
+"""Histograms of one tag across runs, in a real browser: the cards share their value axis,
+so that a run's shifted distribution shows as shifted, in every mode."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from kit.pages import card, open_tab, wait_for
+from kit.servers import serve_cli
+
+from visualdl import LogReader, LogWriter
+
+RUNS = {"narrow": (0.0, 1.0), "shifted": (10.0, 3.0)}  # mean, spread of each run's weights
+RANGE_JS = (
+    "(el) => { const fl = el.querySelector('.js-plotly-plot')._fullLayout; return [fl.xaxis.range, fl.yaxis.range]; }"
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    logdir = tmp_path_factory.mktemp("hist_logs")
+    rng = np.random.default_rng(3)
+    for run, (mean, spread) in RUNS.items():
+        with LogWriter(os.path.join(logdir, run)) as w:
+            for step in range(0, 50, 10):
+                w.add_histogram("weights", rng.normal(mean, spread, 400), step, buckets=20)
+    with LogWriter(os.path.join(logdir, "narrow")) as w:  # a tag only one run has: its own range
+        w.add_histogram("alone", rng.normal(0, 1, 100), 0)
+    with serve_cli(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
+        yield base, str(logdir)
+
+
+def _extent(logdir: str, run: str) -> tuple[float, float]:
+    events = LogReader(logdir).histograms(run, "weights")
+    return min(e.edges[0] for e in events), max(e.edges[-1] for e in events)
+
+
+@pytest.mark.parametrize("mode", ["offset", "overlay", "distribution"])
+def test_cards_of_one_tag_share_their_value_axis(page, server, mode):
+    base, logdir = server
+    open_tab(page, base, "histograms")
+    page.check(f'input[name="histogram-mode"][value="{mode}"]')
+    axis = 1 if mode == "distribution" else 0
+    cards = {run: card(page, "weights", run) for run in RUNS}
+    for run in RUNS:
+        page.wait_for_selector(f'.card[data-tag="weights"][data-run="{run}"][data-mode="{mode}"][data-state="ready"]')
+
+    def ranges():
+        got = {run: c.evaluate(RANGE_JS)[axis] for run, c in cards.items()}
+        return got if got["narrow"] == got["shifted"] else None
+
+    shared = wait_for(ranges, f"both cards on one value axis in {mode} mode")["narrow"]
+    lo = min(_extent(logdir, run)[0] for run in RUNS)
+    hi = max(_extent(logdir, run)[1] for run in RUNS)
+    if mode != "distribution":  # bucket edges: the union of both runs', 2 % padding
+        assert shared[0] < lo <= shared[0] + 0.03 * (hi - lo) and shared[1] - 0.03 * (hi - lo) <= hi < shared[1]
+    else:  # percentiles lie inside the edges
+        assert lo - 0.03 * (hi - lo) <= shared[0] and shared[1] <= hi + 0.03 * (hi - lo)
+        assert shared[1] - shared[0] > 10  # both runs' medians (0 and 10) inside
+    alone = card(page, "alone", "narrow")
+    page.wait_for_selector(f'.card[data-tag="alone"][data-mode="{mode}"][data-state="ready"]')
+    own = alone.evaluate(RANGE_JS)[axis]
+    assert own[1] < 8  # a tag of one run keeps its own range, not the other tag's

@@ -1,0 +1,192 @@
+"""Jobs: many ranks writing one run, restarts that neither lose nor duplicate, aggregation over ranks."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from visualdl import LogReader, LogWriter
+from visualdl._index.aggregate import aggregate
+from visualdl._index.restarts import Attempt, resolve
+from visualdl._index.series import ScalarSeries
+
+RANKS = 8
+STEPS = 3000
+
+
+def _rank_writer(logdir: str, rank: int, barrier) -> None:
+    barrier.wait()
+    with LogWriter(logdir, rank=rank, world_size=RANKS, role="trainer", job="j") as w:
+        for step in range(STEPS):
+            w.add_scalar("loss", rank * 1e6 + step, step)
+            if step % 3 == rank % 3:
+                w.add_scalar("sparse", float(rank), step)
+
+
+def test_jobs_eight_ranks_write_one_run_every_point_exactly_once(tmp_path):
+    logdir = str(tmp_path / "job")
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(RANKS)
+    procs = [ctx.Process(target=_rank_writer, args=(logdir, r, barrier)) for r in range(RANKS)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    reader = LogReader(tmp_path)
+    infos = reader.writers("job")
+    assert sorted(i.rank for i in infos) == list(range(RANKS))
+    assert len({i.path for i in infos}) == RANKS
+    assert reader.streams("job") == [("trainer", r) for r in range(RANKS)]
+    for rank in range(RANKS):
+        s = reader.scalars("job", "loss", rank=rank)
+        np.testing.assert_array_equal(s.steps, np.arange(STEPS))
+        np.testing.assert_array_equal(s.values, rank * 1e6 + np.arange(STEPS))
+    assert len(reader.scalars("job", "loss")) == RANKS * STEPS
+    ((ranks, job),) = reader.job_scalars("job", "loss").values()
+    assert ranks == list(range(RANKS))
+    np.testing.assert_array_equal(job.count, np.full(STEPS, RANKS))
+    np.testing.assert_allclose(job.mean, np.mean([r * 1e6 + np.arange(STEPS) for r in range(RANKS)], axis=0))
+    np.testing.assert_array_equal(job.min_rank, np.zeros(STEPS))
+    np.testing.assert_array_equal(job.max_rank, np.full(STEPS, RANKS - 1))
+    # Ranks missing steps: each step has the ranks r with step % 3 == r % 3.
+    ((_, sparse),) = reader.job_scalars("job", "sparse").values()
+    expect = [[r for r in range(RANKS) if s % 3 == r % 3] for s in range(STEPS)]
+    np.testing.assert_array_equal(sparse.count, [len(e) for e in expect])
+    np.testing.assert_array_equal(sparse.min, [min(e) for e in expect])
+    np.testing.assert_array_equal(sparse.max_rank, [max(e) for e in expect])
+
+
+_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from visualdl import LogWriter
+    logdir = sys.argv[1]
+    attempt, start, stop = (int(a) for a in sys.argv[2:5])
+    offset = float(sys.argv[5])
+    w = LogWriter(logdir, rank=1, world_size=2, role="trainer", attempt=attempt, flush_secs=0.05)
+    for step in range(start, stop):
+        w.add_scalar("loss", offset + step, step)
+        if step == stop - 1:
+            w.flush()
+            print("flushed", flush=True)
+    if attempt == 0:
+        time.sleep(60)  # killed here: the test kills it long before (no synchronisation)
+    w.close()
+    """
+)
+
+
+def test_jobs_killed_rank_restarted_from_a_checkpoint_replaces_its_rewound_steps(tmp_path):
+    logdir = str(tmp_path / "job")
+    with subprocess.Popen(
+        [sys.executable, "-c", _CHILD, logdir, "0", "0", "100", "0"], stdout=subprocess.PIPE, text=True
+    ) as first:
+        assert first.stdout is not None and first.stdout.readline().strip() == "flushed"
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(10)
+    # Resumed from the checkpoint of step 80: steps 80..99 are logged again, with other values.
+    subprocess.run([sys.executable, "-c", _CHILD, logdir, "1", "80", "150", "1000"], check=True, timeout=60)
+    with LogWriter(logdir, rank=0, world_size=2, role="trainer") as w:
+        for step in range(150):
+            w.add_scalar("loss", -1.0, step)
+    reader = LogReader(tmp_path)
+    infos = sorted(reader.writers("job"), key=lambda i: (i.rank, i.attempt))
+    assert [(i.rank, i.attempt, i.closed) for i in infos] == [(0, -1, True), (1, 0, False), (1, 1, True)]
+    kept = reader.scalars("job", "loss", rank=1)
+    np.testing.assert_array_equal(kept.steps, np.arange(150))  # no duplicate step, no gap
+    np.testing.assert_array_equal(kept.values, np.r_[np.arange(80), 1000 + np.arange(80, 150)])
+    gone = reader.scalars("job", "loss", rank=1, replaced=True)
+    np.testing.assert_array_equal(gone.steps, np.arange(80, 100))
+    np.testing.assert_array_equal(gone.values, np.arange(80, 100))
+    ((ranks, job),) = reader.job_scalars("job", "loss").values()
+    assert ranks == [0, 1]
+    np.testing.assert_array_equal(job.count, np.full(150, 2))
+    assert len(reader.scalars("job", "loss")) == 300
+
+
+def _s(steps, values, walls=None):
+    steps = np.asarray(steps, np.int64)
+    walls = np.arange(steps.size, dtype=float) if walls is None else np.asarray(walls, float)
+    return ScalarSeries(steps, np.asarray(values, float), walls)
+
+
+def test_restarts_concurrent_files_are_merged_not_replaced():
+    a = Attempt(_s([0, 1, 2], [1, 2, 3], [10, 11, 12]), start_time=9.0, attempt=-1)
+    b = Attempt(_s([1, 2, 3], [5, 6, 7], [10.5, 11.5, 12.5]), start_time=10.2, attempt=-1)
+    r = resolve([a, b])
+    np.testing.assert_array_equal(r.kept.steps, [0, 1, 1, 2, 2, 3])
+    assert len(r.replaced) == 0 and r.restarts == 0
+
+
+def test_restarts_later_attempt_wins_even_when_clocks_overlap():
+    a = Attempt(_s([0, 1, 2, 3], [0, 1, 2, 3], [10, 11, 12, 13]), start_time=9.0, attempt=0)
+    b = Attempt(_s([2, 3, 4], [20, 30, 40], [12, 13, 14]), start_time=11.0, attempt=1)
+    r = resolve([b, a])
+    np.testing.assert_array_equal(r.kept.values, [0, 1, 20, 30, 40])
+    np.testing.assert_array_equal(r.replaced.values, [2, 3])
+    assert r.restarts == 1
+
+
+def test_aggregate_nan_and_inf_are_data():
+    nan, inf = np.nan, np.inf
+    job = aggregate([_s([0, 1, 2], [nan, 1.0, inf]), _s([0, 1, 2], [nan, nan, 2.0])], [3, 5])
+    np.testing.assert_array_equal(job.mean, [nan, 1.0, inf])
+    np.testing.assert_array_equal(job.min, [nan, 1.0, 2.0])
+    np.testing.assert_array_equal(job.max, [nan, 1.0, inf])
+    np.testing.assert_array_equal(job.min_rank, [-1, 3, 5])
+    np.testing.assert_array_equal(job.max_rank, [-1, 3, 3])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.integers(0, 30), st.one_of(st.floats(-5, 5), st.just(float("nan"))), min_size=0, max_size=25
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_aggregate_matches_a_plain_python_reduction(per_rank):
+    ranks = list(range(10, 10 + len(per_rank)))
+    series = [_s(sorted(d), [d[k] for k in sorted(d)]) for d in per_rank]
+    job = aggregate(series, ranks)
+    all_steps = sorted(set().union(*per_rank))
+    np.testing.assert_array_equal(job.steps, all_steps)
+    for i, step in enumerate(all_steps):
+        have = [(r, d[step]) for r, d in zip(ranks, per_rank, strict=True) if step in d]
+        real = [(r, v) for r, v in have if not np.isnan(v)]
+        assert job.count[i] == len(have)
+        if not real:
+            assert np.isnan(job.mean[i]) and job.min_rank[i] == -1
+            continue
+        lo = min(v for _, v in real)
+        hi = max(v for _, v in real)
+        assert job.min[i] == lo and job.max[i] == hi
+        assert job.min_rank[i] == min(r for r, v in real if v == lo)
+        assert job.max_rank[i] == min(r for r, v in real if v == hi)
+        assert job.mean[i] == pytest.approx(sum(v for _, v in real) / len(real))
+
+
+def test_aggregate_rank_logging_a_step_twice_counts_once():
+    job = aggregate([_s([0, 0, 1], [1.0, 5.0, 2.0]), _s([0, 1], [3.0, 4.0])], [0, 1])
+    np.testing.assert_array_equal(job.count, [2, 2])
+    np.testing.assert_array_equal(job.mean, [4.0, 3.0])
+
+
+def test_jobs_unranked_writers_have_no_job_view(tmp_path):
+    with LogWriter(tmp_path / "r") as w:
+        w.add_scalar("x", 1.0, 0)
+    reader = LogReader(tmp_path)
+    assert reader.streams("r") == [("", -1)]
+    assert reader.job_scalars("r", "x") == {}

@@ -1,0 +1,87 @@
+"""Audio: LogWriter -> WAV in the file -> LogReader, the same WAV bytes VisualDL 2.5.3
+writes for the same clip (tests/data/vdl2/curves.json), bad input refused on the
+caller's thread."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import wave
+
+import numpy as np
+import pytest
+from kit.paths import DATA
+
+from visualdl import LogReader, LogWriter
+
+CURVES = os.path.join(DATA, "vdl2", "curves.json")
+
+
+def _read(logdir: str) -> LogReader:
+    reader = LogReader(logdir)
+    reader.poll()
+    assert reader.problems == []
+    return reader
+
+
+def _frames(wav_bytes: bytes) -> tuple[int, int, int, np.ndarray]:
+    with wave.open(io.BytesIO(wav_bytes), "rb") as wav:
+        pcm = np.frombuffer(wav.readframes(wav.getnframes()), "<i2")
+        return wav.getnchannels(), wav.getsampwidth(), wav.getframerate(), pcm
+
+
+def test_sdk_audio_wav_equals_visualdl2s(logdir):
+    with open(CURVES, encoding="utf-8") as f:
+        theirs = json.load(f)["audio"]
+    with LogWriter(logdir) as writer:
+        writer.add_audio("clip", theirs["samples"], 4, sample_rate=theirs["sample_rate"])
+    reader = _read(logdir)
+    (event,) = reader.audio(".", "clip")
+    assert (event.step, event.sample_rate, event.length_frames, event.channels) == (4, 16000, 56, 1)
+    assert event.length_frames == theirs["length_frames"]
+    assert reader.read_blob(event) == base64.b64decode(theirs["wav_base64"])
+    assert event.size == len(base64.b64decode(theirs["wav_base64"]))
+
+
+def test_sdk_audio_int16_is_stored_losslessly(logdir):
+    pcm = np.array([-32768, -1, 0, 1, 32767, 1234], dtype=np.int16)
+    with LogWriter(logdir) as writer:
+        writer.add_audio("pcm", pcm.reshape(1, -1, 1), 0)  # squeezed, as VisualDL 2 does
+    reader = _read(logdir)
+    (event,) = reader.audio(".", "pcm")
+    channels, width, rate, frames = _frames(reader.read_blob(event))
+    assert (channels, width, rate, event.sample_rate) == (1, 2, 8000, 8000)
+    assert frames.tolist() == pcm.tolist()
+
+
+def test_sdk_audio_clips_loud_amplitudes_with_a_warning(logdir):
+    with LogWriter(logdir) as writer:
+        with pytest.warns(UserWarning, match=r"amplitudes up to 3, outside \[-1, 1\]"):
+            writer.add_audio("loud", np.array([2.0, -3.0, 0.5]), 0)
+    reader = _read(logdir)
+    assert _frames(reader.read_blob(reader.audio(".", "loud")[0]))[3].tolist() == [32767, -32767, 16383]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"audio_array": np.zeros((2, 5))}, ValueError, r"one-dimensional .*got shape \(2, 5\)"),
+        ({"audio_array": []}, ValueError, "must not be empty"),
+        ({"audio_array": [0.1, float("nan")]}, ValueError, "finite"),
+        ({"audio_array": "noise"}, TypeError, "audio_array must be an array of samples"),
+        ({"audio_array": np.array(["a"])}, TypeError, "dtype <U1"),
+        ({"sample_rate": 0}, ValueError, "sample_rate must be a positive integer"),
+        ({"sample_rate": 44100.0}, ValueError, "sample_rate"),
+        ({"step": "one"}, TypeError, "step"),
+        ({"walltime": -5}, ValueError, "walltime"),
+    ],
+)
+def test_sdk_audio_refuses_bad_input_and_loses_nothing(logdir, kwargs, error, match):
+    args = {"tag": "a", "audio_array": [0.0, 0.5], "step": 1, **kwargs}
+    with LogWriter(logdir) as writer:
+        writer.add_audio("a", [0.25], 0)
+        with pytest.raises(error, match=match):
+            writer.add_audio(**args)
+    assert [e.step for e in _read(logdir).audio(".", "a")] == [0]
