@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kit.paths import DATA as TESTS_DATA
 from test_format_golden import _unframe
 
 from visualdl._formats import framing
@@ -35,7 +36,7 @@ from visualdl._kinds.table import (
 )
 from visualdl.proto import pb
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "format_v1_later_kinds")
+DATA = os.path.join(TESTS_DATA, "format_v1_later_kinds")
 T0 = 1_700_000_000.0  # the generator's clock
 
 #: Every file of the fixture: size and SHA-256. Only an edited fixture changes these.
