@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 import pytest
+from kit.paths import DATA
 
 from visualdl import LogReader, LogWriter
 from visualdl._formats.table import FORMATS, format_of
@@ -33,7 +34,7 @@ def test_vdl2_reads_every_kind_or_says_why_not():
 # -- the table of formats --------------------------------------------------------
 
 
-_VDL2_KINDS = os.path.join(os.path.dirname(__file__), "data", "vdl2", "logdir", "kinds")
+_VDL2_KINDS = os.path.join(DATA, "vdl2", "logdir", "kinds")
 _IMAGE = np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3)
 
 
