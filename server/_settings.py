@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from visualdl._storage.store import is_url
-from visualdl.server._http.hosts import normalise_host_name
+from visualdl.server._hosts import normalise_host_name
 
 __all__ = ["DEFAULT_MAX_POINTS", "MAX_POINTS_LIMIT", "Settings", "check_setting", "parse_logdir_spec"]
 
@@ -47,7 +47,7 @@ class Settings:
     models: tuple[str, ...] = field(default_factory=tuple)
     #: Poll in a background thread (off in tests that poll by hand).
     background: bool = True
-    #: Host names answered besides loopback ones and ``host`` (see :mod:`visualdl.server._http.hosts`);
+    #: Host names answered besides loopback ones and ``host`` (see :mod:`visualdl.server._hosts`);
     #: ``"*.example.org"`` every name under a domain, ``"*"`` any name. The CLI's ``--allow-host``
     #: and ``VISUALDL_PROXY_URL``'s host.
     allowed_hosts: tuple[str, ...] = ()

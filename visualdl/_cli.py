@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from visualdl import __version__
-from visualdl.server._http.hosts import ANY_HOST, is_loopback, is_wildcard, normalise_host_name
+from visualdl.server._hosts import ANY_HOST, is_loopback, is_wildcard, normalise_host_name
 from visualdl.server._settings import DEFAULT_MAX_POINTS
 
 __all__ = ["main"]

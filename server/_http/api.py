@@ -28,8 +28,8 @@ from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from visualdl.errors import VisualDLError
+from visualdl.server._hosts import HostPolicy, host_name
 from visualdl.server._http.handlers import HANDLERS, Query
-from visualdl.server._http.hosts import HostPolicy, host_name
 from visualdl.server._http.openapi import openapi_document
 from visualdl.server._http.params import parse_query
 from visualdl.server._http.routes import ROUTES, Route

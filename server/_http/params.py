@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol
 from visualdl.errors import InvalidArgument
 from visualdl.server._provider import MAX_RUN_LENGTH, MAX_TAG_LENGTH
 from visualdl.server._settings import MIN_MAX_POINTS, Settings
+from visualdl.server._views.graph import MAX_PATH_DEPTH
 
 __all__ = [
     "MAX_EXPAND",
@@ -41,8 +42,6 @@ MAX_TEXT = 1024
 MAX_RUNS = 1000
 #: Values of a repeated ``expand`` parameter in one request, at most.
 MAX_EXPAND = 10_000
-#: Steps of a subgraph ``path`` (NODE.ATTRIBUTE.INDEX|...), at most.
-MAX_PATH_DEPTH = 32
 _TEXT_LIMITS = {"run": MAX_RUN_LENGTH, "tag": MAX_TAG_LENGTH, "name": MAX_TAG_LENGTH}
 #: (minimum, maximum) of the integer parameters; ``max_points`` is bounded by ``Settings.max_points_limit``.
 NUMBER_BOUNDS = {

@@ -31,8 +31,10 @@ from visualdl.server._graph.model import (
     parse_model,
 )
 from visualdl.server._graph.model import subgraph as find_subgraph
-from visualdl.server._http.params import MAX_PATH_DEPTH
 from visualdl.server._provider import DataProvider
+
+#: Steps of a subgraph ``path`` (NODE.ATTRIBUTE.INDEX|...), at most.
+MAX_PATH_DEPTH = 32
 
 __all__ = ["GraphService", "parse_path"]
 

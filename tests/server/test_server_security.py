@@ -9,7 +9,7 @@ from kit.apps import build_app
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from visualdl import LogWriter
-from visualdl.server._http.hosts import HostPolicy, host_name
+from visualdl.server._hosts import HostPolicy, host_name
 from visualdl.server._settings import Settings
 
 
