@@ -1,0 +1,145 @@
+"""The layers of ARCHITECTURE.md, checked: each module imports only from layers below its own.
+
+Every ``import`` and ``from ... import`` of ``visualdl`` in the package's source is
+read with :mod:`ast` (function-level imports too), its target module placed in a
+layer, and compared with the importer's. A new module lands in a layer by its folder,
+so a wrong-way import fails here with the file and the line.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+from kit.paths import ROOT
+
+#: Folder of the checkout -> the package it is installed as.
+PACKAGES = {"visualdl": "visualdl", "sdk": "visualdl.sdk", "server": "visualdl.server", "proto": "visualdl.proto"}
+
+#: Layer numbers, from the bottom (ARCHITECTURE.md, "The layers").
+SCHEMA, KINDS, FORMATS, STORAGE, SDK, INDEX, QUERIES, HTTP, EDGE = 0, 1, 2, 3, 4, 4, 5, 6, 8
+
+
+def layer(module: str) -> tuple[int, str]:
+    """``(rank, name)`` of a module of the package."""
+    parts = module.split(".")
+    second = parts[1] if len(parts) > 1 else ""
+    if second in ("proto", "errors", "__version__"):
+        return SCHEMA, second
+    if second == "sdk":
+        return SDK, "sdk"
+    if second == "server":
+        third = parts[2] if len(parts) > 2 else ""
+        if third in ("_http", "app"):
+            return HTTP, "server._http"
+        if third == "":
+            return HTTP, "server"
+        return QUERIES, "server." + third
+    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX}
+    if second in named:
+        return named[second], second
+    return EDGE, second or "visualdl"
+
+
+def _modules() -> list[tuple[str, str]]:
+    """``(module name, path)`` of every source module of the package."""
+    out = []
+    for folder, package in PACKAGES.items():
+        base = os.path.join(ROOT, folder)
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+            for name in filenames:
+                if not name.endswith(".py") or name.endswith("_pb2.py"):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, name), base)[: -len(".py")].split(os.sep)
+                if rel[-1] == "__init__":
+                    rel = rel[:-1]
+                out.append((".".join([package, *rel]), os.path.join(dirpath, name)))
+    return out
+
+
+def _imports(module: str, path: str) -> list[tuple[int, str]]:
+    """``(line, module)`` of every module of the package that ``path`` imports."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "visualdl"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")[: -node.level + (1 if path.endswith("__init__.py") else 0) or None]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "visualdl":
+                continue
+            # ``from visualdl import _x`` imports the module ``visualdl._x``.
+            out += [(node.lineno, f"{target}.{a.name}" if target.count(".") < 2 else target) for a in node.names]
+    return out
+
+
+def _violations() -> list[str]:
+    found = []
+    for module, path in _modules():
+        rank, name = layer(module)
+        if rank == EDGE:
+            continue
+        for line, target in sorted(set(_imports(module, path))):
+            their_rank, their_name = layer(target)
+            if their_name == name:
+                continue
+            wrong = their_rank > rank
+            wrong |= {name, their_name} == {"sdk", "_index"}  # writing never needs the reader, nor the reverse
+            wrong |= name.startswith("server.") and their_name == "server._http"  # views and queries: no HTTP
+            if wrong:
+                where = f"{os.path.relpath(path, ROOT)}:{line}"
+                found.append(f"{where}: {name} (layer {rank}) imports {target} ({their_name}, layer {their_rank})")
+    return found
+
+
+def test_layers_every_import_goes_down():
+    assert _violations() == []
+
+
+def test_layers_only_the_http_layer_imports_flask():
+    users = []
+    for module, path in _modules():
+        if layer(module)[1] in ("server._http",):
+            continue
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            if any(n.split(".")[0] in ("flask", "werkzeug") for n in names):
+                users.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}")
+    assert users == []
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("visualdl._kinds.table", "_kinds"),
+        ("visualdl._formats.tfevents.decode", "_formats"),
+        ("visualdl.server._views.scalars", "server._views"),
+        ("visualdl.server._http.routes", "server._http"),
+        ("visualdl.server.app", "server._http"),
+        ("visualdl.sdk._sink", "sdk"),
+    ],
+)
+def test_layers_a_module_is_placed_by_its_folder(module, expected):
+    assert layer(module)[1] == expected
+
+
+def test_layers_a_wrong_way_import_is_found(tmp_path, monkeypatch):
+    """The check can fail: a kind that imports the index is reported with its line."""
+    kinds = tmp_path / "visualdl" / "_kinds"
+    kinds.mkdir(parents=True)
+    (kinds / "wrong.py").write_text("import os\nfrom visualdl._index.index import Index\n")
+    monkeypatch.setitem(globals(), "ROOT", str(tmp_path))
+    assert _violations() == [
+        "visualdl/_kinds/wrong.py:2: _kinds (layer 1) imports visualdl._index.index (_index, layer 4)"
+    ]
