@@ -26,7 +26,7 @@ from typing import Any, Required, TypedDict
 
 import numpy as np
 
-from visualdl._formats.vdlog.columns import decode_column, encode_float_column, encode_int_column
+from visualdl._kinds.columns import decode_column, encode_float_column, encode_int_column
 from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
