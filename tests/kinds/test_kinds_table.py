@@ -1,21 +1,207 @@
-"""The table of kinds is the one extension point: every reader of a foreign format says, per
-kind, how it reads it or why it does not, so a new kind fails here until each one does."""
+"""The table of kinds is the one extension point: each kind declares its whole contract
+(title, storage class, media type of its blob, a builder whose record decodes back to its
+event), and every reader of a foreign format says, per kind, how it reads it or why it
+does not, so a new kind fails here until it and each format do."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import math
 import os
+import pathlib
 import shutil
+from typing import Any
 
 import numpy as np
 import pytest
 from kit.paths import DATA
 
+import visualdl.sdk
+import visualdl.server
 from visualdl import LogReader, LogWriter
 from visualdl._formats.table import FORMATS, format_of
 from visualdl._formats.tfevents import decode as _tfevents
 from visualdl._formats.vdl2 import decode as _vdl2
 from visualdl._index.reader import open_blob
-from visualdl._kinds.table import KINDS
+from visualdl._kinds.table import (
+    BLOB_KIND,
+    HPARAMS_TAG,
+    KIND_BY_FIELD,
+    KINDS,
+    PR_CURVE_COLUMNS,
+    ROC_CURVE_COLUMNS,
+    SCALAR_LAYOUT_TAG,
+    STORAGE_CLASSES,
+    AudioEvent,
+    EmbeddingsEvent,
+    GraphEvent,
+    HistogramEvent,
+    HistogramStats,
+    HParamsEvent,
+    ImageEvent,
+    Kind,
+    LayoutCategory,
+    LayoutChart,
+    PrCurveEvent,
+    RecordRef,
+    RocCurveEvent,
+    ScalarBlock,
+    ScalarLayoutEvent,
+    TextEvent,
+)
+from visualdl.proto import pb
+
+# -- what each kind declares -------------------------------------------------------
+
+_PATH, _OFFSET = "run/x.vdlog", 42
+_REF = RecordRef(_PATH, _OFFSET)
+_PNG = b"\x89PNG\r\n\x1a\n" + bytes(24)
+_STEPS = np.array([1, 2, 7], dtype=np.int64)
+_VALUES = np.array([0.5, math.nan, -math.inf])
+_WALLS = np.array([10.0, 10.5, 11.25])
+_EDGES, _COUNTS = np.array([0.0, 1.0, 2.5]), np.array([3.0, 4.0])
+_STATS: HistogramStats = {"count": 7, "nan_count": 1, "pos_inf_count": 0, "neg_inf_count": 2, "min": 0.0, "max": 2.5}
+_STATS |= {"sum": 5.0, "sum_squares": 9.5}
+_PR = {name: np.linspace(0, 1, 4) + i for i, name in enumerate(PR_CURVE_COLUMNS)}
+_ROC = {name: np.linspace(1, 0, 4) * i for i, name in enumerate(ROC_CURVE_COLUMNS)}
+_HPARAMS: dict[str, int | float | str | bool] = {"lr": 0.125, "layers": 3, "opt": "adam", "bn": True}
+_VECTORS = np.arange(6, dtype=np.float32).reshape(2, 3)
+_LAYOUT = (
+    LayoutCategory("loss", (LayoutChart("all", ("loss/.*",)), LayoutChart("band", margin=(("v", "lo", "hi"),))), True),
+)
+
+#: Per kind: the builder's arguments and the ``(tag, event)`` its record decodes to. A new
+#: kind fails here until it has a sample.
+KIND_SAMPLES: dict[str, tuple[tuple[Any, ...], tuple[str, Any]]] = {
+    "scalars": (
+        (["a", "b"], [2, 1], _STEPS, _VALUES, _WALLS),
+        ("", ScalarBlock(["a", "b"], np.array([2, 1], dtype=np.int64), _STEPS, _VALUES, _WALLS)),
+    ),
+    "images": (("img", 3, 1.5, _PNG, (4, 5, 3)), ("img", ImageEvent(3, 1.5, 4, 5, 3, _REF))),
+    "histograms": (
+        ("h", 2, 1.5, _EDGES, _COUNTS, _STATS),
+        ("h", HistogramEvent(2, 1.5, _EDGES, _COUNTS, 0.0, 2.5, 5.0, 9.5, 7, 1, 0, 2)),
+    ),
+    "text": (("t", 4, 1.5, "h\u00e9llo"), ("t", TextEvent(4, 1.5, "h\u00e9llo"))),
+    "graphs": (("net", 1.5, b"onnx bytes"), ("net", GraphEvent("net", 1.5, "onnx", 10, _REF))),
+    "audio": (("a", 3, 1.5, b"RIFFxxxx", 16000, 2, 1), ("a", AudioEvent(3, 1.5, 16000, 2, 1, 8, _REF))),
+    "pr_curves": (("pr", 5, 1.5, _PR), ("pr", PrCurveEvent(5, 1.5, *(_PR[n] for n in PR_CURVE_COLUMNS)))),
+    "roc_curves": (("roc", 5, 1.5, _ROC), ("roc", RocCurveEvent(5, 1.5, *(_ROC[n] for n in ROC_CURVE_COLUMNS)))),
+    "hparams": ((1.5, _HPARAMS, ["acc"]), (HPARAMS_TAG, HParamsEvent(1.5, _HPARAMS, ("acc",)))),
+    "embeddings": (
+        ("e", 0, 1.5, _VECTORS, ["label", "class"], ["a", "x", "b", "y"]),
+        ("e", EmbeddingsEvent(0, 1.5, 2, 3, ("label", "class"), (("a", "x"), ("b", "y")), _REF)),
+    ),
+    "scalar_layouts": ((1.5, _LAYOUT), (SCALAR_LAYOUT_TAG, ScalarLayoutEvent(1.5, _LAYOUT))),
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, arrays included: same dtype and elements (NaN equal to NaN)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        fields = dataclasses.fields(a)
+        return type(a) is type(b) and all(_same(getattr(a, f.name), getattr(b, f.name)) for f in fields)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def test_kinds_table_has_a_sample_of_every_kind():
+    assert set(KIND_SAMPLES) == set(KINDS)
+
+
+@pytest.mark.parametrize("kind", KINDS.values(), ids=lambda kind: kind.name)
+def test_kinds_builder_record_decodes_to_an_equal_event(kind: Kind):
+    args, expected = KIND_SAMPLES[kind.name]
+    record = kind.encode(*args)
+    assert record.WhichOneof("kind") == kind.field
+    again = pb.Record.FromString(record.SerializeToString())
+    ((tag, event),) = kind.decode(getattr(again, kind.field), _PATH, _OFFSET)
+    assert isinstance(event, kind.event)
+    assert tag == expected[0] and _same(event, expected[1]), (event, expected[1])
+
+
+@pytest.mark.parametrize("kind", KINDS.values(), ids=lambda kind: kind.name)
+def test_kinds_declare_title_storage_order_and_media_type(kind: Kind):
+    assert kind.title and kind.title.strip() == kind.title
+    assert kind.storage in STORAGE_CLASSES
+    assert kind.field in {f.name for f in pb.Record.DESCRIPTOR.oneofs_by_name["kind"].fields}
+    message = pb.Record.DESCRIPTOR.fields_by_name[kind.field].message_type
+    assert message is not None
+    if kind.storage != "series":
+        assert kind.order in {f.name for f in dataclasses.fields(kind.event)}
+    if kind.storage == "blob":
+        assert kind.media_type.count("/") == 1
+        assert message.fields_by_name[kind.blob_field].type == message.fields_by_name[kind.blob_field].TYPE_BYTES
+        assert "ref" in {f.name for f in dataclasses.fields(kind.event)}
+        assert BLOB_KIND[kind.event] is kind
+    else:
+        assert not kind.blob_field and not kind.media_type and kind.event not in BLOB_KIND
+
+
+def test_kinds_names_fields_titles_and_events_are_each_one_kind():
+    for attribute in ("field", "title", "event"):
+        assert len({getattr(kind, attribute) for kind in KINDS.values()}) == len(KINDS), attribute
+    assert list(KIND_BY_FIELD.values()) == list(KINDS.values())
+
+
+def test_kinds_blob_kinds_keep_their_payload_in_their_blob_field():
+    for kind in KINDS.values():
+        if kind.storage == "blob":
+            record = kind.encode(*KIND_SAMPLES[kind.name][0])
+            assert getattr(getattr(record, kind.field), kind.blob_field)
+
+
+@pytest.mark.parametrize(
+    ("blob", "why"),
+    [
+        (dict(storage="blob"), "names its blob_field and media_type"),
+        (dict(storage="blob", blob_field="png"), "names its blob_field and media_type"),
+        (dict(storage="events", media_type="image/png"), "names its blob_field and media_type"),
+        (dict(storage="table"), "is none of"),
+    ],
+)
+def test_kinds_entry_that_contradicts_its_storage_class_is_refused(blob: dict[str, Any], why: str):
+    with pytest.raises(ValueError, match=why):
+        Kind("x", "text", KINDS["text"].decode, event=TextEvent, encode=KINDS["text"].encode, title="X", **blob)
+
+
+_PACKAGES = [pathlib.Path(module.__file__ or "").parent for module in (visualdl, visualdl.sdk, visualdl.server)]
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    return out | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+
+
+def test_kinds_import_nothing_from_the_formats():
+    """The formats import the kinds' event classes: the two layers must not form a loop."""
+    modules = sorted((_PACKAGES[0] / "_kinds").glob("*.py"))
+    assert len(modules) > len(KINDS)
+    for path in modules:
+        assert not {m for m in _imports(path) if m.startswith("visualdl._formats")}, path.name
+
+
+def _record_calls(path: pathlib.Path, fields: set[str]) -> list[str]:
+    """The kind fields given to ``pb.Record(...)`` in ``path``."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Record":
+            out += [f"{path.name}: Record({k.arg}=...)" for k in node.keywords if k.arg in fields]
+    return out
+
+
+def test_kinds_records_are_built_only_by_their_kind():
+    """``LogWriter``, ``SummaryWriter`` and the sink call the kinds' builders, never a copy of one."""
+    fields = set(KIND_BY_FIELD) | {"meta"}
+    code = [path for package in _PACKAGES for path in package.rglob("*.py")]
+    outside = [p for p in code if "_kinds" not in p.parts and not p.name.endswith("_pb2.py")]
+    hits = [hit for path in outside for hit in _record_calls(path, fields)]
+    assert outside and not hits, hits
 
 
 def test_tfevents_reads_every_kind_or_says_why_not():

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from google.protobuf.message import DecodeError
 
 from visualdl._formats.protowire import LEN, Window, fields
+from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD  # the scalars kind's limit, kept importable here
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
@@ -31,9 +32,6 @@ __all__ = [
 FILE_MARKER = ".vdlog"
 #: Version of the format written; readers skip files of a newer version.
 FORMAT_VERSION = 1
-#: Scalar points in one record at most: writers split a flush past this, readers
-#: refuse records that claim more (a reported problem, before anything is inflated).
-MAX_POINTS_PER_RECORD = 1 << 20
 #: The longest tag (and graph name), in characters: writers refuse longer ones, and the
 #: server's API refuses longer query parameters.
 MAX_TAG_LENGTH = 1024
