@@ -111,9 +111,12 @@ def test_layers_only_the_http_layer_imports_flask():
         with open(path, encoding="utf-8") as f:
             tree = ast.parse(f.read(), path)
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names = [node.module]
+            else:
+                continue
             if any(n.split(".")[0] in ("flask", "werkzeug") for n in names):
                 users.append(f"{os.path.relpath(path, ROOT)}:{node.lineno}")
     assert users == []
