@@ -210,7 +210,7 @@ class DataProvider:
         for name in KINDS:
             by_tag = tags.get(name, {})
             runs = {run for names in by_tag.values() for run in names}
-            title = _TITLES.get(name, name.capitalize())
+            title = KINDS[name].title
             count = len(by_tag) + (len(self.settings.models) if name == "graphs" else 0)  # --model files too
             out.append(Kind(name, title, True, count, len(runs)))
         jobs = 0
@@ -419,16 +419,6 @@ class DataProvider:
                 problems.append(ProblemAt(where, _relative(p.path, source.path), p.offset, p.message))
         logdirs = tuple(LogdirState(s.name, s.path, s.reader.exists()) for s in self._sources)
         return Health(logdirs, tuple(problems), self.list_unservable())
-
-
-#: The web UI's tab titles of the kinds whose name is no title.
-_TITLES = {
-    "pr_curves": "PR curves",
-    "roc_curves": "ROC curves",
-    "hparams": "Hyperparameters",
-    "embeddings": "Projector",
-    "scalar_layouts": "Custom scalars",
-}
 
 
 def _has_tag(reader: Index, run: str, kind: str, tag: str) -> bool:
