@@ -1,6 +1,6 @@
 """Logdirs in object storage, against a real S3 API server on loopback (moto's) through s3fs.
 
-Writers upload immutable segments (``visualdl/_storage/store.py``); the reader, the server,
+Writers upload immutable segments (``visualdl/_storage/objects.py``); the reader, the server,
 ``--inspect`` and the notebook take ``s3://`` URLs unchanged; TensorBoard's and
 VisualDL 2's files placed in a bucket are read as from a disk.
 """
@@ -24,7 +24,9 @@ import pytest
 from conftest import ROOT, require
 
 from visualdl import LogReader, LogWriter
-from visualdl._storage import store as _storage
+from visualdl._storage.lister import FULL_LIST_SECS_PER_PAGE, Lister
+from visualdl._storage.objects import ObjectStore, _instances, filesystem
+from visualdl._storage.segments import segment_name, split_segment
 from visualdl.sdk._sink import Sink
 from visualdl.server._settings import Settings
 from visualdl.server.app import create_app
@@ -49,7 +51,7 @@ def s3():
     host, port = server.get_host_and_port()
     saved = {k: os.environ.get(k) for k in [*CREDENTIALS, "AWS_ENDPOINT_URL"]}
     os.environ.update(CREDENTIALS, AWS_ENDPOINT_URL=f"http://{host}:{port}")
-    _storage._instances.clear()
+    _instances.clear()
     yield f"http://{host}:{port}"
     server.stop()
     for key, value in saved.items():
@@ -57,7 +59,7 @@ def s3():
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-    _storage._instances.clear()
+    _instances.clear()
 
 
 _buckets = iter(range(1_000_000))
@@ -66,7 +68,7 @@ _buckets = iter(range(1_000_000))
 @pytest.fixture
 def bucket(s3):
     """A fresh bucket: ``s3://name``."""
-    fs, _ = _storage.filesystem("s3://x")
+    fs, _ = filesystem("s3://x")
     name = f"bucket{next(_buckets)}"
     fs.mkdir(name)
     return f"s3://{name}"
@@ -80,18 +82,18 @@ def _env(endpoint: str) -> dict[str, str]:
 
 
 def _segment(name: str) -> tuple[str, int, int]:
-    seg = _storage.split_segment(name)
+    seg = split_segment(name)
     assert seg is not None, name
     return seg
 
 
-def _lister(reader: LogReader) -> _storage.Lister:
-    assert reader._lister is not None
-    return reader._lister
+def _lister(reader: LogReader) -> Lister:
+    assert isinstance(reader.store, ObjectStore)
+    return reader.store.lister
 
 
 def _objects(url: str) -> list[str]:
-    fs, root = _storage.filesystem(url)
+    fs, root = filesystem(url)
     fs.invalidate_cache()
     return sorted(p.rpartition("/")[2] for p in fs.find(root))
 
@@ -131,7 +133,7 @@ def test_a_local_copy_of_a_bucket_reads_as_the_bucket(bucket, tmp_path):
         if step % 100 == 99:
             w.flush()
     w.close()
-    fs, root = _storage.filesystem(f"{bucket}/exp")
+    fs, root = filesystem(f"{bucket}/exp")
     fs.get(root, str(tmp_path / "copy"), recursive=True)
     local = LogReader(str(tmp_path / "copy"))
     remote = LogReader(f"{bucket}/exp")
@@ -275,7 +277,7 @@ def test_tensorboard_and_visualdl2_files_in_a_bucket_are_read_as_from_a_disk(buc
     tb.add_text("note", "**bold**", 3)
     tb.close()
     shutil.copytree(os.path.join(ROOT, "tests", "data", "vdl2", "script"), local / "vdl2")
-    fs, root = _storage.filesystem(f"{bucket}/logs")
+    fs, root = filesystem(f"{bucket}/logs")
     fs.put(str(local), root, recursive=True)
 
     disk, store = LogReader(str(local)), LogReader(f"{bucket}/logs")
@@ -304,7 +306,7 @@ def test_an_object_that_grows_by_being_replaced_is_read_on_from_its_last_offset(
     tb.close()
     (path,) = [p for p in (tmp_path / "tb").iterdir()]
     data = path.read_bytes()
-    fs, root = _storage.filesystem(f"{bucket}/run")
+    fs, root = filesystem(f"{bucket}/run")
     half = len(data) // 2
     fs.pipe_file(f"{root}/{path.name}", data[:half])  # TensorFlow uploads the whole file again at each flush
     reader = LogReader(bucket)
@@ -324,13 +326,13 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     w = LogWriter(f"{bucket}/template", upload_secs=3600)
     w.add_scalar("loss", 1.0, 0)
     w.close()
-    fs, root = _storage.filesystem(bucket)
+    fs, root = filesystem(bucket)
     (template,) = _objects(f"{bucket}/template")
     body = fs.cat_file(f"{root}/template/{template}")
     fs.rm(f"{root}/template", recursive=True)
     old_ms = int((time.time() - 86400) * 1000)
     for i in range(20):
-        fs.pipe_file(f"{root}/old{i:02d}/{_storage.segment_name(old_ms + i, 1, 'vdl.old.vdlog')}", body)
+        fs.pipe_file(f"{root}/old{i:02d}/{segment_name(old_ms + i, 1, 'vdl.old.vdlog')}", body)
     live = LogWriter(f"{bucket}/live", upload_secs=3600)
     live.add_scalar("loss", 0.0, 0)
     live.flush()
@@ -349,8 +351,8 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     assert lister.requests["HEAD"] == before["HEAD"]  # not even for the checkpoint
     assert reader.scalars("live", "loss").steps.tolist() == [0, 1]
     # A full listing (new runs, foreign files) comes after FULL_LIST_SECS_PER_PAGE per page.
-    monkeypatch.setattr(lister, "now", lambda: frozen + _storage.FULL_LIST_SECS_PER_PAGE + 1)
-    fs.pipe_file(f"{root}/new/{_storage.segment_name(old_ms, 1, 'vdl.new.vdlog')}", body)
+    monkeypatch.setattr(lister, "now", lambda: frozen + FULL_LIST_SECS_PER_PAGE + 1)
+    fs.pipe_file(f"{root}/new/{segment_name(old_ms, 1, 'vdl.new.vdlog')}", body)
     reader.poll()
     assert "new" in reader.runs()
     live.close()

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._storage import store as _storage
+from visualdl._storage import open_store
 from visualdl.errors import NotFound
 from visualdl.server._provider import DataProvider
 from visualdl.server._settings import Settings
@@ -87,8 +87,9 @@ _lock = threading.Lock()
 
 def _provider(logdir: str | os.PathLike[str]) -> DataProvider:
     """The cached provider of ``logdir``, polled: what was written since the last call is read."""
-    path = _storage.absolute(os.fspath(logdir))
-    if not _storage.exists(path):
+    store = open_store(logdir)
+    path = store.location
+    if not store.exists():
         raise FileNotFoundError(f"logdir {os.fspath(logdir)!r} does not exist")
     with _lock:
         provider = _providers.get(path)
@@ -549,7 +550,7 @@ def _answers(port: int, timeout: float = 1.0) -> bool:
 def start(logdir: str | os.PathLike[str], port: int | None = None, *, timeout: float = 60.0) -> int:
     """Start ``visualdl --logdir`` in the background (or reuse this kernel's server of the
     same logdir), wait until it answers, and return its port."""
-    path = _storage.absolute(os.fspath(logdir))
+    path = open_store(logdir).location
     for server in list(_servers.values()):
         if server.process.poll() is not None:
             del _servers[server.port]

@@ -26,7 +26,6 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from visualdl._storage.store import open_path
 from visualdl.errors import NotFound, VisualDLError
 from visualdl.server._http.hosts import HostPolicy, host_name
 from visualdl.server._http.openapi import openapi_document
@@ -67,7 +66,7 @@ def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes
     opened and its first chunk read before the response starts, so a file gone since
     its record was checked is still a 404."""
     try:
-        f = open_path(path)
+        f = _provider().open_log(path)
         f.seek(offset)
         first = f.read(min(_CHUNK, length))
     except OSError as e:

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._index.reader import open_blob
 from visualdl._kinds.table import AudioEvent, PrCurveEvent, RocCurveEvent
 from visualdl.errors import InvalidArgument, NotFound, VisualDLError
 from visualdl.server._provider import DataProvider, pick
@@ -51,10 +50,10 @@ def audio_clip(
     provider: DataProvider, *, run: str, tag: str, index: int | None = None, step: int | None = None
 ) -> tuple[str, int, int]:
     """Where the WAV bytes of a clip lie: ``(path, offset, length)``, checked, to stream."""
-    _, events = provider.events(run, "audio", tag)
+    reader, events = provider.events(run, "audio", tag)
     index = pick(events, index, step, "clip", f"{tag!r} in {run!r}")
     try:
-        return open_blob(events[index])
+        return reader.open_blob(events[index])
     except (OSError, VisualDLError) as e:
         raise NotFound(f"clip {index} of {tag!r} in {run!r} cannot be read: {e}") from e
 

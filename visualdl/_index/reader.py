@@ -7,9 +7,7 @@ modules of their own (:mod:`visualdl._index.logreader`, :mod:`~visualdl._index.i
 from __future__ import annotations
 
 from visualdl._index.aggregate import JobSeries
-from visualdl._index.blobs import open_blob
 from visualdl._index.cache import nbytes
-from visualdl._index.discovery import open_log
 from visualdl._index.index import Index, Stream, WriterInfo
 from visualdl._index.logreader import LogReader
 from visualdl._index.polling import PollResult
@@ -25,8 +23,6 @@ __all__ = [
     "ScalarSeries",
     "Stream",
     "WriterInfo",
-    "open_blob",
 ]
 
 _nbytes = nbytes
-_open_log = open_log

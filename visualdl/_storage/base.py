@@ -106,6 +106,12 @@ class Store(abc.ABC):
     def exists(self) -> bool:
         """Whether the logdir exists (a prefix of objects: whether anything is under it)."""
 
+    def listed_exists(self) -> bool:
+        """:meth:`exists` where asking is cheap (a local directory); where it costs a request
+        (objects), as the latest :meth:`list` found it (False before the first), so a
+        server's health answer costs nothing."""
+        return self.exists()
+
     @abc.abstractmethod
     def list(self, wanted: Callable[[str], bool]) -> Listing:
         """The log files under the logdir whose name is ``wanted``, by directory; hidden

@@ -133,6 +133,9 @@ class ObjectStore(Store):
         except FileNotFoundError:
             return False
 
+    def listed_exists(self) -> bool:
+        return self._lister is not None and self._lister.exists()
+
     def list(self, wanted: Callable[[str], bool]) -> Listing:
         self._wanted = wanted
         lister = self.lister
