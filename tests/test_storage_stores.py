@@ -182,6 +182,9 @@ def test_store_lists_logs_by_directory_and_reads_segments_as_one_file(store_url)
         data = f.read()
     assert len(data) == size
     assert (store.source(path) is None) == isinstance(store, LocalStore)
+    # A reader's listing asks no size that costs a call of its own (a local file's stat).
+    unsized = store.list(is_log_file, sizes=False).directories[directory]
+    assert unsized == ({path: -1} if isinstance(store, LocalStore) else {path: size})
 
 
 def test_store_appender_segments_a_log_only_where_files_cannot_grow(store_url):

@@ -51,7 +51,7 @@ class Discovery:
     def discover(self) -> tuple[dict[str, list[str]], dict[str, str]]:
         """Runs and their log files (regular files only), and what could not be listed or read:
         ``({run: [path, ...]}, {path: problem})``. A writer's segments are one log file."""
-        listing = self.store.list(is_log_name)
+        listing = self.store.list(is_log_name, sizes=False)  # each file read is stat'ed as it is read
         found = {self.store.relative(d): list(logs) for d, logs in listing.directories.items()}
         return found, dict(listing.problems)
 

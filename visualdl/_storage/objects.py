@@ -136,7 +136,7 @@ class ObjectStore(Store):
     def listed_exists(self) -> bool:
         return self._lister is not None and self._lister.exists()
 
-    def list(self, wanted: Callable[[str], bool]) -> Listing:
+    def list(self, wanted: Callable[[str], bool], *, sizes: bool = True) -> Listing:
         self._wanted = wanted
         lister = self.lister
         objects, listed = lister.list()
