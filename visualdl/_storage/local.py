@@ -143,6 +143,8 @@ class LocalStore(Store):
         """``{log path: size}`` of a directory's files (-1 unless ``sizes``, but for a
         writer's segments, whose parts are stat'ed to be read), the segments as one log."""
         plain, segments = group_segments(entry.name for entry in files)
+        if not segments and not sizes:  # the common case, once per directory of a poll: no stat
+            return {entry.path: -1 for entry in files}  # in name order already
         by_name = {entry.name: entry for entry in files}
         logs: dict[str, int] = {}
         for name in plain:
