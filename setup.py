@@ -133,7 +133,7 @@ setup(
         "projector": ["scikit-learn>=1.3", "umap-learn>=0.5"],
         # %load_ext visualdl and notebook.display() need IPython; the figures do not.
         "notebook": ["ipython>=8"],
-        # Logdirs in object storage, by protocol (visualdl/_storage/store.py names the one missing).
+        # Logdirs in object storage, by protocol (visualdl/_storage/objects.py names the one missing).
         "s3": ["s3fs>=2024.2"],
         "gcs": ["gcsfs>=2024.2"],
         "azure": ["adlfs>=2024.2"],

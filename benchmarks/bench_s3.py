@@ -144,9 +144,10 @@ def main() -> int:
     os.environ["AWS_ENDPOINT_URL"] = endpoint
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from visualdl import LogReader
-    from visualdl._storage import store as _storage
+    from visualdl._storage import lister as _lister
+    from visualdl._storage.objects import filesystem
 
-    fs, _ = _storage.filesystem("s3://bench")
+    fs, _ = filesystem("s3://bench")
     fs.mkdir("bench")
     calls = 20_000 if args.quick else 200_000
     with tempfile.TemporaryDirectory() as tmp:
@@ -203,9 +204,9 @@ def main() -> int:
     # A server's reload of a job of 1,000 writers in one run: one LIST page per 1,000 keys
     # of the re-listed window (the newest segment minus the clock-skew allowance), each new
     # segment read by one GET, and the full listings.
-    window_keys = 1000 * (_storage.CLOCK_SKEW_SECS + 2.0) / 60.0
+    window_keys = 1000 * (_lister.CLOCK_SKEW_SECS + 2.0) / 60.0
     reader_day = reloads_per_day * (max(1, -(-window_keys // 1000)) * LIST_PRICE) + 1000 * 86400 / 60.0 * GET_PRICE
-    reader_day += 86400 / _storage.FULL_LIST_SECS_PER_PAGE * LIST_PRICE  # full listings: one page per 3 s at most
+    reader_day += 86400 / _lister.FULL_LIST_SECS_PER_PAGE * LIST_PRICE  # full listings: one page per 3 s at most
     figures = {
         "writers": args.writers,
         "seconds": args.seconds,

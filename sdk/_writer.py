@@ -78,7 +78,7 @@ class LogWriter:
             ``runs/<time>_<host><comment>`` like VisualDL and TensorBoard. A URL
             (``s3://bucket/exp/run0``, ``gs://``, ``az://``, ``hdfs://``,
             ``memory://``) writes into object storage: the log is uploaded as
-            immutable segments by the background thread (:mod:`visualdl._storage.store`).
+            immutable segments by the background thread (:mod:`visualdl._storage.objects`).
         comment: suffix of the default logdir.
         max_queue: pending points or records that wake the writer thread early.
         flush_secs: at most this many seconds pass between a call and its data

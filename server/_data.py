@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from visualdl._index.reader import WriterInfo
+from visualdl._index.index import WriterInfo
 
 __all__ = [
     "Health",

@@ -16,19 +16,18 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
 from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
 from visualdl._index.aggregate import JobSeries
-from visualdl._index.blobs import open_blob
 from visualdl._index.cache import ByteCache
 from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, select_range
 from visualdl._index.index import Index, WriterInfo
 from visualdl._index.series import ScalarSeries
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
-from visualdl._storage import store as _storage
+from visualdl._storage import is_url, open_store
 from visualdl.errors import NotFound, VisualDLError
 from visualdl.server._data import (
     Health,
@@ -73,7 +72,7 @@ class _Source:
 
 def _relative(path: str, logdir: str) -> str:
     """``path`` (a file's path or URL) relative to ``logdir``."""
-    if _storage.is_url(logdir):
+    if is_url(logdir):
         return path[len(logdir.rstrip("/")) + 1 :] if path.startswith(logdir.rstrip("/") + "/") else path
     return os.path.relpath(path, logdir)
 
@@ -87,9 +86,8 @@ class DataProvider:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._sources = [
-            _Source(name, _storage.absolute(path), Index(path, load=False)) for name, path in settings.logdirs
-        ]
+        readers = [(name, Index(open_store(path), load=False)) for name, path in settings.logdirs]
+        self._sources = [_Source(name, reader.store.location, reader) for name, reader in readers]
         self._charts: ByteCache[RunScalars] = ByteCache(CHART_CACHE_BYTES, max_entries=256)
         self._lists: ByteCache[tuple[tuple[int, ...], Any, float]] = ByteCache()
         #: How far indexing got, for /api/health and the command line (see :mod:`._reload`).
@@ -359,11 +357,22 @@ class DataProvider:
     ) -> tuple[str, int, int]:
         """Where the PNG of :meth:`read_image` lies: ``(path, offset, length)``, its record's
         checksums checked, so the server streams it from the file instead of holding it."""
-        _, event, index = self._image(run, tag, index, step)
+        reader, event, index = self._image(run, tag, index, step)
         try:
-            return open_blob(event)
+            return reader.open_blob(event)
         except (OSError, VisualDLError) as e:
             raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
+
+    def open_log(self, path: str) -> BinaryIO:
+        """The bytes of a log file by the path a reader gave it (where :meth:`locate_image`
+        says a blob lies), from the store of the logdir that listed it."""
+        errors = []
+        for source in self._sources:
+            try:
+                return source.reader.open_log(path)
+            except OSError as e:  # not this logdir's file
+                errors.append(str(e))
+        raise OSError(f"{path}: cannot be read from any logdir ({'; '.join(errors)})")
 
     def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[Index, ImageEvent, int]:
         reader, events = self.events(run, "images", tag)

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from visualdl._storage.store import is_url
+from visualdl._storage import is_url
 from visualdl.server._hosts import normalise_host_name
 
 __all__ = ["DEFAULT_MAX_POINTS", "MAX_POINTS_LIMIT", "Settings", "check_setting", "parse_logdir_spec"]

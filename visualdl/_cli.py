@@ -101,10 +101,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _exists(logdir: str) -> bool:
     """Whether ``logdir`` exists; a URL whose store's package is missing exits with its install line."""
-    from visualdl._storage.store import exists
+    from visualdl._storage import open_store
 
     try:
-        return exists(logdir)
+        return open_store(logdir).exists()
     except (ImportError, ValueError) as e:  # a store's package missing, an unknown protocol
         print(f"visualdl: error: {e}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -45,7 +45,7 @@ from typing import Any
 
 from visualdl._notebook.figures import histograms, images, scalars
 from visualdl._notebook.style import _PALETTE, STYLE, _alpha, _color, _effective_weight, smooth
-from visualdl._storage import store as _storage
+from visualdl._storage import open_store
 
 __all__ = ["display", "histograms", "images", "list_servers", "scalars", "smooth", "start", "stop"]
 
@@ -85,7 +85,7 @@ def _answers(port: int, timeout: float = 1.0) -> bool:
 def start(logdir: str | os.PathLike[str], port: int | None = None, *, timeout: float = 60.0) -> int:
     """Start ``visualdl --logdir`` in the background (or reuse this kernel's server of the
     same logdir), wait until it answers, and return its port."""
-    path = _storage.absolute(os.fspath(logdir))
+    path = open_store(logdir).location
     for server in list(_servers.values()):
         if server.process.poll() is not None:
             del _servers[server.port]

@@ -8,11 +8,11 @@ bytes name, so a huge image costs no more memory per request than a chunk.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 
 from flask import Response
 
-from visualdl._storage.store import open_path
 from visualdl.errors import NotFound
 
 __all__ = ["streamed"]
@@ -31,12 +31,12 @@ _MEDIA_TYPES = (
 )
 
 
-def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes]]:
+def _file_span(open_log: Callable[[str], BinaryIO], path: str, offset: int, length: int) -> tuple[str, Iterator[bytes]]:
     """The media type and ``length`` bytes of ``path`` from ``offset``, a chunk at a time;
     opened and its first chunk read before the response starts, so a file gone since
     its record was checked is still a 404."""
     try:
-        f = open_path(path)
+        f = open_log(path)
         f.seek(offset)
         first = f.read(min(_CHUNK, length))
     except OSError as e:
@@ -59,10 +59,11 @@ def _file_span(path: str, offset: int, length: int) -> tuple[str, Iterator[bytes
     return kind, chunks()
 
 
-def streamed(path: str, offset: int, length: int) -> Response:
+def streamed(open_log: Callable[[str], BinaryIO], path: str, offset: int, length: int) -> Response:
     """A blob streamed from its log file a chunk at a time: a huge image or clip costs no
-    more memory per request than a chunk, however many clients ask for it at once."""
-    mimetype, body = _file_span(path, offset, length)
+    more memory per request than a chunk, however many clients ask for it at once.
+    ``open_log`` opens the file by its path in the store that listed it."""
+    mimetype, body = _file_span(open_log, path, offset, length)
     response = Response(body, mimetype=mimetype, direct_passthrough=True)
     response.headers["Content-Length"] = str(length)
     response.headers["Cache-Control"] = "private, max-age=3600"

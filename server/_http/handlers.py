@@ -83,12 +83,12 @@ def _image(q: Query) -> Response:
         path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], step=q["step"])
     else:
         path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], index=q["index"])
-    return streamed(path, offset, length)
+    return streamed(_provider().open_log, path, offset, length)
 
 
 def _audio_clip(q: Query) -> Response:
     where = {"step": q["step"]} if q["step"] is not None else {"index": q["index"]}
-    return streamed(*audio_clip(_provider(), run=q["run"], tag=q["tag"], **where))
+    return streamed(_provider().open_log, *audio_clip(_provider(), run=q["run"], tag=q["tag"], **where))
 
 
 def _curves(q: Query) -> Any:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from visualdl._index.reader import open_blob
 from visualdl._kinds.table import AudioEvent
 from visualdl.errors import NotFound, VisualDLError
 from visualdl.server._provider import DataProvider, pick
@@ -40,9 +39,9 @@ def audio_clip(
     provider: DataProvider, *, run: str, tag: str, index: int | None = None, step: int | None = None
 ) -> tuple[str, int, int]:
     """Where the WAV bytes of a clip lie: ``(path, offset, length)``, checked, to stream."""
-    events = provider.read_events(run=run, kind="audio", tag=tag)
+    reader, events = provider.events(run, "audio", tag)
     index = pick(events, index, step, "clip", f"{tag!r} in {run!r}")
     try:
-        return open_blob(events[index])
+        return reader.open_blob(events[index])
     except (OSError, VisualDLError) as e:
         raise NotFound(f"clip {index} of {tag!r} in {run!r} cannot be read: {e}") from e

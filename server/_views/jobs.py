@@ -1,6 +1,6 @@
 """The job page: who is alive, who restarted, who is slow, how far apart the trainers are. Pure.
 
-Built from :meth:`visualdl._index.reader.LogReader.progress`: per log file its writer's header
+Built from :meth:`visualdl._index.logreader.LogReader.progress`: per log file its writer's header
 (role, rank, attempt, start time, footer) and its progress trace, one ``(wall time,
 highest step so far)`` entry per scalar record (about one per flush). Nothing here
 reads points, so a job of 1,000 ranks costs a few thousand small numpy calls.
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._index.reader import WriterInfo
+from visualdl._index.index import WriterInfo
 
 __all__ = ["job_answer", "job_overview"]
 

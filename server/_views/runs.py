@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from visualdl._index.reader import WriterInfo
+from visualdl._index.index import WriterInfo
 from visualdl.server._data import Kind, Run
 
 __all__ = ["KindsAnswer", "RunsAnswer", "kinds_answer", "runs_answer"]

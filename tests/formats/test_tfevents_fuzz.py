@@ -11,8 +11,8 @@ import numpy as np
 from kit.requirements import require
 from PIL import Image
 
+from visualdl import LogReader
 from visualdl._formats.framing import frame
-from visualdl._index.reader import LogReader
 from visualdl.errors import LogFormatError
 
 try:

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from test_tfevents_reader import WRITERS, TorchWriter, XWriter  # the real writers, required
 
+from visualdl import LogReader
 from visualdl._formats import framing as _framing
-from visualdl._index.reader import LogReader, open_blob
 from visualdl._kinds.table import HPARAMS_TAG, SCALAR_LAYOUT_TAG, LayoutCategory, LayoutChart, ScalarLayoutEvent
 from visualdl.proto import tb
 
@@ -64,7 +64,7 @@ def test_tfevents_audio_is_the_wav_torch_wrote(tmp_path):
             ev.wall_time, 16000, value.audio.num_channels, value.audio.length_frames, len(wav),
         )  # fmt: skip
         assert reader.read_blob(event) == wav
-        path, offset, length = open_blob(event)
+        path, offset, length = reader.open_blob(event)
         with open(path, "rb") as f:
             f.seek(offset)
             assert f.read(length) == wav

@@ -13,7 +13,7 @@ import pytest
 from kit.requirements import require
 from PIL import Image
 
-from visualdl._index.reader import LogReader
+from visualdl import LogReader
 
 try:
     from tensorboardX import SummaryWriter as XWriter

@@ -11,8 +11,8 @@ import pytest
 from kit.requirements import require
 from PIL import Image
 
+from visualdl import LogReader
 from visualdl._formats.framing import frame
-from visualdl._index.reader import LogReader
 
 try:
     from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2

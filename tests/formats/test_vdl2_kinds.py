@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from kit.paths import DATA
 
+from visualdl import LogReader
 from visualdl._formats.vdl2 import decode as _vdl2
-from visualdl._index.reader import LogReader, open_blob
 from visualdl._kinds.table import HPARAMS_TAG
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
@@ -88,7 +88,7 @@ def test_vdl2_audio_is_the_wav_written(reader):
         r["sample_rate"], r["num_channels"], r["length_frames"], len(wav),
     )  # fmt: skip
     assert reader.read_blob(event) == wav
-    path, offset, length = open_blob(event)
+    path, offset, length = reader.open_blob(event)
     with open(path, "rb") as f:
         f.seek(offset)
         assert f.read(length) == wav
@@ -109,7 +109,7 @@ def test_vdl2_embeddings_are_the_rows_written(reader):
     (passed,) = _passed("embeddings")
     assert vectors.tolist() == np.array(passed["mat"], np.float32).tolist()
     with pytest.raises(LogFormatError):  # no one span to stream: read_blob gathers the rows
-        open_blob(event)
+        reader.open_blob(event)
 
 
 def test_vdl2_hparams_keep_their_types(reader):

@@ -18,14 +18,15 @@ from kit.paths import DATA
 from kit.requirements import require
 from PIL import Image
 
+from visualdl import LogReader
 from visualdl._cli import summarise
 from visualdl._formats import framebatch as _framebatch
 from visualdl._formats.vdl2 import decode as _vdl2
 from visualdl._index import polling as _reader
 from visualdl._index import tail as _tail
 from visualdl._index.discovery import open_log
-from visualdl._index.reader import LogReader, open_blob
 from visualdl._kinds.table import ScalarBlock
+from visualdl._storage import LocalStore
 
 try:
     from tensorboardX import SummaryWriter as XWriter
@@ -158,7 +159,7 @@ def test_vdl2_image_bytes_are_the_files_and_read_from_it(reader):
     for tag in reader.tags("kinds")["images"]:
         for event in reader.images("kinds", tag):
             assert isinstance(event.ref, _vdl2.ValueRef)
-            path, offset, length = open_blob(event)
+            path, offset, length = reader.open_blob(event)
             with open(path, "rb") as f:
                 data = f.read()
             payload = data[
@@ -177,7 +178,7 @@ def test_vdl2_image_changed_on_disk_is_a_format_error(tmp_path):
     (path,) = [w.path for w in reader.writers("kinds")]
     with open(path, "rb") as f:
         data = bytearray(f.read())
-    _, offset, _ = open_blob(event)
+    _, offset, _ = reader.open_blob(event)
     data[offset : offset + 4] = b"GIF8"
     with open(path, "wb") as f:
         f.write(data)
@@ -375,7 +376,7 @@ def test_vdl2_a_file_cut_anywhere_is_read_whole_once_complete(tmp_path, run):
     for cut in sorted({*range(0, len(data) + 1, 5), *near, len(data)} & set(range(len(data) + 1))):
         with open(path, "wb") as f:
             f.write(data[:cut])
-        logfile = open_log(path)
+        logfile = open_log(path, LocalStore(str(tmp_path)))
         first = _frames(logfile.read())
         assert [o for o, _ in first] == [o for o, p in whole if o + 8 + len(p) <= cut], cut
         with open(path, "ab") as f:

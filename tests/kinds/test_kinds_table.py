@@ -23,7 +23,6 @@ from visualdl import LogReader, LogWriter
 from visualdl._formats.table import FORMATS, format_of
 from visualdl._formats.tfevents import decode as _tfevents
 from visualdl._formats.vdl2 import decode as _vdl2
-from visualdl._index.reader import open_blob
 from visualdl._kinds.table import (
     BLOB_KIND,
     HPARAMS_TAG,
@@ -262,7 +261,7 @@ def test_formats_name_decode_and_find_a_blob(tmp_path, fmt):
     assert {w.format for w in reader.writers("run")} == {fmt.name}
     tag = reader.tags("run")["images"][0]
     event = reader.images("run", tag)[0]
-    path, offset, length = open_blob(event)
+    path, offset, length = reader.open_blob(event)
     with open(path, "rb") as f:
         f.seek(offset)
         blob = f.read(length)

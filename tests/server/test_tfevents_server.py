@@ -10,7 +10,7 @@ import pytest
 from kit.apps import build_app
 from kit.requirements import require
 
-from visualdl._index.reader import LogReader
+from visualdl import LogReader
 
 try:
     from tensorboardX import SummaryWriter as XWriter

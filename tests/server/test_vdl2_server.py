@@ -15,8 +15,8 @@ import pytest
 from kit.apps import build_app
 from kit.paths import DATA
 
+from visualdl import LogReader
 from visualdl._formats.vdl2 import decode as _vdl2
-from visualdl._index.reader import LogReader
 
 DATA = os.path.join(DATA, "vdl2")
 LOGDIR = os.path.join(DATA, "logdir")

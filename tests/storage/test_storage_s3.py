@@ -1,6 +1,6 @@
 """Logdirs in object storage, against a real S3 API server on loopback (moto's) through s3fs.
 
-Writers upload immutable segments (``visualdl/_storage/store.py``); the reader, the server,
+Writers upload immutable segments (``visualdl/_storage/objects.py``); the reader, the server,
 ``--inspect`` and the notebook take ``s3://`` URLs unchanged; TensorBoard's and
 VisualDL 2's files placed in a bucket are read as from a disk.
 """
@@ -8,7 +8,6 @@ VisualDL 2's files placed in a bucket are read as from a disk.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import signal
@@ -23,53 +22,14 @@ import numpy as np
 import pytest
 from kit.paths import DATA, ROOT
 from kit.requirements import require
+from kit.s3 import CREDENTIALS
 from kit.waiting import wait_until
 
 from visualdl import LogReader, LogWriter
-from visualdl._storage import store as _storage
+from visualdl._storage.lister import FULL_LIST_SECS_PER_PAGE, Lister
+from visualdl._storage.objects import ObjectStore, filesystem
+from visualdl._storage.segments import segment_name, split_segment
 from visualdl.sdk._sink import Sink
-
-moto_server: Any = None
-try:
-    import s3fs  # noqa: F401
-    from moto import server as moto_server
-except ImportError:  # pragma: no cover - the test extra installs both
-    pass
-require(moto_server is not None, "moto and s3fs", "pip install -e '.[test]'")
-
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
-
-
-@pytest.fixture(scope="module")
-def s3():
-    """An S3 API server on 127.0.0.1, found through the standard AWS_ENDPOINT_URL."""
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    saved = {k: os.environ.get(k) for k in [*CREDENTIALS, "AWS_ENDPOINT_URL"]}
-    os.environ.update(CREDENTIALS, AWS_ENDPOINT_URL=f"http://{host}:{port}")
-    _storage._instances.clear()
-    yield f"http://{host}:{port}"
-    server.stop()
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-    _storage._instances.clear()
-
-
-_buckets = iter(range(1_000_000))
-
-
-@pytest.fixture
-def bucket(s3):
-    """A fresh bucket: ``s3://name``."""
-    fs, _ = _storage.filesystem("s3://x")
-    name = f"bucket{next(_buckets)}"
-    fs.mkdir(name)
-    return f"s3://{name}"
 
 
 def _env(endpoint: str) -> dict[str, str]:
@@ -80,18 +40,18 @@ def _env(endpoint: str) -> dict[str, str]:
 
 
 def _segment(name: str) -> tuple[str, int, int]:
-    seg = _storage.split_segment(name)
+    seg = split_segment(name)
     assert seg is not None, name
     return seg
 
 
-def _lister(reader: LogReader) -> _storage.Lister:
-    assert reader._lister is not None
-    return reader._lister
+def _lister(reader: LogReader) -> Lister:
+    assert isinstance(reader.store, ObjectStore)
+    return reader.store.lister
 
 
 def _objects(url: str) -> list[str]:
-    fs, root = _storage.filesystem(url)
+    fs, root = filesystem(url)
     fs.invalidate_cache()
     return sorted(p.rpartition("/")[2] for p in fs.find(root))
 
@@ -131,7 +91,7 @@ def test_a_local_copy_of_a_bucket_reads_as_the_bucket(bucket, tmp_path):
         if step % 100 == 99:
             w.flush()
     w.close()
-    fs, root = _storage.filesystem(f"{bucket}/exp")
+    fs, root = filesystem(f"{bucket}/exp")
     fs.get(root, str(tmp_path / "copy"), recursive=True)
     local = LogReader(str(tmp_path / "copy"))
     remote = LogReader(f"{bucket}/exp")
@@ -277,7 +237,7 @@ def test_tensorboard_and_visualdl2_files_in_a_bucket_are_read_as_from_a_disk(buc
     tb.add_text("note", "**bold**", 3)
     tb.close()
     shutil.copytree(os.path.join(DATA, "vdl2", "script"), local / "vdl2")
-    fs, root = _storage.filesystem(f"{bucket}/logs")
+    fs, root = filesystem(f"{bucket}/logs")
     fs.put(str(local), root, recursive=True)
 
     disk, store = LogReader(str(local)), LogReader(f"{bucket}/logs")
@@ -306,7 +266,7 @@ def test_an_object_that_grows_by_being_replaced_is_read_on_from_its_last_offset(
     tb.close()
     (path,) = [p for p in (tmp_path / "tb").iterdir()]
     data = path.read_bytes()
-    fs, root = _storage.filesystem(f"{bucket}/run")
+    fs, root = filesystem(f"{bucket}/run")
     half = len(data) // 2
     fs.pipe_file(f"{root}/{path.name}", data[:half])  # TensorFlow uploads the whole file again at each flush
     reader = LogReader(bucket)
@@ -326,13 +286,13 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     w = LogWriter(f"{bucket}/template", upload_secs=3600)
     w.add_scalar("loss", 1.0, 0)
     w.close()
-    fs, root = _storage.filesystem(bucket)
+    fs, root = filesystem(bucket)
     (template,) = _objects(f"{bucket}/template")
     body = fs.cat_file(f"{root}/template/{template}")
     fs.rm(f"{root}/template", recursive=True)
     old_ms = int((time.time() - 86400) * 1000)
     for i in range(20):
-        fs.pipe_file(f"{root}/old{i:02d}/{_storage.segment_name(old_ms + i, 1, 'vdl.old.vdlog')}", body)
+        fs.pipe_file(f"{root}/old{i:02d}/{segment_name(old_ms + i, 1, 'vdl.old.vdlog')}", body)
     live = LogWriter(f"{bucket}/live", upload_secs=3600)
     live.add_scalar("loss", 0.0, 0)
     live.flush()
@@ -351,8 +311,8 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     assert lister.requests["HEAD"] == before["HEAD"]  # not even for the checkpoint
     assert reader.scalars("live", "loss").steps.tolist() == [0, 1]
     # A full listing (new runs, foreign files) comes after FULL_LIST_SECS_PER_PAGE per page.
-    monkeypatch.setattr(lister, "now", lambda: frozen + _storage.FULL_LIST_SECS_PER_PAGE + 1)
-    fs.pipe_file(f"{root}/new/{_storage.segment_name(old_ms, 1, 'vdl.new.vdlog')}", body)
+    monkeypatch.setattr(lister, "now", lambda: frozen + FULL_LIST_SECS_PER_PAGE + 1)
+    fs.pipe_file(f"{root}/new/{segment_name(old_ms, 1, 'vdl.new.vdlog')}", body)
     reader.poll()
     assert "new" in reader.runs()
     live.close()

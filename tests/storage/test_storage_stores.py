@@ -15,7 +15,6 @@ import time
 import numpy as np
 import pytest
 from PIL import Image
-from test_storage_s3 import bucket, s3  # noqa: F401 - fixtures: the S3 server and a fresh bucket
 
 from visualdl import LogReader, LogWriter, notebook
 from visualdl._formats.vdlog.logformat import is_log_file
@@ -86,7 +85,66 @@ def test_store_roundtrip_runs_are_directories_and_the_logdir_is_one(store_url):
         w.add_scalar("x", 1.0, 0)
     store = open_store(store_url)
     assert sorted(store.relative(d) for d in store.list(is_log_file).directories) == [".", "a", "b/c"]
-    assert {"a", "b/c"} <= set(LogReader(store_url).runs())
+    assert LogReader(store_url).runs() == [".", "a", "b/c"]
+
+
+def test_store_reader_a_logdir_that_is_one_run_reads_as_run_dot(store_url):
+    """Logs at the logdir itself (at a bucket prefix as on a disk) are the run ``.``."""
+    with _writer(store_url) as w:
+        w.add_scalar("x", 1.0, 0)
+    reader = LogReader(store_url)
+    assert reader.runs() == ["."]
+    assert reader.scalars(".", "x").values.tolist() == [1.0]
+
+
+def test_store_reader_index_takes_a_store_and_reads_through_it(store_url):
+    """An image blob is located and streamed through the index's own store; a second
+    index over the same logdir keeps its own listing (no registry shared by readers)."""
+    from visualdl._index.index import Index
+
+    pixels = np.full((3, 2, 3), 7, dtype=np.uint8)
+    w = _writer(f"{store_url}/run")
+    w.add_image("img", pixels, 0)
+    w.add_scalar("loss", 1.0, 0)
+    w.flush()
+    store = open_store(store_url)
+    index = Index(store, load=True)
+    assert index.store is store and index.logdir == store.logdir
+    assert index.runs() == ["run"]
+    assert index.tags("run")["images"] == ["img"] and index.tags("run")["scalars"] == ["loss"]
+    (image,) = index.images("run", "img")
+    path, offset, length = index.open_blob(image)
+    with index.open_log(path) as f:
+        f.seek(offset)
+        png = f.read(length)
+    assert png == index.read_blob(image)
+    assert np.asarray(Image.open(io.BytesIO(png))).tolist() == pixels.tolist()
+    other = LogReader(store_url)
+    assert other.store is not store and other.read_blob(other.images("run", "img")[0]) == png
+    w.add_scalar("loss", 2.0, 1)
+    w.add_image("img", pixels, 1)
+    w.close()
+    assert index.poll().new_records > 0
+    assert index.scalars("run", "loss").values.tolist() == [1.0, 2.0]
+    assert [e.step for e in index.images("run", "img")] == [0, 1]
+    assert index.read_blob(index.images("run", "img")[1]) == png
+
+
+def test_store_reader_exists_asks_the_store_nothing_after_a_listing(store_url, monkeypatch):
+    """The server's health answer (``Index.exists``) costs an object store no request: it is
+    what the latest listing found."""
+    with _writer(f"{store_url}/run") as w:
+        w.add_scalar("x", 1.0, 0)
+    reader = LogReader(store_url, load=False)
+    if isinstance(reader.store, ObjectStore):
+        assert not reader.exists()  # nothing listed yet
+
+        def asked() -> bool:
+            raise AssertionError("exists() sent a request")
+
+        monkeypatch.setattr(reader.store, "exists", asked)
+    reader.poll()
+    assert reader.exists()
 
 
 def test_store_roundtrip_an_explicit_file_name_is_appended_to(store_url):
@@ -123,6 +181,9 @@ def test_store_lists_logs_by_directory_and_reads_segments_as_one_file(store_url)
         data = f.read()
     assert len(data) == size
     assert (store.source(path) is None) == isinstance(store, LocalStore)
+    # A reader's listing asks no size that costs a call of its own (a local file's stat).
+    unsized = store.list(is_log_file, sizes=False).directories[directory]
+    assert unsized == ({path: -1} if isinstance(store, LocalStore) else {path: size})
 
 
 def test_store_appender_segments_a_log_only_where_files_cannot_grow(store_url):

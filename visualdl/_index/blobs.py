@@ -3,7 +3,8 @@ a model, a clip or embedding vectors from, long after the record was read.
 
 The record is read again and checked as its format can (it may have been truncated or
 rewritten since), then the format says where the blob lies in it; no format is named
-here. The index opens the files; the formats only see their bytes.
+here. The files are opened through the store that listed them (the index's); the
+formats only see their bytes.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 from visualdl._formats.format import Format
 from visualdl._formats.table import format_of
 from visualdl._kinds.table import AudioEvent, EmbeddingsEvent, GraphEvent, ImageEvent
-from visualdl._storage import store as _storage
+from visualdl._storage import Store
 from visualdl.errors import LogFormatError
 
 __all__ = ["format_of_path", "open_blob", "read_gathered"]
@@ -27,11 +28,12 @@ def format_of_path(path: str) -> Format:
     return fmt
 
 
-def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> tuple[str, int, int]:
+def open_blob(store: Store, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> tuple[str, int, int]:
     """Where the PNG bytes of an image event, the model bytes of a graph event, the WAV
     bytes of an audio event or the vectors of an embeddings event lie:
-    ``(path, offset, length)``, to be read from the file (or streamed) by the caller;
-    what :meth:`LogReader.read_blob` reads, without holding it all in memory.
+    ``(path, offset, length)``, to be read from the file (``store.open(path)``, the store
+    that listed it) or streamed by the caller; what :meth:`LogReader.read_blob` reads,
+    without holding it all in memory.
 
     The record is checked first as its format can (``Format.check_record``: both
     checksums, streamed a chunk at a time, where the format has them; else its length,
@@ -42,7 +44,7 @@ def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> 
     """
     ref = event.ref
     fmt = format_of_path(ref.path)
-    f = _storage.open_path(ref.path)
+    f = store.open(ref.path)
     with f:
         length = fmt.check_record(f, ref.path, ref.offset)
         start = ref.offset + fmt.head_size
@@ -58,10 +60,10 @@ def open_blob(event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> 
     return ref.path, start + at, size
 
 
-def read_gathered(fmt: Format, event: EmbeddingsEvent) -> bytes:
+def read_gathered(store: Store, fmt: Format, event: EmbeddingsEvent) -> bytes:
     """The blob of an event that is no one span of its record, from its record read again."""
     ref = event.ref
-    f = _storage.open_path(ref.path)
+    f = store.open(ref.path)
     with f:
         length = fmt.check_record(f, ref.path, ref.offset)
         f.seek(ref.offset + fmt.head_size)

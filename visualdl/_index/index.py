@@ -24,7 +24,7 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
@@ -50,7 +50,7 @@ from visualdl._kinds.table import (
     ScalarLayoutEvent,
     TextEvent,
 )
-from visualdl._storage import store as _storage
+from visualdl._storage import Store, open_store
 from visualdl.errors import LogFormatError, NotFound
 
 __all__ = ["Index", "Stream", "WriterInfo"]
@@ -91,12 +91,13 @@ class WriterInfo:
 class Index(Poller):
     """The queries over a logdir's index (its reading: :class:`~visualdl._index.polling.Poller`).
 
-    ``Index(logdir)`` reads nothing until :meth:`poll` (``load=True``: at once).
+    ``Index(store)`` (or ``Index(logdir)``: its store made by
+    :func:`~visualdl._storage.open_store`) reads nothing until :meth:`poll` (``load=True``: at once).
     Thread-safe: one thread may poll while others query.
     """
 
-    def __init__(self, logdir: str | os.PathLike[str], *, load: bool = False) -> None:
-        super().__init__(logdir)
+    def __init__(self, logdir: Store | str | os.PathLike[str], *, load: bool = False) -> None:
+        super().__init__(logdir if isinstance(logdir, Store) else open_store(logdir))
         if load:
             self.poll()
 
@@ -127,11 +128,6 @@ class Index(Poller):
         deadline = time.monotonic() + timeout
         while any(f.busy for f in list(state.files.values())) and time.monotonic() < deadline:
             time.sleep(0.002)  # the poll's threads read them now
-
-    @property
-    def _lister(self) -> _storage.Lister | None:
-        """The listing of a logdir in a store (None: a local logdir)."""
-        return self._discovery.lister
 
     def exists(self) -> bool:
         """Whether the logdir exists (as the latest listing of a store found it: no request)."""
@@ -328,15 +324,26 @@ class Index(Poller):
         of an audio event, the vectors of an embeddings event (float32, row after row)."""
         fmt = format_of_path(event.ref.path)
         if fmt.scattered(event):
-            return read_gathered(fmt, cast(EmbeddingsEvent, event))
-        path, offset, length = open_blob(event)
-        f = _storage.open_path(path)
+            return read_gathered(self.store, fmt, cast(EmbeddingsEvent, event))
+        path, offset, length = self.open_blob(event)
+        f = self.store.open(path)
         with f:
             f.seek(offset)
             data = f.read(length)
         if len(data) != length:
             raise LogFormatError("record is gone (file truncated)", event.ref.path, event.ref.offset)
         return data
+
+    def open_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> tuple[str, int, int]:
+        """Where the blob of ``event`` lies, its record checked: ``(path, offset, length)``
+        (:func:`visualdl._index.blobs.open_blob`), for a caller that streams it from
+        :meth:`open_log` instead of holding it (:meth:`read_blob`)."""
+        return open_blob(self.store, event)
+
+    def open_log(self, path: str) -> BinaryIO:
+        """The bytes of a log file of this logdir, by the path the index gave it (a
+        writer's segments read as one file); ``OSError`` when it cannot be read."""
+        return self.store.open(path)
 
     def writers(self, run: str) -> list[WriterInfo]:
         """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""

@@ -4,8 +4,8 @@
 and :meth:`Poller.poll` brings it up to date; the queries over it are
 :class:`visualdl._index.index.Index`'s.
 
-The thread model. One poll runs at a time (``_poll_lock``). It lists the logdir
-(:class:`~visualdl._index.discovery.Discovery`) and, under the index lock, drops runs and
+The thread model. One poll runs at a time (``_poll_lock``). It lists the logdir through
+its store (:class:`~visualdl._index.discovery.Discovery`) and, under the index lock, drops runs and
 files that are gone and makes the list of files to read. The files are then read and
 decoded *outside* the index lock, so that queries go on meanwhile, by up to
 :data:`READ_THREADS` daemon threads that take files from one shared deque (``_jobs``,
@@ -44,6 +44,7 @@ from visualdl._index.runs import CACHE_BYTES, Progress, Run, series_of, split_bl
 from visualdl._index.series import Series, SpillFile
 from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import ScalarBlock
+from visualdl._storage import Store
 
 __all__ = [
     "FOREIGN_ROUND_BYTES",
@@ -107,10 +108,13 @@ class Poller:
     Thread-safe: one thread may poll while others read the state under ``_lock``.
     """
 
-    def __init__(self, logdir: str | os.PathLike[str]) -> None:
+    def __init__(self, store: Store) -> None:
+        #: Where the logdir is: what lists it and opens its files.
+        self.store = store
+        #: The logdir as it was named (a local path, or a URL).
+        self.logdir = store.logdir
         #: Which runs and files the logdir holds, and what could not be listed.
-        self._discovery = Discovery(os.fspath(logdir))
-        self.logdir = self._discovery.logdir
+        self._discovery = Discovery(store)
         self._runs: dict[str, Run] = {}
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
@@ -161,7 +165,7 @@ class Poller:
                             self._forget(state, path)
                             logfile = None
                         if logfile is None:
-                            logfile = state.files[path] = open_log(path, self._discovery.sources.get(path))
+                            logfile = state.files[path] = open_log(path, self.store)
                         if status != "same":
                             todo.append((state, logfile))
             result = self._read_files(todo, progress)

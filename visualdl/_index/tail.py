@@ -28,6 +28,7 @@ from visualdl._formats.format import Decoder, Format, Framing
 from visualdl._formats.framebatch import Batch
 from visualdl._formats.vdlog.format import VDLOG
 from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
+from visualdl._storage.local import open_regular
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
@@ -59,37 +60,6 @@ class Problem:
     message: str
 
 
-def _what(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    return "not a regular file"
-
-
-def open_regular(path: str) -> tuple[BinaryIO, os.stat_result]:
-    """``path`` opened for reading, and its stat; ``OSError`` unless it is a regular file.
-
-    Opened non-blocking and checked on the open descriptor: a FIFO (or a file replaced
-    by one after it was found) never blocks the caller.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{_what(st.st_mode)}, not a regular file")
-        f = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-    return f, st
-
-
 def _cost(record: Any, nbytes: int) -> int:
     """Roughly what a record takes in memory once decoded (scalar columns inflate)."""
     if not isinstance(record, pb.Record):
@@ -110,7 +80,7 @@ class LogFile:
     bytes (the ``scan`` and ``claimed_end`` of :mod:`visualdl._formats.framing`, or alike);
     :attr:`decoder` is this file's decoder, which keeps what it learned of the writer.
     ``source`` gives the bytes of a file that is not one local file (an object in a
-    store, a writer's segments: :class:`visualdl._storage.store.PartsSource`).
+    store, a writer's segments: :class:`visualdl._storage.parts.PartsSource`, from the store that listed it).
     """
 
     __slots__ = (

@@ -25,7 +25,7 @@ from visualdl._notebook.style import (
     _relative_unit,
     smooth,
 )
-from visualdl._storage import store as _storage
+from visualdl._storage import open_store
 from visualdl.errors import NotFound
 from visualdl.server._data import Line, RoleLine, RunScalars
 from visualdl.server._provider import DataProvider
@@ -39,8 +39,9 @@ _lock = threading.Lock()
 
 def _provider(logdir: str | os.PathLike[str]) -> DataProvider:
     """The cached provider of ``logdir``, polled: what was written since the last call is read."""
-    path = _storage.absolute(os.fspath(logdir))
-    if not _storage.exists(path):
+    store = open_store(logdir)
+    path = store.location
+    if not store.exists():
         raise FileNotFoundError(f"logdir {os.fspath(logdir)!r} does not exist")
     with _lock:
         provider = _providers.get(path)

@@ -106,11 +106,21 @@ class Store(abc.ABC):
     def exists(self) -> bool:
         """Whether the logdir exists (a prefix of objects: whether anything is under it)."""
 
+    def listed_exists(self) -> bool:
+        """:meth:`exists` where asking is cheap (a local directory); where it costs a request
+        (objects), as the latest :meth:`list` found it (False before the first), so a
+        server's health answer costs nothing."""
+        return self.exists()
+
     @abc.abstractmethod
-    def list(self, wanted: Callable[[str], bool]) -> Listing:
+    def list(self, wanted: Callable[[str], bool], *, sizes: bool = True) -> Listing:
         """The log files under the logdir whose name is ``wanted``, by directory; hidden
         names (``.x``) are skipped. Each log's parts are kept for :meth:`open` and
-        :meth:`stat` until the next listing."""
+        :meth:`stat` until the next listing.
+
+        ``sizes=False``: a size that would cost a request or a system call of its own (a
+        local file's ``stat``) is not asked and listed as -1; a reader that stats only the
+        files it reads lists a logdir of 10,000 finished runs at the cost of the listing."""
 
     @abc.abstractmethod
     def source(self, path: str) -> PartsSource | None:

@@ -88,7 +88,7 @@ class LocalStore(Store):
     def exists(self) -> bool:
         return os.path.isdir(self.logdir)
 
-    def list(self, wanted: Callable[[str], bool]) -> Listing:
+    def list(self, wanted: Callable[[str], bool], *, sizes: bool = True) -> Listing:
         listing = Listing()
         sources: dict[str, PartsSource] = {}
         if os.path.isdir(self.logdir):
@@ -98,7 +98,7 @@ class LocalStore(Store):
                 files, subdirs = self._entries(dirpath, wanted, listing.problems)
                 stack.extend(reversed(subdirs))
                 if files:
-                    listing.directories[dirpath] = self._group(dirpath, files, sources, listing.problems)
+                    listing.directories[dirpath] = self._group(dirpath, files, sources, listing.problems, sizes)
         self._sources = sources
         return listing
 
@@ -138,14 +138,18 @@ class LocalStore(Store):
         files: builtins.list[os.DirEntry[str]],
         sources: dict[str, PartsSource],
         problems: dict[str, str],
+        sizes: bool,
     ) -> dict[str, int]:
-        """``{log path: size}`` of a directory's files, a writer's segments as one log."""
+        """``{log path: size}`` of a directory's files (-1 unless ``sizes``, but for a
+        writer's segments, whose parts are stat'ed to be read), the segments as one log."""
         plain, segments = group_segments(entry.name for entry in files)
+        if not segments and not sizes:  # the common case, once per directory of a poll: no stat
+            return {entry.path: -1 for entry in files}  # in name order already
         by_name = {entry.name: entry for entry in files}
         logs: dict[str, int] = {}
         for name in plain:
             try:
-                logs[by_name[name].path] = by_name[name].stat().st_size
+                logs[by_name[name].path] = by_name[name].stat().st_size if sizes else -1
             except OSError as e:
                 problems[by_name[name].path] = f"cannot read: {e.strerror or e}"
         for log_name, names in segments.items():

@@ -133,7 +133,10 @@ class ObjectStore(Store):
         except FileNotFoundError:
             return False
 
-    def list(self, wanted: Callable[[str], bool]) -> Listing:
+    def listed_exists(self) -> bool:
+        return self._lister is not None and self._lister.exists()
+
+    def list(self, wanted: Callable[[str], bool], *, sizes: bool = True) -> Listing:
         self._wanted = wanted
         lister = self.lister
         objects, listed = lister.list()

@@ -1,0 +1,56 @@
+"""The storage tests' shared kit: an S3 API server on loopback (moto's) and fresh buckets.
+
+The fixtures are here, not in a test module, so that every storage test takes them by name.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import pytest
+from kit.requirements import require
+from kit.s3 import CREDENTIALS
+
+from visualdl._storage.objects import _instances, filesystem
+
+moto_server: Any = None
+try:
+    import s3fs  # noqa: F401
+    from moto import server as moto_server
+except ImportError:  # pragma: no cover - the test extra installs both
+    pass
+require(moto_server is not None, "moto and s3fs", "pip install -e '.[test]'")
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """An S3 API server on 127.0.0.1, found through the standard AWS_ENDPOINT_URL."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    saved = {k: os.environ.get(k) for k in [*CREDENTIALS, "AWS_ENDPOINT_URL"]}
+    os.environ.update(CREDENTIALS, AWS_ENDPOINT_URL=f"http://{host}:{port}")
+    _instances.clear()
+    yield f"http://{host}:{port}"
+    server.stop()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    _instances.clear()
+
+
+_buckets = iter(range(1_000_000))
+
+
+@pytest.fixture
+def bucket(s3):
+    """A fresh bucket: ``s3://name``."""
+    fs, _ = filesystem("s3://x")
+    name = f"bucket{next(_buckets)}"
+    fs.mkdir(name)
+    return f"s3://{name}"
