@@ -39,7 +39,7 @@ from typing import Any, NoReturn, cast
 import numpy as np
 
 from visualdl._formats.framing import frame
-from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
+from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD
 from visualdl._kinds.table import encode_scalars
 from visualdl._storage.base import Appender
 from visualdl.errors import WriterError

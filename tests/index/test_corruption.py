@@ -439,7 +439,7 @@ def _scalar_record(points: int) -> bytes:
 
 
 def test_reader_point_limit_is_what_writers_split_at():
-    from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
+    from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD
     from visualdl.sdk import _sink
 
     assert MAX_POINTS_PER_RECORD == _sink._MAX_POINTS_PER_RECORD == 1 << 20

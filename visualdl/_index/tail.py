@@ -27,7 +27,7 @@ from visualdl._formats import framing as framing
 from visualdl._formats.format import Decoder, Format, Framing
 from visualdl._formats.framebatch import Batch
 from visualdl._formats.vdlog.format import VDLOG
-from visualdl._formats.vdlog.logformat import MAX_POINTS_PER_RECORD
+from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD
 from visualdl._storage.local import open_regular
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb

@@ -11,14 +11,12 @@ from collections.abc import Callable
 from google.protobuf.message import DecodeError
 
 from visualdl._formats.protowire import LEN, Window, fields
-from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD  # the scalars kind's limit, kept importable here
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
 __all__ = [
     "FILE_MARKER",
     "FORMAT_VERSION",
-    "MAX_POINTS_PER_RECORD",
     "MAX_TAG_LENGTH",
     "WALLTIME_MS_THRESHOLD",
     "blob_span",

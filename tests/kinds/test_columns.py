@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from visualdl._formats.vdlog.columns import decode_column, encode_float_column, encode_int_column
+from visualdl._kinds.columns import decode_column, encode_float_column, encode_int_column
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
