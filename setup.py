@@ -92,6 +92,8 @@ setup(
         "test": [
             "pytest>=8",
             "hypothesis>=6.100",
+            # The inner loop on both cores: pytest -m "not e2e" -n 2 (tests/README.md).
+            "pytest-xdist>=3.5",
             # Every API answer in the tests is checked against the JSON Schema of the OpenAPI document.
             "jsonschema>=4.18",
             # The generator of proto/visualdl_log_pb2.py; tests/formats/test_proto.py checks it is fresh.

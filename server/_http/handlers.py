@@ -59,7 +59,12 @@ def _health(q: Query) -> Any:
 
 
 def _runs(q: Query) -> Any:
-    return runs_answer(_provider().list_runs())
+    # The provider hands out the same listing until the runs change: its answer is built once.
+    runs = _provider().list_runs()
+    last = current_app.extensions.setdefault("visualdl.runs_answer", [None, None])
+    if last[0] is not runs:
+        last[:] = [runs, runs_answer(runs)]
+    return last[1]
 
 
 def _kinds(q: Query) -> Any:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from visualdl.errors import InvalidArgument
+from visualdl.server._graph.limits import MAX_PATH_DEPTH
 from visualdl.server._provider import MAX_RUN_LENGTH, MAX_TAG_LENGTH
 from visualdl.server._settings import MIN_MAX_POINTS, Settings
-from visualdl.server._views.graph import MAX_PATH_DEPTH
 
 __all__ = [
     "MAX_EXPAND",

@@ -21,6 +21,7 @@ from visualdl.server._graph.blocks import (
     inline_functions,
 )
 from visualdl.server._graph.layout import layout
+from visualdl.server._graph.limits import MAX_PATH_DEPTH
 from visualdl.server._graph.model import (
     STACK,
     Graph,
@@ -32,9 +33,6 @@ from visualdl.server._graph.model import (
 )
 from visualdl.server._graph.model import subgraph as find_subgraph
 from visualdl.server._provider import DataProvider
-
-#: Steps of a subgraph ``path`` (NODE.ATTRIBUTE.INDEX|...), at most.
-MAX_PATH_DEPTH = 32
 
 __all__ = ["GraphService", "parse_path"]
 
