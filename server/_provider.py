@@ -363,16 +363,10 @@ class DataProvider:
         except (OSError, VisualDLError) as e:
             raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
 
-    def open_log(self, path: str) -> BinaryIO:
-        """The bytes of a log file by the path a reader gave it (where :meth:`locate_image`
-        says a blob lies), from the store of the logdir that listed it."""
-        errors = []
-        for source in self._sources:
-            try:
-                return source.reader.open_log(path)
-            except OSError as e:  # not this logdir's file
-                errors.append(str(e))
-        raise OSError(f"{path}: cannot be read from any logdir ({'; '.join(errors)})")
+    def open_log(self, run: str, path: str) -> BinaryIO:
+        """The bytes of a log file of ``run`` by the path its reader gave it (where
+        :meth:`locate_image` says a blob lies), from the store of the logdir that listed it."""
+        return self.resolve(run)[0].open_log(path)
 
     def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[Index, ImageEvent, int]:
         reader, events = self.events(run, "images", tag)

@@ -8,6 +8,7 @@ name (kind = route = method). Blobs are streamed by :mod:`._http.blobs`.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -88,12 +89,13 @@ def _image(q: Query) -> Response:
         path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], step=q["step"])
     else:
         path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], index=q["index"])
-    return streamed(_provider().open_log, path, offset, length)
+    return streamed(functools.partial(_provider().open_log, q["run"]), path, offset, length)
 
 
 def _audio_clip(q: Query) -> Response:
     where = {"step": q["step"]} if q["step"] is not None else {"index": q["index"]}
-    return streamed(_provider().open_log, *audio_clip(_provider(), run=q["run"], tag=q["tag"], **where))
+    span = audio_clip(_provider(), run=q["run"], tag=q["tag"], **where)
+    return streamed(functools.partial(_provider().open_log, q["run"]), *span)
 
 
 def _curves(q: Query) -> Any:

@@ -231,3 +231,14 @@ def test_notebook_start_passes_a_url_to_the_server_unchanged(tmp_path, monkeypat
         notebook.start("s3://bucket/x", port=1)
     args = started[0]
     assert args[args.index("--logdir") + 1] == "s3://bucket/x"
+
+
+def test_local_store_opens_only_files_below_its_logdir(tmp_path):
+    (tmp_path / "logs").mkdir()
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not a log")
+    store = LocalStore(str(tmp_path / "logs"))
+    with pytest.raises(OSError, match="not a file of the logdir"):
+        store.open(str(outside))
+    with pytest.raises(OSError, match="not a file of the logdir"):
+        store.open(str(tmp_path / "logs") + "2/x.vdlog")  # a sibling whose name starts the same

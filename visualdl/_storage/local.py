@@ -171,7 +171,14 @@ class LocalStore(Store):
 
     def open(self, path: str) -> BinaryIO:
         source = self._sources.get(path)
-        return open_regular(path)[0] if source is None else source.open()[0]
+        return open_regular(self._inside(path))[0] if source is None else source.open()[0]
+
+    def _inside(self, path: str) -> str:
+        """``path`` when it lies below the logdir; ``OSError`` otherwise (a store opens
+        only its own files, whoever asks)."""
+        if not path.startswith(self.logdir.rstrip(os.sep) + os.sep):
+            raise OSError(f"{path}: not a file of the logdir {self.logdir}")
+        return path
 
     def stat(self, path: str) -> tuple[object, int]:
         source = self._sources.get(path)
