@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import subprocess
 import time
 
@@ -148,17 +149,21 @@ def test_store_reader_exists_asks_the_store_nothing_after_a_listing(store_url, m
 
 
 def test_store_roundtrip_an_explicit_file_name_is_appended_to(store_url):
+    """On a disk, writers given one file_name append to it; in a store that cannot append,
+    each writer's segments are a log of their own (one writer's never overwrite another's)."""
+    paths = []
     for step in range(2):
         with _writer(f"{store_url}/run", file_name="fixed.vdlog") as w:
             w.add_scalar("x", float(step), step)
-            assert w.file_name.endswith("/run/fixed.vdlog")
-        # Known limit: two writers of one file_name name their first segments alike when
-        # they upload within the same millisecond; the clock moves on between them here.
-        ms = time.time_ns() // 1_000_000
-        while time.time_ns() // 1_000_000 <= ms:
-            pass
+            paths.append(w.file_name)
     reader = LogReader(store_url)
     assert reader.scalars("run", "x").steps.tolist() == [0, 1]
+    if isinstance(open_store(store_url), LocalStore):
+        assert paths[0] == paths[1] and paths[0].endswith("/run/fixed.vdlog")
+    else:
+        assert paths[0] != paths[1]
+        assert all(re.fullmatch(r".*/run/fixed\.[0-9a-f]{8}\.vdlog", p) for p in paths), paths
+    assert sorted(w.path for w in reader.writers("run")) == sorted(set(paths))
 
 
 def test_store_lists_logs_by_directory_and_reads_segments_as_one_file(store_url):

@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 from visualdl._storage.base import Appender, Listing, Store
 from visualdl._storage.lister import Lister
 from visualdl._storage.parts import PartsSource
-from visualdl._storage.segments import group_segments, segment_name
+from visualdl._storage.segments import group_segments, segment_name, shared_log_name
 from visualdl._storage.urls import protocol as url_protocol
 
 __all__ = [
@@ -140,7 +140,9 @@ class ObjectStore(Store):
         self._wanted = wanted
         lister = self.lister
         objects, listed = lister.list()
-        listing = Listing(problems={self.location: message for message in listed.values()})  # noqa: B035
+        listing = Listing(
+            problems={self.location if path == self.root else lister.url(path): m for path, m in listed.items()}
+        )
         sources: dict[str, PartsSource] = {}
         root = self.root
         for directory in sorted(objects):
@@ -185,6 +187,8 @@ class ObjectStore(Store):
         self, directory: str, log_name: str, *, exclusive: bool, upload_secs: float, upload_bytes: int
     ) -> Appender:
         url = f"{self.logdir.rstrip('/')}/{directory}" if directory else self.logdir
+        if not exclusive:  # a name other writers may be given too: segments of its own
+            log_name = shared_log_name(log_name)
         return SegmentAppender(url, log_name, upload_secs=upload_secs, upload_bytes=upload_bytes)
 
 
