@@ -135,6 +135,43 @@ def test_writers_in_several_processes_into_one_job_prefix(bucket, s3):
     assert all(w.closed for w in reader.writers("job/run")) and len(reader.writers("job/run")) == 3
 
 
+_SHARED_NAME_SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    from visualdl import LogWriter
+    url, rank, start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    w = LogWriter(url, file_name="train.vdlog", rank=rank, world_size=8, upload_secs=3600)
+    for round in range(10):
+        for i in range(20):
+            step = round * 20 + i
+            w.add_scalar("loss", rank * 1000.0 + step, step)
+        time.sleep(max(0.0, start + 0.25 * round - time.time()))  # every rank flushes at one instant
+        w.flush()
+    w.close()
+    """
+)
+
+
+def test_writers_given_one_file_name_never_overwrite_each_others_segments(bucket, s3):
+    """Eight ranks of one ``file_name`` flushing at the same instants, as after a barrier:
+    every upload is an object of its own and every point reads back."""
+    url = f"{bucket}/job/run"
+    start = f"{time.time() + 6.0:.3f}"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _SHARED_NAME_SCRIPT, url, str(rank), start], env=_env(s3))
+        for rank in range(8)
+    ]
+    assert [p.wait(timeout=180) for p in procs] == [0] * 8
+    objects = _objects(url)
+    assert len(objects) == 8 * 11  # 10 flushes and the last upload (the footer) of each writer
+    assert len({_segment(name)[0] for name in objects}) == 8  # one log per writer
+    reader = LogReader(bucket)
+    assert reader.streams("job/run", "loss") == [("trainer", rank) for rank in range(8)]
+    for rank in range(8):
+        s = reader.scalars("job/run", "loss", role="trainer", rank=rank)
+        assert s.values.tolist() == [rank * 1000.0 + step for step in range(200)]
+
+
 _KILLED_SCRIPT = textwrap.dedent(
     """
     import sys, time
@@ -316,6 +353,50 @@ def test_a_reload_lists_only_live_runs_from_their_newest_segment(bucket, monkeyp
     reader.poll()
     assert "new" in reader.runs()
     live.close()
+
+
+def test_a_writer_whose_clock_is_behind_is_listed_at_each_reload_and_reported(bucket, monkeypatch):
+    """Rank 1's host clock is three minutes behind rank 0's: its new segments are named
+    further back than the window before rank 0's newest, yet each reload lists them (no
+    full listing needed), and the reader reports the writer's clock."""
+    fs, root = filesystem(bucket)
+    lag_ms = 180_000
+
+    def upload_lagging(writer: LogWriter) -> None:
+        """``writer`` (in a staging prefix) flushes; its new segments move into the run named
+        as a host whose clock is ``lag_ms`` behind would have named them."""
+        writer.flush()
+        for name in _objects(f"{bucket}/stage"):
+            log_name, ms, seq = _segment(name)
+            fs.pipe_file(f"{root}/job/{segment_name(ms - lag_ms, seq, log_name)}", fs.cat_file(f"{root}/stage/{name}"))
+            fs.rm(f"{root}/stage/{name}")
+
+    on_time = LogWriter(f"{bucket}/job", upload_secs=3600, rank=0, world_size=2, role="trainer")
+    behind = LogWriter(f"{bucket}/stage", upload_secs=3600, rank=1, world_size=2, role="trainer")
+    for step in range(2):
+        on_time.add_scalar("loss", float(step), step)
+        on_time.flush()
+        behind.add_scalar("loss", float(step), step)
+        upload_lagging(behind)
+    reader = LogReader(bucket)  # lists in full and reads steps 0 and 1
+    lister = _lister(reader)
+    frozen = lister.now()
+    monkeypatch.setattr(lister, "now", lambda: frozen)  # no full listing from here on
+    before = lister.requests["LIST"]
+    for step in range(2, 4):
+        on_time.add_scalar("loss", float(step), step)
+        on_time.flush()
+        behind.add_scalar("loss", float(step), step)
+        upload_lagging(behind)
+        reader.poll()
+    assert lister.requests["LIST"] - before == 2  # one incremental LIST per reload, no full listing
+    for rank in range(2):
+        assert reader.scalars("job", "loss", role="trainer", rank=rank).steps.tolist() == [0, 1, 2, 3]
+    (problem,) = [p for p in reader.problems if "clock" in p.message]
+    assert problem.path.endswith(os.path.basename(behind.file_name))
+    assert "behind" in problem.message and "NTP" in problem.message
+    on_time.close()
+    behind.close()
 
 
 def test_two_servers_over_one_bucket_answer_alike(bucket, make_app):
