@@ -435,6 +435,25 @@ def test_the_server_inspect_and_notebook_take_a_url(bucket, s3):
     assert any(list(trace.y) == pytest.approx([s / 20 for s in range(20)]) for trace in figure.data)
 
 
+def test_a_logdir_url_that_is_itself_a_run_is_run_dot_everywhere(bucket, s3, make_app):
+    """``visualdl --logdir s3://bkt/exp/job42`` where job42 holds the logs: run ``.``, as a
+    local directory with the same layout is, for the server, ``--inspect`` and the reader."""
+    url = f"{bucket}/exp/job42"
+    with LogWriter(url, upload_secs=3600) as w:
+        for step in range(5):
+            w.add_scalar("loss", float(step), step)
+    client = make_app(url).test_client()
+    assert [r["name"] for r in client.get("/api/runs").get_json()["runs"]] == ["."]
+    (series,) = client.get("/api/scalars?run=.&tag=loss").get_json()["runs"]
+    assert series["steps"] == list(range(5)) and series["values"] == [0.0, 1.0, 2.0, 3.0, 4.0]
+    out = subprocess.run(
+        [sys.executable, "-m", "visualdl", "--inspect", "--logdir", url],
+        env=_env(s3), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0 and f"{url}: 1 run(s)" in out.stdout and "loss: 5 points" in out.stdout, out
+    assert LogReader(url).runs() == ["."]
+
+
 def test_a_live_writers_points_reach_the_server_within_the_upload_and_reload_intervals(bucket, s3):
     port_probe = __import__("socket").socket()
     port_probe.bind(("127.0.0.1", 0))
