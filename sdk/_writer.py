@@ -90,7 +90,9 @@ class LogWriter:
         file_name: an explicit file name inside ``logdir`` (no ``/``, not starting
             with ``.``); an existing file is appended to. A name without ``.vdlog``
             (VisualDL 2's ``vdlrecords.*.log``) gets ``.vdlog`` appended, so that
-            readers take the file for this format, not VisualDL 2's.
+            readers take the file for this format, not VisualDL 2's. In object
+            storage, which cannot append, each writer of a ``file_name`` uploads
+            segments of a log of its own (``train.<8 hex digits>.vdlog``).
         max_pending_bytes: memory bound of data waiting for the disk; above it,
             ``add_*`` calls wait for the writer (backpressure, nothing is dropped).
         fsync: make ``flush()`` and each background flush also ``fsync`` the file.
