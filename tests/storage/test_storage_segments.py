@@ -7,7 +7,9 @@ import os
 import re
 import time
 
+from visualdl import LogReader, LogWriter
 from visualdl._storage import open_store
+from visualdl._storage.objects import filesystem
 from visualdl._storage.segments import group_segments, segment_name, shared_log_name, split_segment
 
 
@@ -47,3 +49,27 @@ def test_segments_two_writers_of_one_name_in_one_millisecond_keep_both_uploads(m
         with store.open(path) as f:
             contents.add(f.read())
     assert contents == {b"head:first", b"head:second"}
+
+
+def test_segments_one_listed_late_between_two_read_ones_reads_the_log_again_once():
+    """A segment that shows up between two already read (listed late by a store, or put
+    back) makes its log another file: read again from the start, every point once."""
+    url = f"memory://vdl-segments-late-{os.getpid()}-{time.time_ns()}"
+    w = LogWriter(f"{url}/run", upload_secs=3600)
+    for step in range(3):
+        w.add_scalar("x", float(step), step)
+        w.flush()
+    fs, root = filesystem(url)
+    names = sorted(p.rpartition("/")[2] for p in fs.find(f"{root}/run"))
+    assert len(names) == 3  # one segment per flush; the writer is still running
+    late = f"{root}/run/{names[1]}"
+    body = fs.cat_file(late)
+    fs.rm(late)
+    reader = LogReader(url)
+    assert reader.scalars("run", "x").steps.tolist() == [0, 2]
+    fs.pipe_file(late, body)
+    reader.poll()
+    assert reader.scalars("run", "x").steps.tolist() == [0, 1, 2]
+    assert reader.scalars("run", "x").values.tolist() == [0.0, 1.0, 2.0]
+    assert not reader.problems
+    w.close()

@@ -74,24 +74,31 @@ class PartsSource:
     replaced), or a writer's segments (local or remote). :meth:`update` sets the parts
     as the latest listing found them."""
 
-    __slots__ = ("identity", "parts", "appended", "_read_range", "__weakref__")
+    __slots__ = ("identity", "parts", "appended", "_generation", "_read_range", "__weakref__")
 
     def __init__(self, identity: str, read_range: Callable[[str, int, int], bytes]) -> None:
         self.identity = identity
         self.parts: list[tuple[str, int]] = []
         #: Grows only by new parts (a writer's segments): its start is never rewritten.
         self.appended = False
+        self._generation = 0  # counts the times the segments changed other than at their end
         self._read_range = read_range
 
     def update(self, parts: list[tuple[str, int]], *, segments: bool = False) -> None:
-        """The parts as listed; ``segments``: they are a writer's segments, in order."""
-        self.appended = segments and (not self.parts or parts[:1] == self.parts[:1])
+        """The parts as listed; ``segments``: they are a writer's segments, in order. When
+        segments change other than by new ones at the end (one listed late between two
+        already read, one deleted), the log is another file to its readers, read again
+        from its start: offsets into the old parts no longer point at the same bytes."""
+        old = self.parts
+        self.appended = segments and (not old or parts[: len(old)] == old)
+        if segments and old and not self.appended:
+            self._generation += 1
         self.parts = parts
 
     def stat(self) -> tuple[object, int]:
         """``(identity, size)``, as the latest listing found them; no request."""
-        return self.identity, sum(size for _, size in self.parts)
+        return (self.identity, self._generation), sum(size for _, size in self.parts)
 
     def open(self) -> tuple[BinaryIO, object, int]:
         f = RangeFile(list(self.parts), self._read_range)
-        return f, self.identity, f.size  # type: ignore[return-value]
+        return f, (self.identity, self._generation), f.size  # type: ignore[return-value]
