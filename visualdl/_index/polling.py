@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visualdl._formats.format import SESSION_START
+from visualdl._formats.framebatch import Batch
 from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.discovery import Discovery, open_log
 from visualdl._index.runs import CACHE_BYTES, Progress, Run, series_of, split_blocks
@@ -45,6 +46,7 @@ from visualdl._index.series import Series, SpillFile
 from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import ScalarBlock
 from visualdl._storage import Store
+from visualdl.errors import LogFormatError
 
 __all__ = [
     "FOREIGN_ROUND_BYTES",
@@ -89,9 +91,20 @@ def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
 
 def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
     """Records of one file as ``(kind, tag, event)``, by its format's decoder; what the
-    decoder knows of the writer (its header, its footer) is the file's."""
+    decoder knows of the writer (its header, its footer) is the file's.
+
+    The file's offset is already past ``items``: whatever the decoder raises, every record
+    of them that decodes is delivered, and only a record that makes it raise on its own is
+    lost, reported as a problem at its offset (:func:`_decode_apart`).
+    """
     decoder = logfile.decoder
-    out = decoder.decode(logfile.path, items)
+    seen = len(decoder.problems)
+    try:
+        out = decoder.decode(logfile.path, items)
+    except Exception:  # boundary: a decoder's bug costs the records that trigger it, not the round
+        log.debug("%s: the decoder raised; decoding its records apart", logfile.path, exc_info=True)
+        del decoder.problems[seen:]
+        out = _decode_apart(logfile, items)
     if logfile.header is None:
         logfile.header = decoder.header
     logfile.footer = decoder.footer
@@ -99,6 +112,51 @@ def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, s
         logfile.problems.append(Problem(logfile.path, offset, message))
         log.warning("%s at byte %d: %s", logfile.path, offset, message)
     decoder.problems.clear()
+    return out
+
+
+def _records(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """``items`` one record each (a :class:`Batch` taken apart and its payloads parsed)."""
+    out: list[tuple[int, Any]] = []
+    for offset, item in items:
+        if not isinstance(item, Batch):
+            out.append((offset, item))
+            continue
+        for i in range(len(item)):
+            at = offset + item.frame(i)
+            try:
+                out.append((at, logfile.parse(item.payload(i))))
+            except LogFormatError as e:
+                logfile.decoder.problems.append((at, e.message))
+    return out
+
+
+def _decode_apart(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
+    """The records of ``items``, which made the decoder raise, decoded in halves, in file
+    order, down to the records that make it raise alone: each of those is reported and
+    skipped. A few bad records cost a few decodes each, not one decode per record."""
+    decoder = logfile.decoder
+    records = _records(logfile, items)
+    out: list[tuple[str, str, Any]] = []
+    half = len(records) // 2
+    stack = [records[half:], records[:half]] if half else [records]  # the first half on top
+    while stack:
+        chunk = stack.pop()
+        if not chunk:
+            continue
+        seen = len(decoder.problems)
+        try:
+            out.extend(decoder.decode(logfile.path, chunk))
+            continue
+        except Exception as e:  # boundary: see _decode
+            del decoder.problems[seen:]
+            if len(chunk) > 1:
+                half = len(chunk) // 2
+                stack += [chunk[half:], chunk[:half]]
+                continue
+            offset = chunk[0][0]
+            log.warning("%s at byte %d: the decoder raised", logfile.path, offset, exc_info=True)
+            decoder.problems.append((offset, f"record could not be decoded ({e!r}); skipped"))
     return out
 
 

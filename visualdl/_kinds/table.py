@@ -37,7 +37,7 @@ from visualdl._kinds import (
     scalars,
     text,
 )
-from visualdl._kinds.audio import AudioEvent, encode_audio
+from visualdl._kinds.audio import AudioEvent, encode_audio, sample_rate_of
 from visualdl._kinds.embeddings import EmbeddingsEvent, encode_embeddings
 from visualdl._kinds.graph import GraphEvent, encode_graph
 from visualdl._kinds.histogram import HistogramEvent, HistogramStats, encode_histogram
@@ -97,6 +97,7 @@ __all__ = [
     "encode_scalars",
     "encode_text",
     "png_shape",
+    "sample_rate_of",
 ]
 
 #: Every kind by name, in the order the UI shows them.

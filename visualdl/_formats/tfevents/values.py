@@ -28,6 +28,7 @@ from visualdl._kinds.table import (
     ScalarLayoutEvent,
     TextEvent,
     png_shape,
+    sample_rate_of,
 )
 from visualdl.errors import LogFormatError
 from visualdl.proto import tb
@@ -213,14 +214,12 @@ def _text_tensor(v: Value) -> list[tuple[str, str, object]]:
 
 def _audio_legacy(v: Value) -> list[tuple[str, str, object]]:
     audio = v.value.audio
-    rate = audio.sample_rate
-    if not (rate > 0 and rate == int(rate)):
-        raise LogFormatError(f"audio with a sample rate of {rate}")
+    rate = sample_rate_of(audio.sample_rate)
     if audio.num_channels < 0 or audio.length_frames < 0:
         raise LogFormatError(f"audio of {audio.num_channels} channels and {audio.length_frames} frames")
     ref = BlobRef(v.path, v.offset, v.index, -1)
     size = len(audio.encoded_audio_string)
-    return [("audio", v.tag, AudioEvent(v.step, v.wall, int(rate), audio.length_frames, audio.num_channels, size, ref))]
+    return [("audio", v.tag, AudioEvent(v.step, v.wall, rate, audio.length_frames, audio.num_channels, size, ref))]
 
 
 def _pr_curve_tensor(v: Value) -> list[tuple[str, str, object]]:

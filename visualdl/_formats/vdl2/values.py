@@ -27,6 +27,7 @@ from visualdl._kinds.table import (
     RocCurveEvent,
     TextEvent,
     png_shape,
+    sample_rate_of,
 )
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
@@ -105,13 +106,11 @@ def _text(value: _Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
 
 def _audio(value: _Value, step: int, wall: float, ref: ValueRef) -> AudioEvent:
     audio = value.audio
-    rate = audio.sample_rate
-    if not (rate > 0 and rate == int(rate)):
-        raise LogFormatError(f"audio with a sample rate of {rate}")
+    rate = sample_rate_of(audio.sample_rate)
     if audio.num_channels < 0 or audio.length_frames < 0:
         raise LogFormatError(f"audio of {audio.num_channels} channels and {audio.length_frames} frames")
     size = len(audio.encoded_audio_string)
-    return AudioEvent(step, wall, int(rate), audio.length_frames, audio.num_channels, size, ref)
+    return AudioEvent(step, wall, rate, audio.length_frames, audio.num_channels, size, ref)
 
 
 def _curve_columns(curve: vdl2.Record.PRCurve | vdl2.Record.ROC_Curve, rates: tuple[str, str]) -> list[np.ndarray]:
