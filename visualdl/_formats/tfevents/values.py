@@ -51,6 +51,8 @@ _NUMERIC: dict[int, tuple[str, str]] = {
     _T.DT_UINT64: ("<u8", "uint64_val"),
     _T.DT_BOOL: ("?", "bool_val"),
 }
+#: The widest and tallest image there is (a PNG's limit).
+_MAX_SIDE = (1 << 31) - 1
 #: Elements of a tensor decoded at most (a histogram of 2^20 buckets is far beyond any writer's).
 _MAX_ELEMENTS = 1 << 22
 
@@ -187,8 +189,13 @@ def _image_tensor(v: Value) -> list[tuple[str, str, object]]:
         raise LogFormatError(f"image tensor of {len(strings)} strings, not [width, height, png, ...]")
     try:
         width, height = int(strings[0]), int(strings[1])
-    except ValueError as e:
-        raise LogFormatError(f"image tensor with width {strings[0]!r} and height {strings[1]!r}") from e
+    except ValueError:
+        width = height = -1
+    if not (0 <= width <= _MAX_SIDE and 0 <= height <= _MAX_SIDE):
+        width_text, height_text = strings[0][:40], strings[1][:40]
+        raise LogFormatError(
+            f"image tensor with width {width_text!r} and height {height_text!r}, not whole numbers from 0 to 2**31 - 1"
+        )
     out: list[tuple[str, str, object]] = []
     for k, png in enumerate(strings[2:]):
         name = v.tag if len(strings) == 3 else f"{v.tag}/{k}"

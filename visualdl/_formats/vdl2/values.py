@@ -92,12 +92,18 @@ def _histogram_of(step: int, wall: float, histogram: vdl2.Record.Histogram) -> H
     total = float(counts.sum())
     if not (np.isfinite(total) and (counts >= 0).all()):
         raise LogFormatError(f"histogram with counts that are not finite and non-negative: {counts[:8].tolist()!r}")
+    if total >= _MAX_COUNT:
+        raise LogFormatError(f"histogram with counts summing to {total:g}, not below 2**63")
     centres = (edges[:-1] + edges[1:]) / 2
     weighted = centres * counts
     approx_sum, approx_squares = float(weighted.sum()), float((weighted * centres).sum())
     return HistogramEvent(
         step, wall, edges, counts, float(edges[0]), float(edges[-1]), approx_sum, approx_squares, round(total), 0, 0, 0
     )
+
+
+#: A histogram counts fewer values than this (an int64 holds its count).
+_MAX_COUNT = float(1 << 63)
 
 
 def _text(value: _Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
