@@ -152,7 +152,9 @@ def _hparams(value: _Value, step: int, wall: float, ref: ValueRef) -> HParamsEve
 def _embeddings(value: _Value, step: int, wall: float, ref: ValueRef) -> EmbeddingsEvent:
     rows = value.embeddings.embeddings
     dimension = len(rows[0].vectors) if rows else 0
-    width = len(rows[0].label) if rows else 0
+    if not dimension:  # VisualDL 2's writer takes neither: there is nothing to project
+        raise LogFormatError(f"embeddings of {len(rows)} rows of {dimension} values, not at least one of one")
+    width = len(rows[0].label)
     for i, row in enumerate(rows):
         if len(row.vectors) != dimension or len(row.label) != width:
             raise LogFormatError(
