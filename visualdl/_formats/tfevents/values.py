@@ -27,6 +27,7 @@ from visualdl._kinds.table import (
     RecordRef,
     ScalarLayoutEvent,
     TextEvent,
+    check_finite,
     png_shape,
     sample_rate_of,
 )
@@ -130,6 +131,7 @@ def _histogram_from_proto(h: tb.HistogramProto, step: int, wall: float) -> Histo
         edges[-1] = min(edges[-1], hi) if edges[-2] <= hi else edges[-1]
     edges[0] = edges[0] if np.isfinite(edges[0]) else edges[1]
     edges[-1] = edges[-1] if np.isfinite(edges[-1]) and edges[-1] < np.finfo(np.float64).max else edges[-2]
+    check_finite(edges, counts)
     total = _count(float(h.num)) if h.num else _count(float(counts.sum()))
     return HistogramEvent(step, wall, edges, counts, lo, hi, float(h.sum), float(h.sum_squares), total, 0, 0, 0)
 
@@ -144,6 +146,7 @@ def _histogram_from_tensor(tensor: tb.TensorProto, step: int, wall: float) -> Hi
     rows = data.reshape(-1, 3)
     left, right, counts = rows[:, 0], rows[:, 1], rows[:, 2]
     edges = np.concatenate((left, right[-1:]))
+    check_finite(edges, counts)
     total = float(counts.sum())
     centers = (left + right) / 2
     mean_sum = float((centers * counts).sum())
