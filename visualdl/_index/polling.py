@@ -46,7 +46,6 @@ from visualdl._index.series import Series, SpillFile
 from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import ScalarBlock
 from visualdl._storage import Store
-from visualdl.errors import LogFormatError
 
 __all__ = [
     "FOREIGN_ROUND_BYTES",
@@ -115,20 +114,17 @@ def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, s
     return out
 
 
-def _records(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
-    """``items`` one record each (a :class:`Batch` taken apart and its payloads parsed)."""
-    out: list[tuple[int, Any]] = []
-    for offset, item in items:
-        if not isinstance(item, Batch):
-            out.append((offset, item))
-            continue
-        for i in range(len(item)):
-            at = offset + item.frame(i)
-            try:
-                out.append((at, logfile.parse(item.payload(i))))
-            except LogFormatError as e:
-                logfile.decoder.problems.append((at, e.message))
-    return out
+def _halves(items: list[tuple[int, Any]]) -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]] | None:
+    """``items`` in two halves of records in file order (a :class:`Batch` cut in two); None
+    for a single record."""
+    if len(items) > 1:
+        half = len(items) // 2
+        return items[:half], items[half:]
+    offset, item = items[0]
+    if not isinstance(item, Batch) or len(item) < 2:
+        return None
+    half = len(item) // 2
+    return [(offset, item.head(half))], [(offset + item.frame(half), item.after(half))]
 
 
 def _decode_apart(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
@@ -136,23 +132,20 @@ def _decode_apart(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[
     order, down to the records that make it raise alone: each of those is reported and
     skipped. A few bad records cost a few decodes each, not one decode per record."""
     decoder = logfile.decoder
-    records = _records(logfile, items)
     out: list[tuple[str, str, Any]] = []
-    half = len(records) // 2
-    stack = [records[half:], records[:half]] if half else [records]  # the first half on top
+    halves = _halves(items)
+    stack = [halves[1], halves[0]] if halves else [items]  # the first half on top
     while stack:
         chunk = stack.pop()
-        if not chunk:
-            continue
         seen = len(decoder.problems)
         try:
             out.extend(decoder.decode(logfile.path, chunk))
             continue
         except Exception as e:  # boundary: see _decode
             del decoder.problems[seen:]
-            if len(chunk) > 1:
-                half = len(chunk) // 2
-                stack += [chunk[half:], chunk[:half]]
+            halves = _halves(chunk)
+            if halves:
+                stack += [halves[1], halves[0]]
                 continue
             offset = chunk[0][0]
             log.warning("%s at byte %d: the decoder raised", logfile.path, offset, exc_info=True)
