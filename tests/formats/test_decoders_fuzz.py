@@ -1,6 +1,7 @@
-"""The foreign decoders under structure-aware mutants: a valid record of every kind each
-format holds, with fields inside it set to what no writer makes (:mod:`kit.mutants`),
-framed between good scalar records and decoded as the reader decodes a read.
+"""The decoders under structure-aware mutants: a valid record of every kind each format
+holds (TensorBoard's, VisualDL 2's, ours), with fields inside it set to what no writer
+makes (:mod:`kit.mutants`), framed between good scalar records and decoded as the reader
+decodes a read.
 
 Whatever the mutant says: nothing is raised out of the decoder, every good neighbour's
 point is read, what cannot be read is a problem at the mutant's offset, and every event
@@ -16,6 +17,7 @@ import io
 import os
 import random
 import struct
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +26,7 @@ import orjson
 import pytest
 from google.protobuf.message import Message
 from kit.foreign import scalar_event, scalar_value
+from kit.logdirs import WRITERS, write_kinds
 from kit.mutants import mutate
 from PIL import Image
 
@@ -32,9 +35,10 @@ from visualdl._formats.format import Format
 from visualdl._formats.framebatch import Batch
 from visualdl._formats.framing import frame
 from visualdl._formats.table import FORMATS
-from visualdl._kinds.table import ScalarBlock
+from visualdl._formats.vdlog.logformat import FORMAT_VERSION, parse_record
+from visualdl._kinds.table import ScalarBlock, encode_scalars
 from visualdl.errors import LogFormatError
-from visualdl.proto import tb, vdl2
+from visualdl.proto import pb, tb, vdl2
 
 UNIT_MUTANTS = 2500
 E2E_MUTANTS = int(os.environ.get("VISUALDL_FUZZ_MUTANTS", "100000"))
@@ -186,6 +190,34 @@ def _vdl2_file(payloads: list[bytes]) -> tuple[bytes, list[int]]:
     return b"".join(frames), np.cumsum([0] + [len(f) for f in frames]).tolist()
 
 
+# -- ours ----------------------------------------------------------------------------------
+
+
+def _vdlog_seeds() -> list[Message]:
+    """A record of every kind, as our writer writes them (structure-aware fuzzing of our own
+    format over whole files is ``tests/index/test_fuzz_reader.py``'s; here, value by value)."""
+    with tempfile.TemporaryDirectory() as logdir:
+        write_kinds(logdir, list(WRITERS), run="run")
+        (name,) = os.listdir(os.path.join(logdir, "run"))
+        with open(os.path.join(logdir, "run", name), "rb") as f:
+            data = f.read()
+    records = [parse_record(i.payload) for i in framing.scan(data) if isinstance(i, framing.Frame)]
+    return [r for r in records if r.WhichOneof("kind") not in ("header", "footer")]
+
+
+def _vdlog_good(i: int) -> bytes:
+    steps, values = np.array([i]), np.array([float(i)])
+    return encode_scalars([GOOD], [1], steps, values, values + 1_700_000_000.0).SerializeToString()
+
+
+def _vdlog_file(payloads: list[bytes]) -> tuple[bytes, list[int]]:
+    """A header first, then ``payloads``: their offsets."""
+    header = pb.Record(header=pb.Header(format_version=FORMAT_VERSION, start_time=1_700_000_000.0))
+    head = frame(header.SerializeToString())
+    data, offsets = _tf_file(payloads)
+    return head + data, [len(head) + o for o in offsets]
+
+
 # -- the harness --------------------------------------------------------------------------
 
 
@@ -209,6 +241,9 @@ CASES = {
         lambda i: vdl2.Record(values=[scalar_value(GOOD, i, float(i))]).SerializeToString(),
         _vdl2_file,
     ),
+    "visualdl": Case(
+        "visualdl", _vdlog_seeds, lambda rng, seed: mutate(rng, seed).SerializeToString(), _vdlog_good, _vdlog_file
+    ),
 }
 
 
@@ -228,8 +263,7 @@ def _items(fmt: Format, buf: bytes) -> list[tuple[int, Any]]:
 
 def _json(event: object) -> None:
     """The event as the API's encoder writes numbers: orjson, numpy natively."""
-    data = dataclasses.asdict(event) if dataclasses.is_dataclass(event) and not isinstance(event, type) else event
-    orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS, default=repr)
+    orjson.dumps(event, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS, default=repr)
 
 
 def run_mutants(name: str, count: int, seed: int) -> dict[str, int]:
