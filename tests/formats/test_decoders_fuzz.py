@@ -19,7 +19,7 @@ import random
 import struct
 import tempfile
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import orjson
@@ -131,7 +131,7 @@ def _tf_seeds() -> list[Message]:
 
 def _tf_mutant(rng: random.Random, seed: Message) -> bytes:
     """A mutated event; now and then, the message inside its plugin content mutated instead."""
-    event = mutate(rng, seed)
+    event = cast("tb.Event", mutate(rng, seed))
     if seed.WhichOneof("what") == "summary" and rng.random() < 0.2:
         value = event.summary.value[0] if event.summary.value else None
         plugin = value.metadata.plugin_data if value is not None else None
@@ -179,7 +179,7 @@ def _vdl2_seeds() -> list[Message]:
 
 
 def _vdl2_mutant(rng: random.Random, seed: Message) -> bytes:
-    record = mutate(rng, seed)
+    record = cast("vdl2.Record", mutate(rng, seed))
     if not record.values:  # VisualDL 2 never writes a record without a value: keep one, emptied
         record.values.add()
     return record.SerializeToString()

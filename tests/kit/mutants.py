@@ -14,13 +14,14 @@ from __future__ import annotations
 import math
 import random
 import struct
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 __all__ = ["mutate"]
 
+M = TypeVar("M", bound=Message)
 _F = FieldDescriptor
 _FLOATS = (_F.TYPE_FLOAT, _F.TYPE_DOUBLE)
 _SIGNED = {
@@ -73,10 +74,14 @@ def _value(rng: random.Random, field: FieldDescriptor, old: Any) -> Any:
     raise AssertionError(f"no mutation for field {field.full_name} of type {kind}")
 
 
-def _places(message: Message) -> list[tuple[Message, FieldDescriptor]]:
+def _is_map(field: Any) -> bool:
+    return field.message_type is not None and bool(field.message_type.GetOptions().map_entry)
+
+
+def _places(message: Message) -> list[tuple[Message, Any]]:
     """Every field of ``message`` and of the messages it holds, set or not (unset oneof
     members included: setting one switches the oneof)."""
-    out: list[tuple[Message, FieldDescriptor]] = []
+    out: list[tuple[Message, Any]] = []
     stack = [message]
     while stack:
         m = stack.pop()
@@ -85,14 +90,14 @@ def _places(message: Message) -> list[tuple[Message, FieldDescriptor]]:
             if field.type != _F.TYPE_MESSAGE:
                 continue
             if field.is_repeated:
-                if not field.message_type.GetOptions().map_entry:
+                if not _is_map(field):
                     stack.extend(getattr(m, field.name))
             elif m.HasField(field.name):
                 stack.append(getattr(m, field.name))
     return out
 
 
-def _written(m: Message, field: FieldDescriptor) -> bool:
+def _written(m: Message, field: Any) -> bool:
     """Whether ``field`` of ``m`` holds something (a writer wrote it)."""
     value = getattr(m, field.name)
     if field.is_repeated:
@@ -112,7 +117,7 @@ def _mutate_once(rng: random.Random, message: Message) -> None:
         items = getattr(m, name)
         if field.type == _F.TYPE_MESSAGE:
             op = rng.randrange(3)
-            if op == 0 or field.message_type.GetOptions().map_entry:
+            if op == 0 or _is_map(field):
                 m.ClearField(name)
             elif op == 1 and len(items):
                 items.add().CopyFrom(items[rng.randrange(len(items))])
@@ -139,7 +144,7 @@ def _mutate_once(rng: random.Random, message: Message) -> None:
     setattr(m, name, _value(rng, field, getattr(m, name)))
 
 
-def mutate(rng: random.Random, message: Message) -> Message:
+def mutate(rng: random.Random, message: M) -> M:
     """A copy of ``message`` with one to three fields mutated (see the module docstring)."""
     out = type(message)()
     out.CopyFrom(message)

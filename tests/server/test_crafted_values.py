@@ -61,8 +61,8 @@ def test_crafted_image_width_of_30_nines_is_left_out_of_its_tag(logdir, make_app
 
 def _clip(step: int, rate: float, fmt: str) -> Any:
     if fmt == "vdl2":
-        audio = R.Audio(sample_rate=rate, num_channels=1, length_frames=4, encoded_audio_string=b"RIFF")
-        return R.Value(id=step, tag="clip", timestamp=1_700_000_000_000 + step, audio=audio)
+        clip = R.Audio(sample_rate=rate, num_channels=1, length_frames=4, encoded_audio_string=b"RIFF")
+        return R.Value(id=step, tag="clip", timestamp=1_700_000_000_000 + step, audio=clip)
     audio = tb.Summary.Audio(sample_rate=rate, num_channels=1, length_frames=4, encoded_audio_string=b"RIFF")
     value = tb.Summary.Value(tag="clip", audio=audio)
     return tb.Event(wall_time=1_700_000_000.0 + step, step=step, summary=tb.Summary(value=[value]))
