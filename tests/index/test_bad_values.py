@@ -26,34 +26,37 @@ GOOD = 1999
 BAD_AT = 1000  # the bad value comes after this many points
 
 
-def _tfevents(directory: str, rate: float) -> tuple[str, int]:
-    """The file, and the offset of the bad value's record."""
+def _offsets(data: bytes, head: int) -> list[int]:
+    """Where each record of ``data`` starts (``head``: the bytes of a frame besides its payload)."""
+    out, offset = [], 0
+    while offset < len(data):
+        out.append(offset)
+        offset += head + struct.unpack_from("<Q", data, offset)[0]
+    return out
+
+
+def _tfevents(directory: str, rate: float, at: tuple[int, ...] = (BAD_AT,)) -> tuple[str, list[int]]:
+    """The file, and the offsets of the bad values' records (inserted after ``at`` points)."""
     audio = tb.Summary.Audio(sample_rate=rate, num_channels=1, length_frames=1, encoded_audio_string=b"RIFF")
-    bad = tb.Event(wall_time=1.0, step=BAD_AT, summary=tb.Summary(value=[tb.Summary.Value(tag="clip", audio=audio)]))
+    value = tb.Summary.Value(tag="clip", audio=audio)
     events = [scalar_event("loss", i, float(i)) for i in range(GOOD)]
-    events.insert(BAD_AT, bad)
+    for n, i in enumerate(at):
+        events.insert(i + n, tb.Event(wall_time=1.0, step=i, summary=tb.Summary(value=[value])))
     path = write_tfevents(directory, events)
     with open(path, "rb") as f:
-        data = f.read()
-    offset = 0
-    for _ in range(BAD_AT + 1):  # the file_version event, then BAD_AT points
-        (length,) = struct.unpack_from("<Q", data, offset)
-        offset += 16 + length
-    return path, offset
+        offsets = _offsets(f.read(), 16)
+    return path, [offsets[1 + i + n] for n, i in enumerate(at)]  # after the file_version event
 
 
-def _vdl2(directory: str, rate: float) -> tuple[str, int]:
+def _vdl2(directory: str, rate: float, at: tuple[int, ...] = (BAD_AT,)) -> tuple[str, list[int]]:
     audio = vdl2.Record.Audio(sample_rate=rate, num_channels=1, length_frames=1, encoded_audio_string=b"RIFF")
     values = [scalar_value("loss", i, float(i)) for i in range(GOOD)]
-    values.insert(BAD_AT, vdl2.Record.Value(id=BAD_AT, tag="clip", timestamp=1, audio=audio))
+    for n, i in enumerate(at):
+        values.insert(i + n, vdl2.Record.Value(id=i, tag="clip", timestamp=1, audio=audio))
     path = write_vdl2(directory, values)
     with open(path, "rb") as f:
-        data = f.read()
-    offset = 0
-    for _ in range(BAD_AT):
-        (length,) = struct.unpack_from("<Q", data, offset)
-        offset += 8 + length
-    return path, offset
+        offsets = _offsets(f.read(), 8)
+    return path, [offsets[i + n] for n, i in enumerate(at)]
 
 
 FILES = {"tfevents": _tfevents, "vdl2": _vdl2}
@@ -82,7 +85,7 @@ FLIPPED = struct.unpack("<f", struct.pack("<I", 0x472C4400 ^ (1 << 29)))[0]
 @pytest.mark.parametrize("rate", [math.inf, -math.inf, math.nan, 3e38, 1e30, FLIPPED, 44100.5, 0.0])
 @pytest.mark.parametrize("fmt", sorted(FILES))
 def test_bad_value_costs_only_itself(logdir, fmt, rate):
-    path, offset = FILES[fmt](logdir, rate)
+    path, (offset,) = FILES[fmt](logdir, rate)
     reader = LogReader(logdir)
     _assert_every_point(reader)
     assert reader.tags(".")["audio"] == []
@@ -97,7 +100,7 @@ def test_bad_value_costs_only_itself(logdir, fmt, rate):
 
 @pytest.mark.parametrize("fmt", sorted(FILES))
 def test_bad_value_shown_in_health(logdir, make_app, fmt):
-    path, offset = FILES[fmt](logdir, math.inf)
+    path, (offset,) = FILES[fmt](logdir, math.inf)
     health = make_app(logdir).test_client().get("/api/health").get_json()
     (problem,) = health["problems"]
     assert (problem["file"], problem["offset"]) == (os.path.relpath(path, logdir), offset)
@@ -112,8 +115,9 @@ def _explode(*args: object) -> object:
     raise _Boom("a decoder bug")
 
 
+@pytest.mark.parametrize("at", [(BAD_AT,), (0, 1, 999, 1998, GOOD)])
 @pytest.mark.parametrize("fmt", sorted(FILES))
-def test_decoder_that_raises_costs_only_its_record(logdir, monkeypatch, fmt):
+def test_decoder_that_raises_costs_only_its_record(logdir, monkeypatch, fmt, at):
     """The second depth: whatever a decoder raises, the records read with the one that
     raised are delivered, and the offset never passes records not delivered."""
     if fmt == "tfevents":
@@ -122,14 +126,13 @@ def test_decoder_that_raises_costs_only_its_record(logdir, monkeypatch, fmt):
     else:
         kind, _ = vdl2values.READERS["audio"]
         monkeypatch.setitem(vdl2values.READERS, "audio", (kind, _explode))
-    path, offset = FILES[fmt](logdir, 16000.0)
+    path, offsets = FILES[fmt](logdir, 16000.0, at)
     reader = LogReader(logdir)
     _assert_every_point(reader)
-    (problem,) = reader.problems
-    assert (problem.path, problem.offset) == (path, offset)
-    assert "a decoder bug" in problem.message and "skipped" in problem.message
+    assert [(p.path, p.offset) for p in reader.problems] == [(path, offset) for offset in offsets]
+    assert all("a decoder bug" in p.message and "skipped" in p.message for p in reader.problems)
     with open(path, "ab") as f:  # the file goes on: the next read starts after what was read
         f.write(_more(fmt, range(GOOD, GOOD + 10)))
     reader.poll()
     _assert_every_point(reader, GOOD + 10)
-    assert len(reader.problems) == 1
+    assert len(reader.problems) == len(at)
