@@ -1,7 +1,7 @@
 """The decoders under structure-aware mutants: a valid record of every kind each format
 holds (TensorBoard's, VisualDL 2's, ours), with fields inside it set to what no writer
 makes (:mod:`kit.mutants`), framed between good scalar records and decoded as the reader
-decodes a read.
+decodes a read (now and then also written to a file and read by a ``LogReader``).
 
 Whatever the mutant says: nothing is raised out of the decoder, every good neighbour's
 point is read, what cannot be read is a problem at the mutant's offset, and every event
@@ -30,6 +30,7 @@ from kit.logdirs import WRITERS, write_kinds
 from kit.mutants import mutate
 from PIL import Image
 
+from visualdl import LogReader
 from visualdl._formats import framing
 from visualdl._formats.format import Format
 from visualdl._formats.framebatch import Batch
@@ -271,8 +272,30 @@ def _json(event: object) -> None:
     orjson.dumps(event, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS, default=repr)
 
 
-def run_mutants(name: str, count: int, seed: int) -> dict[str, int]:
-    """Decode ``count`` mutants of format ``name``; what the decoder made of them, by outcome."""
+#: A file of each format's name, for the mutants read by a ``LogReader``.
+_NAMES = {
+    "tfevents": "events.out.tfevents.1700000000.fuzz",
+    "vdl2": "vdlrecords.1700000000.log",
+    "visualdl": "vdl.1700000000.fuzz.1.00000000.vdlog",
+}
+
+
+def _read(directory: str, name: str, buf: bytes, where: str) -> None:
+    """``buf`` as a file of format ``name`` read by a ``LogReader``: every neighbour, no decoder failure."""
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, _NAMES[name]), "wb") as f:
+        f.write(buf)
+    reader = LogReader(directory)
+    # A mutant session start supersedes points before it (``replaced``): still there, set apart.
+    kept, replaced = (reader.scalars(".", GOOD, replaced=r).steps.tolist() for r in (False, True))
+    assert sorted(kept + replaced) == list(range(2 * NEIGHBOURS)), where
+    failed = [p.message for p in reader.problems if "reading failed" in p.message or "not be decoded" in p.message]
+    assert not failed, (failed, where)
+
+
+def run_mutants(name: str, count: int, seed: int, directory: str, read_every: int = 25) -> dict[str, int]:
+    """Decode ``count`` mutants of format ``name`` (every ``read_every``-th also as a file in
+    ``directory`` read by a ``LogReader``); what the decoder made of them, by outcome."""
     case, fmt = CASES[name], _FORMATS[name]
     seeds = case.seeds()
     good = [case.good(i) for i in range(2 * NEIGHBOURS)]
@@ -305,18 +328,20 @@ def run_mutants(name: str, count: int, seed: int) -> dict[str, int]:
         at = offsets[NEIGHBOURS]
         assert all(offset == at for offset, _ in decoder.problems), (decoder.problems, where)
         outcomes["problems"] += bool(decoder.problems)
+        if number % read_every == 0:
+            _read(os.path.join(directory, str(number)), name, buf, where)
     return outcomes
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_decoder_fuzz_structure_aware_mutants(name):
-    outcomes = run_mutants(name, UNIT_MUTANTS, seed=20261125)
+def test_decoder_fuzz_structure_aware_mutants(name, tmp_path):
+    outcomes = run_mutants(name, UNIT_MUTANTS, seed=20261125, directory=str(tmp_path))
     # The mutants reach the values: many are reported, many still give events.
     assert outcomes["problems"] > UNIT_MUTANTS // 20 and outcomes["events"] > UNIT_MUTANTS // 4, outcomes
 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_decoder_fuzz_structure_aware_mutants_many(name):
+def test_decoder_fuzz_structure_aware_mutants_many(name, tmp_path):
     seed = int(os.environ.get("VISUALDL_FUZZ_SEED", "0")) or random.SystemRandom().randrange(1, 2**31)
-    run_mutants(name, E2E_MUTANTS, seed=seed)
+    run_mutants(name, E2E_MUTANTS, seed=seed, directory=str(tmp_path), read_every=500)
