@@ -10,6 +10,7 @@ from visualdl.server._http.jsonschema import (
     NULLABLE_NUMBER,
     NUMBER,
     STRING,
+    WALL_TIME,
     array,
     mapping,
     obj,
@@ -43,7 +44,7 @@ NONFINITE = array(
 SERIES = {
     "steps": array(INTEGER),
     "values": array(NULLABLE_NUMBER),
-    "wall_times": array(NUMBER),
+    "wall_times": array(WALL_TIME),
     "nonfinite": NONFINITE,
     "range_points": {"type": "integer", "description": "points in the step range before downsampling"},
 }
@@ -171,8 +172,8 @@ JOB = obj(
                     "pid": INTEGER,
                     "file": STRING,
                     "state": {"enum": ["running", "closed", "killed", "silent"]},
-                    "start_time": NUMBER,
-                    "end_time": NUMBER,
+                    "start_time": WALL_TIME,
+                    "end_time": WALL_TIME,
                     "points": INTEGER,
                     "first_step": NULLABLE_INTEGER,
                     "last_step": NULLABLE_INTEGER,

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from visualdl.server._http.jsonschema import BOOLEAN, INTEGER, NULLABLE_INTEGER, NUMBER, STRING, array, nullable, obj
+from visualdl.server._http.jsonschema import (
+    BOOLEAN,
+    INTEGER,
+    NULLABLE_INTEGER,
+    NUMBER,
+    STRING,
+    WALL_TIME,
+    array,
+    nullable,
+    obj,
+)
 
 __all__ = ["GRAPH", "GRAPHS", "GRAPH_NODE", "GRAPH_SEARCH", "VALUE"]
 
@@ -17,7 +27,7 @@ GRAPHS = obj(
                     "size": NULLABLE_INTEGER,
                     "model": {"type": "string", "description": "a --model file's id (source file)"},
                     "run": {"type": "string", "description": "the run that logged it (source log)"},
-                    "wall_time": NUMBER,
+                    "wall_time": WALL_TIME,
                 },
                 optional=("model", "run", "wall_time"),
             )

@@ -10,6 +10,7 @@ from visualdl.server._http.jsonschema import (
     NULLABLE_NUMBER,
     NUMBER,
     STRING,
+    WALL_TIME,
     array,
     mapping,
     nullable,
@@ -42,7 +43,7 @@ IMAGES = obj(
     {
         **RUN_TAG,
         "steps": array(INTEGER),
-        "wall_times": array(NUMBER),
+        "wall_times": array(WALL_TIME),
         "widths": array(INTEGER),
         "heights": array(INTEGER),
     }
@@ -50,7 +51,7 @@ IMAGES = obj(
 HISTOGRAM = obj(
     {
         "step": INTEGER,
-        "wall_time": NUMBER,
+        "wall_time": WALL_TIME,
         "edges": array(NUMBER),
         "counts": array(NUMBER),
         "min": {**NULLABLE_NUMBER, "description": "null: no finite value"},
@@ -67,7 +68,7 @@ DISTRIBUTION = obj(
     {
         **RUN_TAG,
         "steps": array(INTEGER),
-        "wall_times": array(NUMBER),
+        "wall_times": array(WALL_TIME),
         "percentiles": array(NUMBER),
         "bands": {
             "type": "array",
@@ -77,7 +78,7 @@ DISTRIBUTION = obj(
     }
 )
 TEXT = obj(
-    {**RUN_TAG, "entries": array(obj({"step": INTEGER, "wall_time": NUMBER, "text": STRING}))},
+    {**RUN_TAG, "entries": array(obj({"step": INTEGER, "wall_time": WALL_TIME, "text": STRING}))},
 )
 IMAGE = {"type": "string", "format": "binary"}
 NULLABLE_NUMBERS = array(NULLABLE_NUMBER)
@@ -88,7 +89,7 @@ AUDIO = obj(
             obj(
                 {
                     "step": INTEGER,
-                    "wall_time": NUMBER,
+                    "wall_time": WALL_TIME,
                     "sample_rate": INTEGER,
                     "channels": INTEGER,
                     "frames": INTEGER,
@@ -104,7 +105,7 @@ CURVE_RUN = obj(
         "run": STRING,
         "steps": array(INTEGER),
         "step": NULLABLE_INTEGER,
-        "wall_time": NUMBER,
+        "wall_time": WALL_TIME,
         "thresholds": NULLABLE_NUMBERS,
         "tp": NULLABLE_NUMBERS,
         "fp": NULLABLE_NUMBERS,
@@ -156,7 +157,7 @@ HPARAMS = obj(
             obj(
                 {
                     "run": STRING,
-                    "wall_time": NUMBER,
+                    "wall_time": WALL_TIME,
                     "hparams": {"type": "object", "description": "values as written: numbers, booleans, strings"},
                     "metrics": mapping(METRIC),
                 }
@@ -195,7 +196,7 @@ EMBEDDINGS = obj(
                 {
                     "index": INTEGER,
                     "step": INTEGER,
-                    "wall_time": NUMBER,
+                    "wall_time": WALL_TIME,
                     "rows": INTEGER,
                     "dimension": INTEGER,
                     "metadata_header": array(STRING),
@@ -236,6 +237,14 @@ NEIGHBORS = obj(
         "index": INTEGER,
         "point": INTEGER,
         "metric": {"enum": ["cosine", "euclidean"]},
-        "neighbors": array(obj({"row": INTEGER, "distance": NUMBER, "labels": array(STRING)})),
+        "neighbors": array(
+            obj(
+                {
+                    "row": INTEGER,
+                    "distance": {**NULLABLE_NUMBER, "description": "null: a vector holds NaN or an infinity"},
+                    "labels": array(STRING),
+                }
+            )
+        ),
     }
 )

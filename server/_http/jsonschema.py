@@ -12,6 +12,7 @@ __all__ = [
     "NULLABLE_NUMBER",
     "NUMBER",
     "STRING",
+    "WALL_TIME",
     "array",
     "mapping",
     "nullable",
@@ -53,3 +54,6 @@ def mapping(values: dict[str, Any], description: str = "") -> dict[str, Any]:
 
 NULLABLE_NUMBER = nullable(NUMBER)
 NULLABLE_INTEGER = nullable(INTEGER)
+#: A time as a log file holds it, in seconds since the epoch: null where the file holds NaN
+#: or an infinity (a crafted or damaged one; JSON has neither).
+WALL_TIME: dict[str, Any] = {**NULLABLE_NUMBER, "description": "seconds since the epoch; null: not finite in its file"}

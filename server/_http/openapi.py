@@ -83,7 +83,11 @@ def openapi_document(settings: Settings) -> dict[str, Any]:
             "message and a `code`, including those of the HTTP server itself (a malformed request: 400; "
             "headers too large: 431). A parameter given empty is a 400: leave it out instead; unknown "
             "parameters are ignored. Non-finite scalar values (NaN, +Inf, -Inf) are null in `values` and "
-            "listed in `nonfinite` as [index, 'nan' | 'inf' | '-inf'].",
+            "listed in `nonfinite` as [index, 'nan' | 'inf' | '-inf']. Other numbers read from log files are "
+            "null where the file holds NaN or an infinity, and the schema says so: wall times (a crafted or "
+            "damaged file), neighbour distances (a vector with NaN). A value that cannot be shown at all (an "
+            "image width past 2**31, a sample rate that is no whole number, histogram edges that are not "
+            "finite) is left out of its tag and reported in /api/health's problems.",
         },
         "servers": [{"url": settings.path_prefix.rstrip("/") or "/"}],
         "paths": {route.path: {"get": _operation(route, settings)} for route in ROUTES},

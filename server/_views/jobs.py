@@ -22,7 +22,8 @@ Definitions:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,8 +51,15 @@ def _recent_rate(walls: np.ndarray, steps: np.ndarray) -> float | None:
     return _rate(walls[i:], steps[i:])
 
 
-def _finite(x: float) -> float | None:
+def _finite_or_none(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
+
+
+def _finite(pick: Callable[[list[float]], float], *times: float) -> float:
+    """``pick`` (``min`` or ``max``) of the finite ``times``; NaN when none is (a crafted or
+    damaged file's times): such a file is left out of the time grid, its times are null."""
+    finite = [float(t) for t in times if math.isfinite(t)]
+    return pick(finite) if finite else math.nan
 
 
 def job_overview(
@@ -64,8 +72,9 @@ def job_overview(
     for i, (info, *_rest) in enumerate(files):
         places.setdefault((info.role, info.rank), []).append(i)
     roles = sorted({role for role, _ in places}, key=lambda r: (r != "trainer", r))
-    t0 = float(starts.min()) if files else now
-    t1 = float(max(ends.max(), t0 + 1e-3)) if files else now
+    # Spans are finite or NaN (no time known for that file): the grid covers the known ones.
+    t0 = float(np.nanmin(starts)) if np.isfinite(starts).any() else now
+    t1 = float(max(np.nanmax(ends), t0 + 1e-3)) if np.isfinite(ends).any() else max(now, t0 + 1e-3)
     times = np.linspace(t0, t1, grid)
     alive: dict[str, list[int]] = {}
     skew: dict[str, dict[str, list[Any]]] = {}
@@ -125,14 +134,14 @@ def _writers(
     for i, (info, walls, steps, points, first) in enumerate(files):
         last_seen = float(walls[-1]) if walls.size else info.start_time
         # Logged wall times may be the user's own (walltime=...): the file's span covers them.
-        begin = min(info.start_time, float(walls[0])) if walls.size else info.start_time
+        begin = _finite(min, info.start_time, float(walls[0]) if walls.size else math.nan)
         if info.closed:
             state = "closed"
-            end = max(info.end_time if info.end_time is not None else last_seen, last_seen)
+            end = _finite(max, info.end_time if info.end_time is not None else last_seen, last_seen)
         elif newest[(info.role, info.rank)] != i:
-            state, end = "killed", last_seen
+            state, end = "killed", _finite(max, last_seen)
         elif now - last_seen > silent_after:
-            state, end = "silent", last_seen
+            state, end = "silent", _finite(max, last_seen)
         else:
             state, end = "running", now
         starts[i], ends[i] = begin, end
@@ -191,8 +200,8 @@ def _skew(rows: list[np.ndarray], ranks: list[int], grid: int) -> dict[str, list
         hi = np.where(some, np.nanmax(np.where(np.isnan(matrix), -np.inf, matrix), axis=0), np.nan)
         slowest = np.argmin(np.where(np.isnan(matrix), np.inf, matrix), axis=0) if rows else np.zeros(grid, int)
     return {
-        "min_step": [_finite(v) for v in lo],
-        "max_step": [_finite(v) for v in hi],
+        "min_step": [_finite_or_none(v) for v in lo],
+        "max_step": [_finite_or_none(v) for v in hi],
         "slowest_rank": [int(ranks[j]) if s else None for j, s in zip(slowest, some, strict=True)],
     }
 

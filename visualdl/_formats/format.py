@@ -22,14 +22,28 @@ from typing import Any, BinaryIO, Protocol
 
 from visualdl._formats import framing
 from visualdl._formats.framebatch import Batch
+from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["SESSION_START", "Decoder", "Format", "Framing", "Read"]
+__all__ = ["SESSION_START", "UNREADABLE", "Decoder", "Format", "Framing", "Read", "unreadable"]
 
 #: The kind of an item a decoder gives beside the kinds of the table: a session that
 #: started again at a step, ``(wall time, step)``; the points written before it from that
 #: step on are superseded (TensorBoard's ``purge_step``).
 SESSION_START = "session_start"
+
+#: What reading one value of a record may raise when the value is bad (a length that does
+#: not match, an infinite float where a whole number must be, an integer out of its
+#: dtype's range): a decoder catches these around each value, reports the value as a
+#: problem and keeps the record's other values. Anything else out of a decoder is a bug,
+#: which the reader catches per record (:func:`visualdl._index.polling._decode`).
+UNREADABLE = (LogFormatError, ArithmeticError, ValueError)
+
+
+def unreadable(e: Exception) -> str:
+    """What a problem says of a value that raised one of :data:`UNREADABLE`."""
+    return e.message if isinstance(e, LogFormatError) else f"cannot be converted ({type(e).__name__}: {e})"
+
 
 #: ``read(offset, n)``: up to ``n`` bytes of a record's payload from ``offset``.
 Read = Callable[[int, int], bytes]

@@ -106,6 +106,11 @@ class Batch:
         end = int(starts[-1] + lengths[-1]) + self.footer if n else self.offset
         return Batch(self.buf, self.offset, end, starts, lengths, self.header, self.footer)
 
+    def after(self, n: int) -> Batch:
+        """The records from record ``n`` on (``0 < n < len(self)``)."""
+        start = int(self.starts[n]) - self.header
+        return Batch(self.buf, start, self.end, self.starts[n:], self.lengths[n:], self.header, self.footer)
+
     def payload(self, i: int) -> bytes:
         start = int(self.starts[i])
         return self.buf[start : start + int(self.lengths[i])]

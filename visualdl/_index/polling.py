@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visualdl._formats.format import SESSION_START
+from visualdl._formats.framebatch import Batch
 from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.discovery import Discovery, open_log
 from visualdl._index.runs import CACHE_BYTES, Progress, Run, series_of, split_blocks
@@ -89,9 +90,20 @@ def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
 
 def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
     """Records of one file as ``(kind, tag, event)``, by its format's decoder; what the
-    decoder knows of the writer (its header, its footer) is the file's."""
+    decoder knows of the writer (its header, its footer) is the file's.
+
+    The file's offset is already past ``items``: whatever the decoder raises, every record
+    of them that decodes is delivered, and only a record that makes it raise on its own is
+    lost, reported as a problem at its offset (:func:`_decode_apart`).
+    """
     decoder = logfile.decoder
-    out = decoder.decode(logfile.path, items)
+    seen = len(decoder.problems)
+    try:
+        out = decoder.decode(logfile.path, items)
+    except Exception:  # boundary: a decoder's bug costs the records that trigger it, not the round
+        log.debug("%s: the decoder raised; decoding its records apart", logfile.path, exc_info=True)
+        del decoder.problems[seen:]
+        out = _decode_apart(logfile, items)
     if logfile.header is None:
         logfile.header = decoder.header
     logfile.footer = decoder.footer
@@ -99,6 +111,45 @@ def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, s
         logfile.problems.append(Problem(logfile.path, offset, message))
         log.warning("%s at byte %d: %s", logfile.path, offset, message)
     decoder.problems.clear()
+    return out
+
+
+def _halves(items: list[tuple[int, Any]]) -> tuple[list[tuple[int, Any]], list[tuple[int, Any]]] | None:
+    """``items`` in two halves of records in file order (a :class:`Batch` cut in two); None
+    for a single record."""
+    if len(items) > 1:
+        half = len(items) // 2
+        return items[:half], items[half:]
+    offset, item = items[0]
+    if not isinstance(item, Batch) or len(item) < 2:
+        return None
+    half = len(item) // 2
+    return [(offset, item.head(half))], [(offset + item.frame(half), item.after(half))]
+
+
+def _decode_apart(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
+    """The records of ``items``, which made the decoder raise, decoded in halves, in file
+    order, down to the records that make it raise alone: each of those is reported and
+    skipped. A few bad records cost a few decodes each, not one decode per record."""
+    decoder = logfile.decoder
+    out: list[tuple[str, str, Any]] = []
+    halves = _halves(items)
+    stack = [halves[1], halves[0]] if halves else [items]  # the first half on top
+    while stack:
+        chunk = stack.pop()
+        seen = len(decoder.problems)
+        try:
+            out.extend(decoder.decode(logfile.path, chunk))
+            continue
+        except Exception as e:  # boundary: see _decode
+            del decoder.problems[seen:]
+            halves = _halves(chunk)
+            if halves:
+                stack += [halves[1], halves[0]]
+                continue
+            offset = chunk[0][0]
+            log.warning("%s at byte %d: the decoder raised", logfile.path, offset, exc_info=True)
+            decoder.problems.append((offset, f"record could not be decoded ({e!r}); skipped"))
     return out
 
 

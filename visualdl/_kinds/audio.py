@@ -3,12 +3,17 @@ that clips are listed without reading their bytes (a ``blob`` kind)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from visualdl._kinds.kind import Kind, RecordRef
+from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["KIND", "AudioEvent", "encode_audio"]
+__all__ = ["KIND", "MAX_SAMPLE_RATE", "AudioEvent", "encode_audio", "sample_rate_of"]
+
+#: The highest sample rate a clip may have (our records hold it in a uint32).
+MAX_SAMPLE_RATE = (1 << 32) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +27,15 @@ class AudioEvent:
     channels: int
     size: int
     ref: RecordRef
+
+
+def sample_rate_of(rate: float) -> int:
+    """A sample rate that a foreign format stores as a float (TensorBoard's and VisualDL 2's
+    ``Audio``), as the whole number of frames per second it must be; :class:`LogFormatError`
+    when it is not one from 1 to :data:`MAX_SAMPLE_RATE` (infinite, NaN, fractional, huge)."""
+    if not (math.isfinite(rate) and 0 < rate <= MAX_SAMPLE_RATE and rate == int(rate)):
+        raise LogFormatError(f"audio with a sample rate of {rate}, not a whole number from 1 to {MAX_SAMPLE_RATE}")
+    return int(rate)
 
 
 def encode_audio(

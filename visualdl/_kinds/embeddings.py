@@ -54,6 +54,8 @@ def encode_embeddings(
 
 def _decode_embeddings(msg: pb.Embeddings, path: str, offset: int) -> list[tuple[str, EmbeddingsEvent]]:
     rows, dim, columns = msg.rows, msg.dimension, len(msg.metadata_header)
+    if not (rows and dim):  # the writer refuses them: there is nothing to project
+        raise LogFormatError(f"embeddings {msg.tag!r} of {rows} rows of {dim} values, not at least one of one")
     if len(msg.vectors) != rows * dim * 4:
         raise LogFormatError(
             f"embeddings {msg.tag!r}: {len(msg.vectors)} bytes of vectors for {rows} rows of {dim} float32"

@@ -13,7 +13,7 @@ from visualdl._kinds.kind import Kind
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["KIND", "HistogramEvent", "HistogramStats", "encode_histogram"]
+__all__ = ["KIND", "HistogramEvent", "HistogramStats", "check_finite", "encode_histogram"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +69,14 @@ def encode_histogram(
     return pb.Record(histogram=hist)
 
 
+def check_finite(edges: np.ndarray, counts: np.ndarray) -> None:
+    """:class:`LogFormatError` unless every edge and count is finite (a writer bins finite
+    values only; a crafted or damaged record may hold NaN or an infinity)."""
+    if not (np.isfinite(edges).all() and np.isfinite(counts).all()):
+        bad = [float(x) for x in (*edges.tolist(), *counts.tolist()) if not np.isfinite(x)]
+        raise LogFormatError(f"histogram with edges or counts that are not finite ({bad[0]!r})")
+
+
 def _decode_histogram(msg: pb.Histogram, path: str, offset: int) -> list[tuple[str, HistogramEvent]]:
     if len(msg.edges) % 8 or len(msg.counts) % 8:
         raise LogFormatError(f"histogram {msg.tag!r}: edges or counts not a whole number of float64")
@@ -77,6 +85,7 @@ def _decode_histogram(msg: pb.Histogram, path: str, offset: int) -> list[tuple[s
     # No finite value at all: no buckets, only the non-finite counts.
     if edges.size != counts.size + 1 and not (edges.size == 0 and counts.size == 0):
         raise LogFormatError(f"histogram {msg.tag!r}: {edges.size} edges for {counts.size} counts")
+    check_finite(edges, counts)
     event = HistogramEvent(
         msg.step, msg.wall_time, edges, counts, msg.min, msg.max, msg.sum, msg.sum_squares,
         msg.count, msg.nan_count, msg.pos_inf_count, msg.neg_inf_count,

@@ -37,10 +37,10 @@ from visualdl._kinds import (
     scalars,
     text,
 )
-from visualdl._kinds.audio import AudioEvent, encode_audio
+from visualdl._kinds.audio import AudioEvent, encode_audio, sample_rate_of
 from visualdl._kinds.embeddings import EmbeddingsEvent, encode_embeddings
 from visualdl._kinds.graph import GraphEvent, encode_graph
-from visualdl._kinds.histogram import HistogramEvent, HistogramStats, encode_histogram
+from visualdl._kinds.histogram import HistogramEvent, HistogramStats, check_finite, encode_histogram
 from visualdl._kinds.hparams import HPARAMS_TAG, HParamsEvent, encode_hparams
 from visualdl._kinds.image import ImageEvent, encode_image
 from visualdl._kinds.kind import STORAGE_CLASSES, Kind, RecordRef, Storage
@@ -84,6 +84,7 @@ __all__ = [
     "ScalarLayoutEvent",
     "Storage",
     "TextEvent",
+    "check_finite",
     "encode_audio",
     "encode_embeddings",
     "encode_graph",
@@ -97,6 +98,7 @@ __all__ = [
     "encode_scalars",
     "encode_text",
     "png_shape",
+    "sample_rate_of",
 ]
 
 #: Every kind by name, in the order the UI shows them.

@@ -53,7 +53,7 @@ from typing import cast
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from visualdl._formats.format import SESSION_START
+from visualdl._formats.format import SESSION_START, UNREADABLE, unreadable
 from visualdl._formats.framebatch import Batch
 from visualdl._formats.framing import HEADER_SIZE
 from visualdl._formats.points import Points
@@ -156,21 +156,26 @@ class EventDecoder:
                 self.header = header_for(path, parse_event(first) if isinstance(first, bytes) else first)
             except LogFormatError:
                 self.header = header_for(path, tb.Event())
+        other = dict(self.other)  # kept only if the items decode: a decode that raises counts nothing
         with np.errstate(all="ignore"):  # whatever the numbers written, no warnings
-            return self._decode(path, items)
+            out = self._decode(path, items, other)
+        self.other = other
+        return out
 
-    def _decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
+    def _decode(
+        self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]], other: dict[str, tuple[str, int]]
+    ) -> list[tuple[str, str, object]]:
         out: list[tuple[str, str, object]] = []
         points = Points()
         for offset, item in items:
             if not isinstance(item, Batch):
-                self._one(path, offset, item, out, points)
+                self._one(path, offset, item, out, points, other)
                 continue
             found = tfscalars.read(item.buf, item.starts, item.lengths)
             if 4 * int(found.common.sum()) < 3 * len(item):  # mostly other events: one by one is cheaper
                 for i in range(len(item)):
                     frame = offset + int(item.starts[i]) - HEADER_SIZE - item.offset
-                    self._one(path, frame, item.payload(i), out, points)
+                    self._one(path, frame, item.payload(i), out, points, other)
                 continue
             ids = np.array([points.id(tag) for tag in found.tags], np.int64)[found.tag_ids]
             columns = (ids, found.steps, found.values, found.walls)
@@ -183,7 +188,7 @@ class EventDecoder:
                     points.add_columns(*(c[done:cut] for c in columns))
                     done = cut
                 frame = offset + int(item.starts[i]) - HEADER_SIZE - item.offset
-                self._one(path, frame, item.payload(i), out, points)
+                self._one(path, frame, item.payload(i), out, points, other)
             if done < len(ids):
                 points.add_columns(*(c[done:] for c in columns))
         block = points.block()
@@ -196,9 +201,15 @@ class EventDecoder:
         return tuple((tag, plugin, count) for tag, (plugin, count) in sorted(self.other.items()))
 
     def _one(
-        self, path: str, offset: int, item: bytes | tb.Event, out: list[tuple[str, str, object]], points: Points
+        self,
+        path: str,
+        offset: int,
+        item: bytes | tb.Event,
+        out: list[tuple[str, str, object]],
+        points: Points,
+        other: dict[str, tuple[str, int]],
     ) -> None:
-        """The items of one event (its scalar points into ``points``)."""
+        """The items of one event (its scalar points into ``points``, values not shown counted in ``other``)."""
         if isinstance(item, bytes):
             simple = simple_scalar(item)
             if simple is not None:
@@ -227,14 +238,14 @@ class EventDecoder:
             which = value.WhichOneof("value") or ""
             entry = READERS.get((which, plugin)) or READERS.get((which, ""))
             if entry is None:
-                name, count = self.other.get(tag, (plugin or which or "unknown", 0))
-                self.other[tag] = (name, count + 1)
+                name, count = other.get(tag, (plugin or which or "unknown", 0))
+                other[tag] = (name, count + 1)
                 continue
             kind, read = entry
             try:
                 items = read(Value(path, offset, index, tag, step, wall, value))
-            except LogFormatError as e:
-                self.problems.append((offset, f"value {tag!r}: {e.message}"))
+            except UNREADABLE as e:  # the value is bad: it alone is lost
+                self.problems.append((offset, f"value {tag!r}: {unreadable(e)}"))
                 continue
             if kind == "scalars":
                 for _, name, number in items:

@@ -27,7 +27,9 @@ from visualdl._kinds.table import (
     RecordRef,
     ScalarLayoutEvent,
     TextEvent,
+    check_finite,
     png_shape,
+    sample_rate_of,
 )
 from visualdl.errors import LogFormatError
 from visualdl.proto import tb
@@ -50,6 +52,8 @@ _NUMERIC: dict[int, tuple[str, str]] = {
     _T.DT_UINT64: ("<u8", "uint64_val"),
     _T.DT_BOOL: ("?", "bool_val"),
 }
+#: The widest and tallest image there is (a PNG's limit).
+_MAX_SIDE = (1 << 31) - 1
 #: Elements of a tensor decoded at most (a histogram of 2^20 buckets is far beyond any writer's).
 _MAX_ELEMENTS = 1 << 22
 
@@ -127,6 +131,7 @@ def _histogram_from_proto(h: tb.HistogramProto, step: int, wall: float) -> Histo
         edges[-1] = min(edges[-1], hi) if edges[-2] <= hi else edges[-1]
     edges[0] = edges[0] if np.isfinite(edges[0]) else edges[1]
     edges[-1] = edges[-1] if np.isfinite(edges[-1]) and edges[-1] < np.finfo(np.float64).max else edges[-2]
+    check_finite(edges, counts)
     total = _count(float(h.num)) if h.num else _count(float(counts.sum()))
     return HistogramEvent(step, wall, edges, counts, lo, hi, float(h.sum), float(h.sum_squares), total, 0, 0, 0)
 
@@ -141,6 +146,7 @@ def _histogram_from_tensor(tensor: tb.TensorProto, step: int, wall: float) -> Hi
     rows = data.reshape(-1, 3)
     left, right, counts = rows[:, 0], rows[:, 1], rows[:, 2]
     edges = np.concatenate((left, right[-1:]))
+    check_finite(edges, counts)
     total = float(counts.sum())
     centers = (left + right) / 2
     mean_sum = float((centers * counts).sum())
@@ -186,8 +192,13 @@ def _image_tensor(v: Value) -> list[tuple[str, str, object]]:
         raise LogFormatError(f"image tensor of {len(strings)} strings, not [width, height, png, ...]")
     try:
         width, height = int(strings[0]), int(strings[1])
-    except ValueError as e:
-        raise LogFormatError(f"image tensor with width {strings[0]!r} and height {strings[1]!r}") from e
+    except ValueError:
+        width = height = -1
+    if not (0 <= width <= _MAX_SIDE and 0 <= height <= _MAX_SIDE):
+        width_text, height_text = strings[0][:40], strings[1][:40]
+        raise LogFormatError(
+            f"image tensor with width {width_text!r} and height {height_text!r}, not whole numbers from 0 to 2**31 - 1"
+        )
     out: list[tuple[str, str, object]] = []
     for k, png in enumerate(strings[2:]):
         name = v.tag if len(strings) == 3 else f"{v.tag}/{k}"
@@ -213,14 +224,12 @@ def _text_tensor(v: Value) -> list[tuple[str, str, object]]:
 
 def _audio_legacy(v: Value) -> list[tuple[str, str, object]]:
     audio = v.value.audio
-    rate = audio.sample_rate
-    if not (rate > 0 and rate == int(rate)):
-        raise LogFormatError(f"audio with a sample rate of {rate}")
+    rate = sample_rate_of(audio.sample_rate)
     if audio.num_channels < 0 or audio.length_frames < 0:
         raise LogFormatError(f"audio of {audio.num_channels} channels and {audio.length_frames} frames")
     ref = BlobRef(v.path, v.offset, v.index, -1)
     size = len(audio.encoded_audio_string)
-    return [("audio", v.tag, AudioEvent(v.step, v.wall, int(rate), audio.length_frames, audio.num_channels, size, ref))]
+    return [("audio", v.tag, AudioEvent(v.step, v.wall, rate, audio.length_frames, audio.num_channels, size, ref))]
 
 
 def _pr_curve_tensor(v: Value) -> list[tuple[str, str, object]]:

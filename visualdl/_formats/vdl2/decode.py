@@ -82,6 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from visualdl._formats.format import UNREADABLE, unreadable
 from visualdl._formats.framebatch import Batch
 from visualdl._formats.points import Points
 from visualdl._formats.vdl2 import scalars as vdl2scalars
@@ -319,8 +320,8 @@ def _values_into(path: str, frames: Sequence[tuple[int, bytes]], points: Points,
                 tag = HPARAMS_TAG if kind == _HPARAMS else value.tag
                 try:
                     events.append((kind, tag, make(value, value.id, _seconds(value.timestamp), ref)))
-                except LogFormatError as e:
-                    problems.append((offset, f"{which} {value.tag!r}: {e.message}"))
+                except UNREADABLE as e:  # the value is bad: it alone is lost
+                    problems.append((offset, f"{which} {value.tag!r}: {unreadable(e)}"))
             else:
                 key = (value.tag, which or "unknown")
                 counted[key] = counted.get(key, 0) + 1

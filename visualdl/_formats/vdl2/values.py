@@ -27,6 +27,7 @@ from visualdl._kinds.table import (
     RocCurveEvent,
     TextEvent,
     png_shape,
+    sample_rate_of,
 )
 from visualdl.errors import LogFormatError
 from visualdl.proto import vdl2
@@ -91,6 +92,8 @@ def _histogram_of(step: int, wall: float, histogram: vdl2.Record.Histogram) -> H
     total = float(counts.sum())
     if not (np.isfinite(total) and (counts >= 0).all()):
         raise LogFormatError(f"histogram with counts that are not finite and non-negative: {counts[:8].tolist()!r}")
+    if total >= _MAX_COUNT:
+        raise LogFormatError(f"histogram with counts summing to {total:g}, not below 2**63")
     centres = (edges[:-1] + edges[1:]) / 2
     weighted = centres * counts
     approx_sum, approx_squares = float(weighted.sum()), float((weighted * centres).sum())
@@ -99,19 +102,21 @@ def _histogram_of(step: int, wall: float, histogram: vdl2.Record.Histogram) -> H
     )
 
 
+#: A histogram counts fewer values than this (an int64 holds its count).
+_MAX_COUNT = float(1 << 63)
+
+
 def _text(value: _Value, step: int, wall: float, ref: ValueRef) -> TextEvent:
     return TextEvent(step, wall, value.text.encoded_text_string)
 
 
 def _audio(value: _Value, step: int, wall: float, ref: ValueRef) -> AudioEvent:
     audio = value.audio
-    rate = audio.sample_rate
-    if not (rate > 0 and rate == int(rate)):
-        raise LogFormatError(f"audio with a sample rate of {rate}")
+    rate = sample_rate_of(audio.sample_rate)
     if audio.num_channels < 0 or audio.length_frames < 0:
         raise LogFormatError(f"audio of {audio.num_channels} channels and {audio.length_frames} frames")
     size = len(audio.encoded_audio_string)
-    return AudioEvent(step, wall, int(rate), audio.length_frames, audio.num_channels, size, ref)
+    return AudioEvent(step, wall, rate, audio.length_frames, audio.num_channels, size, ref)
 
 
 def _curve_columns(curve: vdl2.Record.PRCurve | vdl2.Record.ROC_Curve, rates: tuple[str, str]) -> list[np.ndarray]:
@@ -147,7 +152,9 @@ def _hparams(value: _Value, step: int, wall: float, ref: ValueRef) -> HParamsEve
 def _embeddings(value: _Value, step: int, wall: float, ref: ValueRef) -> EmbeddingsEvent:
     rows = value.embeddings.embeddings
     dimension = len(rows[0].vectors) if rows else 0
-    width = len(rows[0].label) if rows else 0
+    if not dimension:  # VisualDL 2's writer takes neither: there is nothing to project
+        raise LogFormatError(f"embeddings of {len(rows)} rows of {dimension} values, not at least one of one")
+    width = len(rows[0].label)
     for i, row in enumerate(rows):
         if len(row.vectors) != dimension or len(row.label) != width:
             raise LogFormatError(

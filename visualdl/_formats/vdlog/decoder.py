@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from visualdl._formats.format import UNREADABLE, unreadable
 from visualdl._formats.vdlog.logformat import FORMAT_VERSION
 from visualdl._kinds.table import KIND_BY_FIELD
-from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
 __all__ = ["RecordDecoder"]
@@ -53,8 +53,8 @@ class RecordDecoder:
                 self.problems.append((0, "file does not start with a header record"))
             try:
                 events = kind.decode(getattr(record, field_name), path, offset)
-            except LogFormatError as e:
-                self.problems.append((offset, e.message))
+            except UNREADABLE as e:  # the record is bad: it alone is lost
+                self.problems.append((offset, unreadable(e)))
                 continue
             name = kind.name
             for tag, event in events:
