@@ -31,9 +31,16 @@ export function relativeUnit(span) {
 
 /** A series' x values in the axis' units (``unit``: of a relative axis). */
 function xValues(series, xAxis, start, unit) {
-  if (xAxis === 'relative') return series.wall_times.map((w) => (w - start) / unit.seconds);
-  if (xAxis === 'wall') return series.wall_times.map(localMs);
+  // A wall time a file could not say (null: non-finite in the file) has no place on a time axis.
+  if (xAxis === 'relative') return series.wall_times.map((w) => (w === null ? null : (w - start) / unit.seconds));
+  if (xAxis === 'wall') return series.wall_times.map((w) => (w === null ? null : localMs(w)));
   return series.steps;
+}
+
+/** A series' first and last wall times that are numbers (null wall times are skipped). */
+function wallSpan(series) {
+  const known = series.wall_times.filter((w) => w !== null);
+  return known.length ? [known[0], known[known.length - 1]] : [undefined, undefined];
 }
 
 function percentile(sorted, q) {
@@ -97,9 +104,10 @@ export const GROUP_ABOVE = 16;
  * GROUP_ABOVE runs get traces of their own (meta.run), more are merged by colour (meta.runs).
  */
 export function buildFigure(series, opt) {
-  const starts = series.map((s) => opt.runStart(s.job ?? s.run) ?? s.wall_times[0]);
+  const spans = series.map(wallSpan);
+  const starts = series.map((s, i) => opt.runStart(s.job ?? s.run) ?? spans[i][0]);
   // A relative axis in seconds, minutes or hours, as its longest run's span asks.
-  const span = Math.max(0, ...series.map((s, i) => (s.wall_times.length ? s.wall_times[s.wall_times.length - 1] - starts[i] : 0)));
+  const span = Math.max(0, ...spans.map(([, last], i) => (last === undefined ? 0 : last - starts[i])));
   const unit = relativeUnit(span);
   // Runs keep the colour the app gave them; other lines (a job's roles or ranks) take free ones.
   const colors = assignColors(series.map((s) => s.colorKey ?? s.run), opt.runColor ?? opt.colorOf);

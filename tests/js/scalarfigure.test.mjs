@@ -61,6 +61,16 @@ test('a run with NaN and +-Inf: raw and smoothed lines with gaps, markers at the
   assert.equal(fig.layout.uirevision, 7);
 });
 
+test('a wall time the file could not say (null) is a gap on time axes, not 1970', () => {
+  const s = { ...series('gamma', [1, 2, 3, 4]), wall_times: [null, T0, null, T0 + 180] };
+  const rel = buildFigure([s], { ...OPT, xAxis: 'relative' }).data[0];
+  assert.deepEqual(rel.x, [null, 0, null, 3]); // minutes: the span is 180 s
+  const wall = buildFigure([s], { ...OPT, xAxis: 'wall' }).data[0];
+  assert.deepEqual(wall.x, [null, localMs(T0), null, localMs(T0 + 180)]);
+  const none = { ...series('delta', [1]), wall_times: [null] };
+  assert.deepEqual(buildFigure([none], { ...OPT, xAxis: 'relative' }).data[0].x, [null]);
+});
+
 test('smoothing 0: the raw line in full colour, the "smoothed" one equal to it', () => {
   const s = series('beta', [3, 1, 2]);
   const [raw, smoothed] = buildFigure([s], { ...OPT, smoothing: 0 }).data;
