@@ -421,7 +421,8 @@ class DataProvider:
                 where = source.name or source.path
                 problems.append(ProblemAt(where, _relative(p.path, source.path), p.offset, p.message))
         logdirs = tuple(LogdirState(s.name, s.path, s.reader.exists()) for s in self._sources)
-        return Health(logdirs, tuple(problems), self.list_unservable())
+        degraded = tuple(dict.fromkeys(t for s in self._sources for t in s.reader.troubles()))
+        return Health(logdirs, tuple(problems), self.list_unservable(), degraded)
 
 
 def _has_tag(reader: Index, run: str, kind: str, tag: str) -> bool:

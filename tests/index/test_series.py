@@ -101,7 +101,7 @@ def test_a_spilled_series_moves_to_a_fresh_file_without_the_garbage():
         series.extend(steps, values, walls)
     before = series.view()
     assert old.garbage > 0
-    series.move(fresh)
+    series.moved(fresh, series.copy_to(fresh))
     assert fresh.size == 24 * len(series) and fresh.garbage == 0
     after = series.view()
     np.testing.assert_array_equal(before.values, after.values)

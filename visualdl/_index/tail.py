@@ -180,6 +180,15 @@ class LogFile:
                 pass
         return "grown"
 
+    def rewind(self, offset: int) -> None:
+        """Read from ``offset`` again (where an earlier read started) at the next read, as
+        soon as the next poll: what was read from there could not be stored."""
+        self.offset = offset
+        self.more = False
+        self._wait_until = 0
+        self._settled = -1
+        self._next_check = None
+
     def read(self, budget: int | None = None) -> list[tuple[int, Any]]:
         """Whole records added since the last read, with the offsets of their frames.
 
