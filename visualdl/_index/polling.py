@@ -40,7 +40,7 @@ from typing import Any
 from visualdl._formats.format import SESSION_START
 from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.discovery import Discovery, open_log
-from visualdl._index.runs import CACHE_BYTES, Progress, Run, series_of, split_blocks
+from visualdl._index.runs import CACHE_BYTES, POINTS_PER_BYTE, Progress, Run, series_of, split_blocks
 from visualdl._index.series import CACHE_DIR_ENV, Series, SpillFile
 from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import ScalarBlock
@@ -360,6 +360,8 @@ class Poller:
         versions = state.versions
         keys = len(data)
         blocks: list[ScalarBlock] = [event for kind, _, event in decoded if kind == "scalars"]
+        progress = state.progress.get(path) or Progress()
+        blocks, refused = progress.admit(blocks, state.files[path].offset) if blocks else ([], 0)
         # The points first: writing them to the scratch file is what may fail.
         extended: list[tuple[str, Series, Any]] = []
         try:
@@ -375,8 +377,11 @@ class Poller:
         for tag, series, _ in extended:
             data.setdefault(("scalars", tag), {})[path] = series
             versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
-        if blocks:
-            state.progress.setdefault(path, Progress()).add(blocks)
+        if blocks or refused:
+            state.progress[path] = progress
+            progress.add(blocks)
+        if refused:
+            self._refused(state.files[path], progress, refused)
         for kind, tag, event in decoded:
             if kind == "scalars":
                 continue
@@ -388,6 +393,20 @@ class Poller:
             versions[(kind, tag)] = versions.get((kind, tag), 0) + 1
         if len(data) != keys:  # a new tag
             self._generation += 1
+
+    @staticmethod
+    def _refused(logfile: LogFile, progress: Progress, points: int) -> None:
+        """``points`` more of the file's were past its budget (:data:`~visualdl._index.runs.POINTS_PER_BYTE`):
+        said once, in a problem that names the file."""
+        if not progress.refused:
+            message = (
+                f"{progress.points + points:,} scalar points in {logfile.offset:,} bytes is more than "
+                f"{POINTS_PER_BYTE} a byte, which no writer of ours comes near: the {points:,} past the first "
+                f"{progress.points:,} are not read (a crafted or corrupt file; write it again to see them)"
+            )
+            logfile.problems.append(Problem(logfile.path, logfile.offset, message))
+            log.warning("%s at byte %d: %s", logfile.path, logfile.offset, message)
+        progress.refused += points
 
     @staticmethod
     def _scalars_changed(state: Run) -> None:
