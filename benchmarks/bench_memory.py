@@ -88,11 +88,13 @@ def _event_file(path: str, image_bytes: int) -> None:
 
 
 def child_blob(logdir: str, mode: str, image_bytes: int) -> dict[str, Any]:
+    from visualdl import LogReader
+    from visualdl.server._provider import DataProvider
+    from visualdl.server._settings import Settings
+
     base = _status("VmRSS")
     _reset_peak()
     if mode == "reader":
-        from visualdl import LogReader
-
         reader = LogReader(logdir)
         reader.poll()
         (event,) = reader.images(".", "big")
@@ -104,9 +106,6 @@ def child_blob(logdir: str, mode: str, image_bytes: int) -> dict[str, Any]:
             f.seek(offset)
             ok = f.read(16).hex() == expected and length == image_bytes
     else:
-        from visualdl.server._provider import DataProvider
-        from visualdl.server._settings import Settings
-
         provider = DataProvider(Settings(logdirs=(("", logdir),), background=False))
         provider.poll()
         peak = _status("VmHWM") - base

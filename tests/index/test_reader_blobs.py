@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tracemalloc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from visualdl._formats.framing import frame
 from visualdl._formats.vdlog.logformat import blob_span
 from visualdl._kinds.table import GraphEvent, ImageEvent
 from visualdl.errors import LogFormatError
-from visualdl.proto import pb
+from visualdl.proto import pb, tb
 
 BIG = 24 << 20
 
@@ -149,3 +150,36 @@ def test_embeddings_of_many_metadata_rows_are_read_back(tmp_path):
     with open(path, "rb") as f:
         f.seek(offset)
         assert f.read(length) == mat.tobytes()
+
+
+def _event(step: int, **value: Any) -> bytes:
+    event = tb.Event(wall_time=1.7e9 + step, step=step, summary=tb.Summary(value=[tb.Summary.Value(**value)]))
+    return frame(event.SerializeToString())
+
+
+def test_indexing_a_huge_image_in_an_event_file_never_reads_it_whole(logdir):
+    """An event file's image of 64 MB (torch and tensorboardX write any size) is indexed
+    holding a small part of it (its record checked a chunk at a time, the decoder given it
+    without the PNG's bytes); the records after it are read, and the bytes served are the
+    image's, read from the file when asked for."""
+    png = b"\x89PNG\r\n\x1a\n" + np.random.default_rng(3).bytes(64 << 20)
+    path = os.path.join(logdir, "events.out.tfevents.1700000000.host")
+    with open(path, "wb") as f:
+        f.write(frame(tb.Event(wall_time=1.7e9, file_version="brain.Event:2").SerializeToString()))
+        f.write(_event(1, tag="loss", simple_value=0.5))
+        image = tb.Summary.Image(height=4000, width=5000, colorspace=3, encoded_image_string=png)
+        f.write(_event(2, tag="huge", image=image))
+        f.write(_event(3, tag="loss", simple_value=0.25))
+    tracemalloc.start()
+    try:
+        reader = LogReader(logdir)  # reads the logdir
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # About 10 MB (a round's window of the file), whatever the image; twice the record before.
+    assert peak < len(png) // 3, f"indexing held {peak:,} bytes for a record of {len(png):,}"
+    assert reader.problems == []
+    (event,) = reader.images(".", "huge")
+    assert (event.step, event.height, event.width) == (2, 4000, 5000)
+    assert reader.scalars(".", "loss").steps.tolist() == [1, 3]
+    assert reader.read_blob(event) == png
