@@ -270,8 +270,14 @@ class DataProvider:
         hit = self._charts.get(key)
         if hit is not None:
             return hit
-        jobs = reader.job_scalars(local, tag)
         total = reader.count(local, "scalars", tag)
+        streamed = reader.chart_scalars(local, tag, max_points=max_points, x_min=x_min, x_max=x_max)
+        if streamed is not None:  # one long series: downsampled as it is read back
+            kept, in_range = streamed
+            result = RunScalars(run, total, Line(kept.steps, kept.values, kept.wall_times, in_range))
+            self._charts.put(key, result)
+            return result
+        jobs = reader.job_scalars(local, tag)
         if sum(len(r) for r, _ in jobs.values()) < 2:
             result = RunScalars(run, total, _downsampled(reader.scalars(local, tag), max_points, x_min, x_max))
         else:

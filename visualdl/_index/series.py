@@ -15,11 +15,12 @@ import os
 import tempfile
 import threading
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ScalarSeries", "Series", "SpillFile", "merge"]
+__all__ = ["ScalarSeries", "Series", "SpillFile", "merge", "pieces"]
 
 _MIN_CAPACITY = 64
 #: Spilled chunks are merged up to this many points (1.5 MiB); larger ones are read as they are.
@@ -255,6 +256,14 @@ class Series:
         if chunks is not None:
             self._spill, self._chunks = spill, chunks
 
+    def spilled_chunks(self) -> tuple[SpillFile, list[tuple[int, int]]] | None:
+        """The scratch file and the chunks of a spilled series in step order (None for one in
+        memory, or out of order): what :func:`pieces` reads it back from, a piece at a time,
+        without the index's lock (chunks are never rewritten in place)."""
+        if self._spill is None or not self._sorted:
+            return None
+        return self._spill, list(self._chunks)
+
     def view(self) -> ScalarSeries:
         """The points so far, ordered by step."""
         if self._spill is not None:
@@ -285,6 +294,24 @@ class Series:
                 self._spill.free(24 * self._n)
                 self._chunks, self._last, self._sorted = [(chunk, self._n)], int(steps[-1]), True
         return ScalarSeries(_readonly(steps), _readonly(values), _readonly(walls))
+
+
+def pieces(
+    spill: SpillFile, chunks: list[tuple[int, int]], size: int, *, steps_only: bool = False
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The points of ``chunks`` of ``spill`` (from :meth:`Series.spilled_chunks`) in order,
+    ``size`` at a time at most: steps, values and wall times (``steps_only``: the steps, and
+    empty values and wall times)."""
+    for offset, k in chunks:
+        for lo in range(0, k, size):
+            n = min(size, k - lo)
+            steps = np.frombuffer(spill.read(offset + 8 * lo, 8 * n), np.int64)
+            if steps_only:
+                yield steps, _NO_FLOATS, _NO_FLOATS
+                continue
+            values = np.frombuffer(spill.read(offset + 8 * (k + lo), 8 * n), np.float64)
+            walls = np.frombuffer(spill.read(offset + 8 * (2 * k + lo), 8 * n), np.float64)
+            yield steps, values, walls
 
 
 def merge(parts: list[ScalarSeries]) -> ScalarSeries:
