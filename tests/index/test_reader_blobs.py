@@ -183,3 +183,35 @@ def test_indexing_a_huge_image_in_an_event_file_never_reads_it_whole(logdir):
     assert (event.step, event.height, event.width) == (2, 4000, 5000)
     assert reader.scalars(".", "loss").steps.tolist() == [1, 3]
     assert reader.read_blob(event) == png
+
+
+def test_huge_event_records_keep_what_is_not_an_image_whole(logdir):
+    """Only images are pruned from a record too large to be read whole: an image tensor
+    (whose plugin only the tag's first value names) is listed with its shape and served
+    whole; a clip keeps its size and a text all of its characters."""
+    png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + (5000).to_bytes(4, "big") + (4000).to_bytes(4, "big") + b"\x08\x02"
+    png += np.random.default_rng(4).bytes(20 << 20)
+    wav = b"RIFF" + bytes(17 << 20)
+    text = "x" * (17 << 20)
+    images = tb.SummaryMetadata(plugin_data=tb.SummaryMetadata.PluginData(plugin_name="images"))
+    texts = tb.SummaryMetadata(plugin_data=tb.SummaryMetadata.PluginData(plugin_name="text"))
+    strings = tb.DataType.DT_STRING
+    path = os.path.join(logdir, "events.out.tfevents.1700000000.host")
+    with open(path, "wb") as f:
+        f.write(frame(tb.Event(wall_time=1.7e9, file_version="brain.Event:2").SerializeToString()))
+        small = tb.TensorProto(dtype=strings, string_val=[b"1", b"1", png[:64]])
+        f.write(_event(1, tag="pics", metadata=images, tensor=small))
+        f.write(_event(2, tag="pics", tensor=tb.TensorProto(dtype=strings, string_val=[b"5000", b"4000", png])))
+        sound = tb.Summary.Audio(sample_rate=8000, num_channels=1, encoded_audio_string=wav)
+        f.write(_event(3, tag="clip", audio=sound))
+        lines = tb.TensorProto(dtype=strings, string_val=[text.encode()])
+        f.write(_event(4, tag="notes", metadata=texts, tensor=lines))
+    reader = LogReader(logdir)
+    assert reader.problems == []
+    _, second = reader.images(".", "pics")
+    assert (second.step, second.width, second.height) == (2, 5000, 4000)
+    assert reader.read_blob(second) == png
+    (clip,) = reader.audio(".", "clip")
+    assert clip.size == len(wav) and reader.read_blob(clip) == wav
+    (note,) = reader.texts(".", "notes")
+    assert note.text == text

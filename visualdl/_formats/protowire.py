@@ -82,8 +82,10 @@ def fields(read: Callable[[int, int], bytes], start: int, stop: int) -> Iterator
 
 
 #: Which length-delimited fields of a message are messages themselves, by field number,
-#: each with its own such map: the way to the blobs that :func:`pruned` cuts.
-Messages = Mapping[int, "Messages"]
+#: each with its own such map (the way to the blobs that :func:`pruned` cuts), or with a
+#: function of ``(read, start, stop)`` that tells it from the message's own fields: its map,
+#: or None to keep that message whole.
+Messages = Mapping[int, "Messages | Callable[[Callable[[int, int], bytes], int, int], Messages | None]"]
 
 
 def _varint_bytes(n: int) -> bytes:
@@ -104,11 +106,13 @@ def pruned(read: Callable[[int, int], bytes], start: int, stop: int, messages: M
     parts = []
     pos = start
     for number, wire, begin, end in fields(read, start, stop):
-        if wire == LEN and end - begin > keep:
-            inner = messages.get(number)
-            value = read(begin, keep) if inner is None else pruned(read, begin, end, inner, keep)
-            parts += [_varint_bytes(number << 3 | LEN), _varint_bytes(len(value)), value]
+        inner = messages.get(number)
+        if callable(inner) and wire == LEN and end - begin > keep:
+            inner = inner(read, begin, end)
+        if wire != LEN or end - begin <= keep or (number in messages and inner is None):
+            parts.append(read(pos, end - pos))  # a small field, or a message kept whole
         else:
-            parts.append(read(pos, end - pos))
+            value = read(begin, keep) if inner is None else pruned(read, begin, end, inner, keep)  # type: ignore[arg-type]
+            parts += [_varint_bytes(number << 3 | LEN), _varint_bytes(len(value)), value]
         pos = end
     return b"".join(parts)

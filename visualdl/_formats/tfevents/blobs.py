@@ -7,6 +7,7 @@ caller gives ``read(offset, n)`` over the record's payload.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 
 from visualdl._formats.protowire import Messages, pruned
 from visualdl._formats.protowire import fields as _fields
@@ -20,17 +21,40 @@ _LEN = 2
 #: Value.image (Value.audio), Image.encoded_image_string (Audio.encoded_audio_string);
 #: Value.tensor, TensorProto.string_val.
 _SUMMARY, _VALUE, _IMAGE, _AUDIO, _ENCODED, _TENSOR, _STRING_VAL = 5, 1, 4, 6, 4, 8, 8
-#: The messages on the way to the blobs, for :func:`prune`; every other long field is a blob.
-_EVENT: Messages = {_SUMMARY: {_VALUE: {_IMAGE: {}, _AUDIO: {}, _TENSOR: {}}}}
 #: What :func:`prune` keeps of a blob: a PNG's header (its size) and more.
 PRUNED_BYTES = 1 << 16
+#: How an encoded image starts (PNG, JPEG, GIF).
+_IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8", b"GIF8")
+
+
+def _image_value(read: Callable[[int, int], bytes], start: int, stop: int) -> Messages | None:
+    """How to prune a ``Summary.Value``: an image's bytes (``image``, or an image tensor
+    ``[width, height, png, ...]``, told by its strings, since only a tag's first value names
+    its plugin), or nothing: a clip's size and a text are the decoder's, whole."""
+    for number, wire, begin, end in _fields(read, start, stop):
+        if number == _IMAGE and wire == _LEN:
+            return {_IMAGE: {}}
+        if number == _TENSOR and wire == _LEN:
+            found = ((b, e) for n, w, b, e in _fields(read, begin, end) if n == _STRING_VAL and w == _LEN)
+            strings = list(islice(found, 3))
+            if (
+                len(strings) == 3
+                and all(e - b <= 20 and read(b, e - b).isdigit() for b, e in strings[:2])
+                and read(strings[2][0], 4).startswith(_IMAGE_MAGIC)
+            ):
+                return {_TENSOR: {}}
+    return None
+
+
+#: The messages on the way to the blobs, for :func:`prune`.
+_EVENT: Messages = {_SUMMARY: {_VALUE: _image_value}}
 
 
 def prune(read: Callable[[int, int], bytes], length: int) -> bytes:
-    """The serialized ``Event`` of ``length`` bytes with every image's PNG, clip's WAV and
-    string tensor element cut to its first :data:`PRUNED_BYTES`: what the decoder lists
-    them from (tags, steps, shapes) without a copy of them in memory. The bytes are served
-    from the file later (:func:`blob_span`)."""
+    """The serialized ``Event`` of ``length`` bytes with the bytes of every image cut to
+    their first :data:`PRUNED_BYTES`: what the decoder lists images from (tags, steps,
+    shapes) without a copy of them in memory; they are served from the file later
+    (:func:`blob_span`). Other values (a clip, whose size the decoder counts; a text) stay whole."""
     return pruned(read, 0, length, _EVENT, PRUNED_BYTES)
 
 
