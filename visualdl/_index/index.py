@@ -33,7 +33,7 @@ from visualdl._index.blobs import format_of_path, open_blob, read_gathered
 from visualdl._index.downsample import Downsampler, select_range
 from visualdl._index.polling import Poller
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
-from visualdl._index.runs import Run, Stream, stream_of
+from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, merge, pieces
 from visualdl._index.tail import Problem
 from visualdl._kinds.table import (
@@ -54,11 +54,16 @@ from visualdl._kinds.table import (
 from visualdl._storage import Store, open_store
 from visualdl.errors import LogFormatError, NotFound
 
-__all__ = ["CHART_PIECE", "Index", "Stream", "WriterInfo"]
+__all__ = ["CHART_PIECE", "STREAMED_POINTS", "Index", "Stream", "WriterInfo"]
 
 #: Points of a series read back at a time for a chart of it (:meth:`Index.chart_scalars`):
 #: 1.5 MiB of them, and a few times that while they are downsampled.
 CHART_PIECE = 1 << 16
+#: A series longer than this is charted a piece at a time: its view (24 bytes a point),
+#: cached twice (resolved, merged), would not fit the index's cache anyway, and would be
+#: read back whole at every chart. Shorter ones are charted from their cached view, which
+#: answers a zoom in a few milliseconds.
+STREAMED_POINTS = CACHE_BYTES // 48
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +244,7 @@ class Index(Poller):
         keeps of the step range, and how many the range holds, read back from the scratch
         file a piece of :data:`CHART_PIECE` points at a time: a chart of a series of 100M
         points holds a piece, not the series. None when the tag is not one file's series
-        of more than :data:`CHART_PIECE` points in step order, with no session restarts
+        of more than :data:`STREAMED_POINTS` points in step order, with no session restarts
         (then :meth:`scalars` gives what to downsample)."""
         with self._lock:
             state = self._run(run)
@@ -249,7 +254,7 @@ class Index(Poller):
             if len(per_file) != 1 or state.starts:
                 return None
             (series,) = per_file.values()
-            source = series.spilled_chunks() if len(series) > CHART_PIECE else None
+            source = series.spilled_chunks() if len(series) > STREAMED_POINTS else None
         if source is None:
             return None
         spill, chunks = source
