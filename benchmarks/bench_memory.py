@@ -14,8 +14,9 @@ baseline; the median of ``--repeats`` processes is printed.
    record's size, and that the image's bytes come back right;
 3. ``chart``: the server's chart of one tag of P points (10,000,000; ``--quick`` 2,000,000;
    written as scalar records of 2^20 points by the kinds' record builder, as LogWriter
-   writes them) at ``max_points=1000``: the peak of the first chart and the resident
-   memory kept after it, above the RSS after indexing, per point.
+   writes them) at ``max_points=1000``: the peak of the first chart (RSS, and what
+   ``tracemalloc`` saw allocated) and the resident memory kept after it, above the RSS
+   after indexing, per point.
 
 Run::
 
@@ -34,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -136,10 +138,13 @@ def child_chart(logdir: str, points: int) -> dict[str, Any]:
     provider.poll()
     base = _status("VmRSS")
     _reset_peak()
+    tracemalloc.start()
     provider.read_scalars(run=".", tag="loss", max_points=1000)
+    traced = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
     peak = _status("VmHWM") - base
     kept = _status("VmRSS") - base
-    return {"peak": peak, "kept": kept, "points": points}
+    return {"peak": peak, "kept": kept, "traced": traced, "points": points}
 
 
 # -- the parent ------------------------------------------------------------------------------
@@ -187,9 +192,10 @@ def measure_chart(points: int, repeats: int) -> None:
     with tempfile.TemporaryDirectory() as logdir:
         _scalar_file(os.path.join(logdir, "bench.vdlog"), points)
         results = [_run_child("chart", logdir, str(points)) for _ in range(repeats)]
-    peak, kept = _median(results, "peak"), _median(results, "kept")
-    print(f"chart: first chart of {points:,} points: peak {peak / MB:,.0f} MB ({peak / points:.1f} bytes/point), "
-          f"kept {kept / MB:,.0f} MB ({kept / points:.1f} bytes/point)")  # fmt: skip
+    peak, kept, traced = _median(results, "peak"), _median(results, "kept"), _median(results, "traced")
+    print(f"chart: first chart of {points:,} points: peak RSS {peak / MB:,.0f} MB ({peak / points:.1f} bytes/point), "
+          f"allocated at most {traced / MB:,.1f} MB (tracemalloc), "
+          f"RSS kept {kept / MB:,.0f} MB ({kept / points:.1f} bytes/point)")  # fmt: skip
 
 
 def main() -> int:
