@@ -215,3 +215,20 @@ def test_huge_event_records_keep_what_is_not_an_image_whole(logdir):
     assert clip.size == len(wav) and reader.read_blob(clip) == wav
     (note,) = reader.texts(".", "notes")
     assert note.text == text
+
+
+def test_indexing_a_huge_image_of_ours_never_reads_it_whole(logdir):
+    """As an event file's: what indexing holds is a round's window of the file (16 MB),
+    whatever the image (twice the record before)."""
+    png = np.random.default_rng(6).bytes(64 << 20)
+    _image_log(logdir, png)
+    tracemalloc.start()
+    try:
+        reader = LogReader(logdir)  # reads the logdir
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(png) // 2, f"indexing held {peak:,} bytes for a record of {len(png):,}"
+    (event,) = reader.images(".", "big")
+    assert (event.step, event.height, event.width) == (3, 1, 1)
+    assert reader.read_blob(event) == png
