@@ -92,6 +92,11 @@ export class Sidebar {
       const where = missing.length ? ` · logdir not found yet: ${missing.join(', ')}` : '';
       this.status.textContent = `${plural(this.ctx.state.runs.length, 'run')} · ${fmtBytes(health.bytes_read)} read · ` +
         `updated ${fmtClock(health.last_poll_time)}${where}`;
+      const degraded = health.degraded || [];
+      if (degraded.length) {
+        this.status.classList.add('status-error');
+        this.status.textContent += ` · ${degraded.join(' · ')}`;
+      }
     }
     this.setProblems(health.problems || []);
   }

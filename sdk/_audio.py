@@ -1,5 +1,6 @@
-"""Audio clips as LogWriter takes them: checked on the caller's thread, encoded as WAV
-(16-bit PCM, the stdlib ``wave`` module) on the writer's thread.
+"""Audio clips as LogWriter takes them: checked and converted to 16-bit PCM on the caller's
+thread, a piece at a time; the WAV's header is put in front of the samples on the writer's
+thread, as the record is built (the samples copied once, into the record).
 
 As VisualDL 2: the clip is squeezed to one dimension; float samples are amplitudes in
 [-1, 1] (louder ones are clipped, with a warning) and become ``int(32767 * x)``.
@@ -8,22 +9,23 @@ Unlike VisualDL 2, an ``int16`` array is taken as PCM samples and stored as it i
 
 from __future__ import annotations
 
-import io
 import numbers
+import struct
 import warnings
-import wave
 from typing import Any
 
 import numpy as np
 
 from visualdl.sdk._convert import MAX_PAYLOAD_BYTES, describe, number_array
 
-__all__ = ["MAX_SAMPLE_RATE", "check_audio", "check_sample_rate", "encode_wav"]
+__all__ = ["MAX_SAMPLE_RATE", "check_audio", "check_sample_rate", "encode_wav", "wav_header"]
 
 #: WAV stores the sample rate in 32 bits; no recorder goes near this.
 MAX_SAMPLE_RATE = 2**31 - 1
 #: Header bytes of a WAV file the ``wave`` module writes.
 _WAV_HEADER = 44
+#: Float samples checked and converted at a time (8 MB of float64).
+_PIECE = 1 << 20
 
 
 def check_sample_rate(sample_rate: Any) -> int:
@@ -40,8 +42,10 @@ def check_sample_rate(sample_rate: Any) -> int:
 
 
 def check_audio(audio_array: Any) -> np.ndarray:
-    """A one-dimensional owned copy of the clip: ``int16`` PCM samples, or float64
-    amplitudes (clipped to [-1, 1] by :func:`encode_wav`, with a warning here)."""
+    """The clip as an owned one-dimensional array of 16-bit PCM samples (``<i2``): ``int16``
+    samples as they are, float amplitudes clipped to [-1, 1] (with a warning) and scaled as
+    VisualDL 2 does. Floats are checked and converted :data:`_PIECE` samples at a time, so
+    that what this holds beside the caller's array is the PCM copy (2 bytes a sample)."""
     arr = number_array(audio_array, "audio_array", "an array of samples")
     squeezed = arr.squeeze() if arr.ndim != 1 else arr
     if squeezed.ndim != 1:
@@ -58,27 +62,32 @@ def check_audio(audio_array: Any) -> np.ndarray:
         )
     if squeezed.dtype == np.int16:
         return np.array(squeezed, dtype="<i2")
-    samples = np.array(squeezed, dtype=np.float64)
-    if not np.isfinite(samples).all():
-        raise ValueError("audio_array must hold finite amplitudes; got NaN or infinite samples")
-    peak = float(np.abs(samples).max())
+    pcm = np.empty(squeezed.size, "<i2")
+    peak = 0.0
+    for lo in range(0, squeezed.size, _PIECE):
+        piece = np.asarray(squeezed[lo : lo + _PIECE], dtype=np.float64)
+        if not np.isfinite(piece).all():
+            raise ValueError("audio_array must hold finite amplitudes; got NaN or infinite samples")
+        peak = max(peak, float(np.abs(piece).max()))
+        pcm[lo : lo + _PIECE] = np.trunc(np.clip(piece, -1.0, 1.0) * 32767.0)
     if peak > 1.0:
         warnings.warn(
             f"audio_array has amplitudes up to {peak:g}, outside [-1, 1]: they are clipped "
             "(scale the clip, or pass int16 PCM samples)",
             stacklevel=3,
         )
-    return samples
+    return pcm
+
+
+def wav_header(frames: int, sample_rate: int) -> bytes:
+    """The 44 bytes in front of ``frames`` mono 16-bit PCM samples in a WAV file, as the
+    ``wave`` module writes them."""
+    data = 2 * frames
+    return b"RIFF" + struct.pack(
+        "<L4s4sLHHLLHH4sL", 36 + data, b"WAVE", b"fmt ", 16, 1, 1, sample_rate, 2 * sample_rate, 2, 16, b"data", data
+    )
 
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
     """A mono 16-bit PCM WAV file of samples from :func:`check_audio`."""
-    if samples.dtype != np.dtype("<i2"):
-        samples = np.trunc(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2")
-    out = io.BytesIO()
-    with wave.open(out, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(sample_rate)
-        wav.writeframes(samples.tobytes())
-    return out.getvalue()
+    return wav_header(samples.size, sample_rate) + samples.astype("<i2", copy=False).tobytes()

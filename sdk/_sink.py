@@ -40,7 +40,7 @@ import numpy as np
 
 from visualdl._formats.framing import frame
 from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD
-from visualdl._kinds.table import encode_scalars
+from visualdl._kinds.table import BuiltRecord, encode_scalars
 from visualdl._storage.base import Appender
 from visualdl.errors import WriterError
 from visualdl.proto import pb
@@ -51,7 +51,7 @@ __all__ = ["NullSink", "Sink"]
 log = logging.getLogger("visualdl.writer")
 
 #: A pending non-scalar record: a callable building it on the background thread.
-Item = Callable[[], pb.Record]
+Item = Callable[[], pb.Record | BuiltRecord]
 _POINT_BYTES = 24
 #: Writers split scalar batches here; readers refuse larger records (decompression bombs).
 _MAX_POINTS_PER_RECORD = MAX_POINTS_PER_RECORD

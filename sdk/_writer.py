@@ -21,7 +21,8 @@ import numpy as np
 from visualdl import __version__
 from visualdl._formats.vdlog.logformat import FILE_MARKER, FORMAT_VERSION, is_log_file
 from visualdl._kinds.table import (
-    encode_audio,
+    BuiltRecord,
+    build_audio,
     encode_embeddings,
     encode_graph,
     encode_histogram,
@@ -440,8 +441,9 @@ class LogWriter:
         frames = len(samples)
         box = [samples]
 
-        def build() -> pb.Record:
-            return encode_audio(tag, step, wall, audio.encode_wav(box.pop(), rate), rate, frames, 1)
+        def build() -> BuiltRecord:
+            pcm = box.pop()
+            return build_audio(tag, step, wall, [audio.wav_header(frames, rate), pcm.data], rate, frames, 1)
 
         self._sink.put_item(build, samples.nbytes)
 

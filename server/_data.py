@@ -160,3 +160,6 @@ class Health:
     logdirs: tuple[LogdirState, ...]
     problems: tuple[ProblemAt, ...]
     not_served: tuple[Unservable, ...]
+    #: What keeps the index from holding every record read (a full scratch disk), each a
+    #: sentence naming the fix: the server is degraded while there is any.
+    degraded: tuple[str, ...] = ()

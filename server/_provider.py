@@ -270,8 +270,14 @@ class DataProvider:
         hit = self._charts.get(key)
         if hit is not None:
             return hit
-        jobs = reader.job_scalars(local, tag)
         total = reader.count(local, "scalars", tag)
+        streamed = reader.chart_scalars(local, tag, max_points=max_points, x_min=x_min, x_max=x_max)
+        if streamed is not None:  # one long series: downsampled as it is read back
+            kept, in_range = streamed
+            result = RunScalars(run, total, Line(kept.steps, kept.values, kept.wall_times, in_range))
+            self._charts.put(key, result)
+            return result
+        jobs = reader.job_scalars(local, tag)
         if sum(len(r) for r, _ in jobs.values()) < 2:
             result = RunScalars(run, total, _downsampled(reader.scalars(local, tag), max_points, x_min, x_max))
         else:
@@ -421,7 +427,8 @@ class DataProvider:
                 where = source.name or source.path
                 problems.append(ProblemAt(where, _relative(p.path, source.path), p.offset, p.message))
         logdirs = tuple(LogdirState(s.name, s.path, s.reader.exists()) for s in self._sources)
-        return Health(logdirs, tuple(problems), self.list_unservable())
+        degraded = tuple(dict.fromkeys(t for s in self._sources for t in s.reader.troubles()))
+        return Health(logdirs, tuple(problems), self.list_unservable(), degraded)
 
 
 def _has_tag(reader: Index, run: str, kind: str, tag: str) -> bool:

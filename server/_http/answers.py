@@ -143,7 +143,10 @@ KIND_LIST = obj(
 )
 HEALTH = obj(
     {
-        "status": {"enum": ["ok", "loading"]},
+        "status": {
+            "enum": ["ok", "loading", "degraded"],
+            "description": "degraded: indexing cannot keep everything it reads; `degraded` says why and the fix",
+        },
         "loaded": BOOLEAN,
         "files_read": INTEGER,
         "files_total": INTEGER,
@@ -155,6 +158,7 @@ HEALTH = obj(
         "logdirs": array(obj({"name": STRING, "path": STRING, "exists": BOOLEAN})),
         "problems": array(obj({"logdir": STRING, "file": STRING, "offset": INTEGER, "message": STRING})),
         "not_served": array(obj({"kind": STRING, "name": STRING, "run": STRING, "length": INTEGER, "message": STRING})),
+        "degraded": array(STRING),
     }
 )
 PER_ROLE = "per role: "

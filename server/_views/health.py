@@ -11,6 +11,7 @@ __all__ = ["HealthAnswer", "health_answer"]
 
 
 class HealthAnswer(TypedDict):
+    #: "loading" until the first poll is done, then "ok", or "degraded" while ``degraded`` says why
     status: str
     loaded: bool
     files_read: int
@@ -23,6 +24,7 @@ class HealthAnswer(TypedDict):
     logdirs: list[dict[str, Any]]
     problems: list[dict[str, Any]]
     not_served: list[dict[str, Any]]
+    degraded: list[str]
 
 
 def _unservable(u: Unservable) -> dict[str, Any]:
@@ -34,7 +36,7 @@ def _unservable(u: Unservable) -> dict[str, Any]:
 def health_answer(counters: PollCounters, health: Health, *, reload_interval: float) -> HealthAnswer:
     loaded = counters.loaded.is_set()
     return {
-        "status": "ok" if loaded else "loading",
+        "status": "loading" if not loaded else "degraded" if health.degraded else "ok",
         "loaded": loaded,
         "files_read": counters.files_read,
         "files_total": counters.files_total,
@@ -48,4 +50,5 @@ def health_answer(counters: PollCounters, health: Health, *, reload_interval: fl
             {"logdir": p.logdir, "file": p.file, "offset": p.offset, "message": p.message} for p in health.problems
         ],
         "not_served": [_unservable(u) for u in health.not_served],
+        "degraded": list(health.degraded),
     }

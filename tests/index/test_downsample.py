@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, select_range
+from visualdl._index.downsample import PICKS_PER_BUCKET, Downsampler, downsample, select_range
 
 finite_or_not = st.floats(allow_nan=True, allow_infinity=True, width=64)
 
@@ -69,3 +69,24 @@ def test_select_range_is_inclusive():
     assert select_range(steps, None, None) == (0, 5)
     assert select_range(steps, 11, 19) == (2, 2)
     assert select_range(steps, 50, None) == (5, 5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hnp.arrays(np.float64, st.integers(1, 2000), elements=finite_or_not),
+    st.integers(1, 300),
+    st.lists(st.integers(1, 400), min_size=1, max_size=30),
+)
+def test_downsampler_given_pieces_keeps_what_downsample_keeps(values, max_points, sizes):
+    steps = np.arange(values.size) * 2
+    walls = np.arange(values.size) / 7.0
+    keep = downsample(steps, values, max_points)
+    kept = Downsampler(values.size, max_points)
+    at = 0
+    for size in sizes * (values.size // sum(sizes) + 1):
+        kept.add(steps[at : at + size], values[at : at + size], walls[at : at + size])
+        at += size
+    got_steps, got_values, got_walls = kept.result()
+    assert got_steps.tolist() == steps[keep].tolist()
+    assert np.array_equal(got_values, values[keep], equal_nan=True)
+    assert got_walls.tolist() == walls[keep].tolist()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tracemalloc
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from visualdl._formats.framing import frame
 from visualdl._formats.vdlog.logformat import blob_span
 from visualdl._kinds.table import GraphEvent, ImageEvent
 from visualdl.errors import LogFormatError
-from visualdl.proto import pb
+from visualdl.proto import pb, tb
 
 BIG = 24 << 20
 
@@ -149,3 +150,85 @@ def test_embeddings_of_many_metadata_rows_are_read_back(tmp_path):
     with open(path, "rb") as f:
         f.seek(offset)
         assert f.read(length) == mat.tobytes()
+
+
+def _event(step: int, **value: Any) -> bytes:
+    event = tb.Event(wall_time=1.7e9 + step, step=step, summary=tb.Summary(value=[tb.Summary.Value(**value)]))
+    return frame(event.SerializeToString())
+
+
+def test_indexing_a_huge_image_in_an_event_file_never_reads_it_whole(logdir):
+    """An event file's image of 64 MB (torch and tensorboardX write any size) is indexed
+    holding a small part of it (its record checked a chunk at a time, the decoder given it
+    without the PNG's bytes); the records after it are read, and the bytes served are the
+    image's, read from the file when asked for."""
+    png = b"\x89PNG\r\n\x1a\n" + np.random.default_rng(3).bytes(64 << 20)
+    path = os.path.join(logdir, "events.out.tfevents.1700000000.host")
+    with open(path, "wb") as f:
+        f.write(frame(tb.Event(wall_time=1.7e9, file_version="brain.Event:2").SerializeToString()))
+        f.write(_event(1, tag="loss", simple_value=0.5))
+        image = tb.Summary.Image(height=4000, width=5000, colorspace=3, encoded_image_string=png)
+        f.write(_event(2, tag="huge", image=image))
+        f.write(_event(3, tag="loss", simple_value=0.25))
+    tracemalloc.start()
+    try:
+        reader = LogReader(logdir)  # reads the logdir
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # About 10 MB (a round's window of the file), whatever the image; twice the record before.
+    assert peak < len(png) // 3, f"indexing held {peak:,} bytes for a record of {len(png):,}"
+    assert reader.problems == []
+    (event,) = reader.images(".", "huge")
+    assert (event.step, event.height, event.width) == (2, 4000, 5000)
+    assert reader.scalars(".", "loss").steps.tolist() == [1, 3]
+    assert reader.read_blob(event) == png
+
+
+def test_huge_event_records_keep_what_is_not_an_image_whole(logdir):
+    """Only images are pruned from a record too large to be read whole: an image tensor
+    (whose plugin only the tag's first value names) is listed with its shape and served
+    whole; a clip keeps its size and a text all of its characters."""
+    png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + (5000).to_bytes(4, "big") + (4000).to_bytes(4, "big") + b"\x08\x02"
+    png += np.random.default_rng(4).bytes(20 << 20)
+    wav = b"RIFF" + bytes(17 << 20)
+    text = "x" * (17 << 20)
+    images = tb.SummaryMetadata(plugin_data=tb.SummaryMetadata.PluginData(plugin_name="images"))
+    texts = tb.SummaryMetadata(plugin_data=tb.SummaryMetadata.PluginData(plugin_name="text"))
+    strings = tb.DataType.DT_STRING
+    path = os.path.join(logdir, "events.out.tfevents.1700000000.host")
+    with open(path, "wb") as f:
+        f.write(frame(tb.Event(wall_time=1.7e9, file_version="brain.Event:2").SerializeToString()))
+        small = tb.TensorProto(dtype=strings, string_val=[b"1", b"1", png[:64]])
+        f.write(_event(1, tag="pics", metadata=images, tensor=small))
+        f.write(_event(2, tag="pics", tensor=tb.TensorProto(dtype=strings, string_val=[b"5000", b"4000", png])))
+        sound = tb.Summary.Audio(sample_rate=8000, num_channels=1, encoded_audio_string=wav)
+        f.write(_event(3, tag="clip", audio=sound))
+        lines = tb.TensorProto(dtype=strings, string_val=[text.encode()])
+        f.write(_event(4, tag="notes", metadata=texts, tensor=lines))
+    reader = LogReader(logdir)
+    assert reader.problems == []
+    _, second = reader.images(".", "pics")
+    assert (second.step, second.width, second.height) == (2, 5000, 4000)
+    assert reader.read_blob(second) == png
+    (clip,) = reader.audio(".", "clip")
+    assert clip.size == len(wav) and reader.read_blob(clip) == wav
+    (note,) = reader.texts(".", "notes")
+    assert note.text == text
+
+
+def test_indexing_a_huge_image_of_ours_never_reads_it_whole(logdir):
+    """As an event file's: what indexing holds is a round's window of the file (16 MB),
+    whatever the image (twice the record before)."""
+    png = np.random.default_rng(6).bytes(64 << 20)
+    _image_log(logdir, png)
+    tracemalloc.start()
+    try:
+        reader = LogReader(logdir)  # reads the logdir
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(png) // 2, f"indexing held {peak:,} bytes for a record of {len(png):,}"
+    (event,) = reader.images(".", "big")
+    assert (event.step, event.height, event.width) == (3, 1, 1)
+    assert reader.read_blob(event) == png

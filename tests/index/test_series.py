@@ -101,8 +101,28 @@ def test_a_spilled_series_moves_to_a_fresh_file_without_the_garbage():
         series.extend(steps, values, walls)
     before = series.view()
     assert old.garbage > 0
-    series.move(fresh)
+    series.moved(fresh, series.copy_to(fresh))
     assert fresh.size == 24 * len(series) and fresh.garbage == 0
     after = series.view()
     np.testing.assert_array_equal(before.values, after.values)
     np.testing.assert_array_equal(before.steps, after.steps)
+
+
+def test_a_spilled_series_restored_after_a_failed_append_is_as_it_was():
+    """What a failed write (a full disk) leaves: the series as at its checkpoint, merges undone,
+    and the bytes written since counted as garbage, not as points."""
+    spill = SpillFile()
+    series = Series(spill)
+    chunks = _spilled_points(300, 30, seed=4)
+    for steps, values, walls in chunks[:-3]:
+        series.extend(steps, values, walls)
+    before = series.view()
+    mark = series.checkpoint()
+    for steps, values, walls in chunks[-3:]:  # merged with the newest chunks as they go
+        series.extend(steps, values, walls)
+    series.restore(mark)
+    after = series.view()
+    assert len(series) == len(before)
+    np.testing.assert_array_equal(after.steps, before.steps)
+    np.testing.assert_array_equal(after.values, before.values)
+    assert spill.size - spill.garbage == 24 * sum(k for _, k in series._chunks) == 24 * len(series)

@@ -121,3 +121,8 @@ class Format:
     #: ``gather(payload, event) -> bytes``: the blob of a :attr:`scattered` event from its
     #: record's whole payload.
     gather: Callable[[bytes, Any], bytes] | None = None
+    #: ``prune(read, length) -> payload``: a record's payload of ``length`` bytes as its
+    #: decoder can take it without its blobs' bytes (each cut to its first few KiB, enough
+    #: for a PNG's header), read through ``read`` (as for :attr:`blob_span`): how a record
+    #: too large to be read whole is indexed. None: such records are read whole.
+    prune: Callable[[Read, int], bytes] | None = None

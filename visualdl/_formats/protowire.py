@@ -9,11 +9,11 @@ gives ``read(offset, n)`` over the bytes; nothing here opens a file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from visualdl.errors import LogFormatError
 
-__all__ = ["I32", "I64", "LEN", "MAX_FIELDS", "VARINT", "Window", "fields", "varint"]
+__all__ = ["I32", "I64", "LEN", "MAX_FIELDS", "VARINT", "Messages", "Window", "fields", "pruned", "varint"]
 
 #: Wire types.
 VARINT, I64, LEN, I32 = 0, 1, 2, 5
@@ -79,3 +79,40 @@ def fields(read: Callable[[int, int], bytes], start: int, stop: int) -> Iterator
         yield number, wire, begin, pos
     if pos < stop:
         raise LogFormatError(f"a record of more than {MAX_FIELDS} fields")
+
+
+#: Which length-delimited fields of a message are messages themselves, by field number,
+#: each with its own such map (the way to the blobs that :func:`pruned` cuts), or with a
+#: function of ``(read, start, stop)`` that tells it from the message's own fields: its map,
+#: or None to keep that message whole.
+Messages = Mapping[int, "Messages | Callable[[Callable[[int, int], bytes], int, int], Messages | None]"]
+
+
+def _varint_bytes(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def pruned(read: Callable[[int, int], bytes], start: int, stop: int, messages: Messages, keep: int) -> bytes:
+    """The message in ``[start, stop)`` with the bytes of each length-delimited field longer
+    than ``keep`` cut to its first ``keep`` (and the lengths in front rewritten), except the
+    fields ``messages`` names, which are messages pruned alike: a large record as its
+    decoder can parse it, without its blobs' bytes, read through ``read`` a field at a time.
+    :class:`LogFormatError` when the bytes are no such message."""
+    parts = []
+    pos = start
+    for number, wire, begin, end in fields(read, start, stop):
+        inner = messages.get(number)
+        if callable(inner) and wire == LEN and end - begin > keep:
+            inner = inner(read, begin, end)
+        if wire != LEN or end - begin <= keep or (number in messages and inner is None):
+            parts.append(read(pos, end - pos))  # a small field, or a message kept whole
+        else:
+            value = read(begin, keep) if inner is None else pruned(read, begin, end, inner, keep)  # type: ignore[arg-type]
+            parts += [_varint_bytes(number << 3 | LEN), _varint_bytes(len(value)), value]
+        pos = end
+    return b"".join(parts)

@@ -30,10 +30,11 @@ import numpy as np
 
 from visualdl._index.aggregate import JobSeries, aggregate
 from visualdl._index.blobs import format_of_path, open_blob, read_gathered
+from visualdl._index.downsample import Downsampler, select_range
 from visualdl._index.polling import Poller
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
-from visualdl._index.runs import Run, Stream, stream_of
-from visualdl._index.series import ScalarSeries, merge
+from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
+from visualdl._index.series import ScalarSeries, merge, pieces
 from visualdl._index.tail import Problem
 from visualdl._kinds.table import (
     HPARAMS_TAG,
@@ -53,7 +54,16 @@ from visualdl._kinds.table import (
 from visualdl._storage import Store, open_store
 from visualdl.errors import LogFormatError, NotFound
 
-__all__ = ["Index", "Stream", "WriterInfo"]
+__all__ = ["CHART_PIECE", "STREAMED_POINTS", "Index", "Stream", "WriterInfo"]
+
+#: Points of a series read back at a time for a chart of it (:meth:`Index.chart_scalars`):
+#: 1.5 MiB of them, and a few times that while they are downsampled.
+CHART_PIECE = 1 << 16
+#: A series longer than this is charted a piece at a time: its view (24 bytes a point),
+#: cached twice (resolved, merged), would not fit the index's cache anyway, and would be
+#: read back whole at every chart. Shorter ones are charted from their cached view, which
+#: answers a zoom in a few milliseconds.
+STREAMED_POINTS = CACHE_BYTES // 48
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +236,37 @@ class Index(Poller):
             if unfiltered:
                 state.cache[("merged", tag)] = (version, merged)
             return merged
+
+    def chart_scalars(
+        self, run: str, tag: str, *, max_points: int, x_min: float | None = None, x_max: float | None = None
+    ) -> tuple[ScalarSeries, int] | None:
+        """The points of ``tag`` in ``run`` that :func:`~visualdl._index.downsample.downsample`
+        keeps of the step range, and how many the range holds, read back from the scratch
+        file a piece of :data:`CHART_PIECE` points at a time: a chart of a series of 100M
+        points holds a piece, not the series. None when the tag is not one file's series
+        of more than :data:`STREAMED_POINTS` points in step order, with no session restarts
+        (then :meth:`scalars` gives what to downsample)."""
+        with self._lock:
+            state = self._run(run)
+            per_file = state.data.get(("scalars", tag))
+            if per_file is None:
+                raise NotFound(f"run {run!r} has no scalars tag {tag!r}")
+            if len(per_file) != 1 or state.starts:
+                return None
+            (series,) = per_file.values()
+            source = series.spilled_chunks() if len(series) > STREAMED_POINTS else None
+        if source is None:
+            return None
+        spill, chunks = source
+        n = 0
+        for steps, _, _ in pieces(spill, chunks, CHART_PIECE, steps_only=True):
+            start, stop = select_range(steps, x_min, x_max)
+            n += stop - start
+        kept = Downsampler(n, max_points)
+        for steps, values, walls in pieces(spill, chunks, CHART_PIECE):
+            start, stop = select_range(steps, x_min, x_max)
+            kept.add(steps[start:stop], values[start:stop], walls[start:stop])
+        return ScalarSeries(*kept.result()), n
 
     def job_scalars(self, run: str, tag: str) -> dict[str, tuple[list[int], JobSeries]]:
         """``tag`` over the ranks of ``run``'s job, per role: ``{role: (ranks, JobSeries)}``.

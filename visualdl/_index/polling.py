@@ -41,8 +41,8 @@ from visualdl._formats.format import SESSION_START
 from visualdl._formats.framebatch import Batch
 from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.discovery import Discovery, open_log
-from visualdl._index.runs import CACHE_BYTES, Progress, Run, series_of, split_blocks
-from visualdl._index.series import Series, SpillFile
+from visualdl._index.runs import CACHE_BYTES, POINTS_PER_BYTE, Progress, Run, series_of, split_blocks
+from visualdl._index.series import CACHE_DIR_ENV, Series, SpillFile
 from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import ScalarBlock
 from visualdl._storage import Store
@@ -169,6 +169,9 @@ class Poller:
         self._runs: dict[str, Run] = {}
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
+        #: Why the last poll could not store everything it read in the scratch file (None: it could).
+        self._spill_error: str | None = None
+        self._spill_failures = 0  # during the running poll
         self._cache: ByteCache[Any] = ByteCache(CACHE_BYTES)
         #: Changes whenever the runs, the files, their writers or the tags change (not when
         #: points are only added): what lists of runs and tags can be cached by.
@@ -219,8 +222,13 @@ class Poller:
                             logfile = state.files[path] = open_log(path, self.store)
                         if status != "same":
                             todo.append((state, logfile))
+            self._spill_failures = 0
             result = self._read_files(todo, progress)
             self._compact_spill()
+            with self._lock:
+                if self._spill_failures == 0 and self._spill_error is not None:
+                    log.warning("the scratch file of scalar points takes points again")
+                    self._spill_error = None
             return result
 
     def _read_files(
@@ -312,11 +320,17 @@ class Poller:
             start = logfile.offset
             budget = ROUND_BYTES if logfile.format.columnar else FOREIGN_ROUND_BYTES
             decoded = _decode(logfile, logfile.read(budget))
+            with self._lock:
+                if decoded and state.files.get(logfile.path) is logfile:
+                    try:
+                        self._store(state, logfile.path, decoded)
+                    except OSError as e:  # the scratch file is full: this round is read again later
+                        logfile.rewind(start)
+                        self._spill_failed(e)
+                        return records, nbytes
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
-                if decoded and state.files.get(logfile.path) is logfile:
-                    self._store(state, logfile.path, decoded)
                 signature = (logfile.header is not None, logfile.footer is not None, _unshown(logfile))
                 if self._signatures.get(logfile.path) != signature:
                     self._signatures[logfile.path] = signature
@@ -349,6 +363,26 @@ class Poller:
         for series in series_of([state]):
             series.forget()
 
+    def _spill_failed(self, error: OSError) -> None:
+        """The scratch file could not take what was read (a full disk): said in :meth:`troubles`
+        until a poll stores everything again."""
+        with self._lock:
+            first = self._spill_error is None
+            self._spill_error = (
+                f"the scratch file of scalar points cannot grow in {self._spill.directory!r} "
+                f"({error.strerror or error}); what could not be stored is read again at the next "
+                f"polls: free space there, or set {CACHE_DIR_ENV} to a directory on a larger disk"
+            )
+            self._spill_failures += 1
+        if first:
+            log.warning("%s", self._spill_error)
+
+    def troubles(self) -> list[str]:
+        """What keeps the index from holding every record read, in sentences naming the fix
+        (empty when nothing does): a full scratch disk."""
+        with self._lock:
+            return [self._spill_error] if self._spill_error is not None else []
+
     def _compact_spill(self) -> None:
         """Copy the spilled points into a fresh file once the old one holds more garbage
         (rewritten chunks, forgotten files) than points, and at least 64 MiB of it."""
@@ -356,24 +390,51 @@ class Poller:
         if spill.garbage < max(SPILL_GARBAGE_BYTES, spill.size - spill.garbage):
             return
         with self._lock:
-            fresh = SpillFile()
-            for series in series_of(self._runs.values()):
-                series.move(fresh)
+            try:
+                fresh = SpillFile()
+                moves = [(series, series.copy_to(fresh)) for series in series_of(self._runs.values())]
+            except OSError as e:  # a full disk: the old file goes on, garbage and all
+                self._spill_failed(e)
+                return
+            for series, chunks in moves:
+                series.moved(fresh, chunks)
             self._spill = fresh
 
     def _store(self, state: Run, path: str, decoded: list[tuple[str, str, Any]]) -> None:
-        """Add one file's new events to the index.
+        """Add one file's new events to the index, all or nothing: ``OSError`` when the
+        scratch file cannot take the points (a full disk), and then nothing is stored.
 
         Scalar blocks of all the records read are joined and split per tag with a few
         numpy calls, so each series grows once per poll, not once per record.
         """
-        blocks: list[ScalarBlock] = []
         data = state.data
         versions = state.versions
         keys = len(data)
+        blocks: list[ScalarBlock] = [event for kind, _, event in decoded if kind == "scalars"]
+        progress = state.progress.get(path) or Progress()
+        blocks, refused = progress.admit(blocks, state.files[path].offset) if blocks else ([], 0)
+        # The points first: writing them to the scratch file is what may fail.
+        extended: list[tuple[str, Series, Any]] = []
+        try:
+            for tag, steps, values, walls in split_blocks(blocks):
+                tag = sys.intern(tag)  # one string per tag name, whatever the number of runs and files
+                series = data.get(("scalars", tag), {}).get(path) or Series(self._spill)
+                extended.append((tag, series, series.checkpoint()))
+                series.extend(steps, values, walls)
+        except OSError:
+            for _, series, mark in extended:
+                series.restore(mark)
+            raise
+        for tag, series, _ in extended:
+            data.setdefault(("scalars", tag), {})[path] = series
+            versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
+        if blocks or refused:
+            state.progress[path] = progress
+            progress.add(blocks)
+        if refused:
+            self._refused(state.files[path], progress, refused)
         for kind, tag, event in decoded:
             if kind == "scalars":
-                blocks.append(event)
                 continue
             if kind == SESSION_START:
                 state.starts.setdefault(path, []).append(event)
@@ -381,18 +442,22 @@ class Poller:
                 continue
             data.setdefault((kind, tag), {}).setdefault(path, []).append(event)
             versions[(kind, tag)] = versions.get((kind, tag), 0) + 1
-        if blocks:
-            state.progress.setdefault(path, Progress()).add(blocks)
-        for tag, steps, values, walls in split_blocks(blocks):
-            tag = sys.intern(tag)  # one string per tag name, whatever the number of runs and files
-            per_file = data.setdefault(("scalars", tag), {})
-            series = per_file.get(path)
-            if series is None:
-                series = per_file[path] = Series(self._spill)
-            series.extend(steps, values, walls)
-            versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
         if len(data) != keys:  # a new tag
             self._generation += 1
+
+    @staticmethod
+    def _refused(logfile: LogFile, progress: Progress, points: int) -> None:
+        """``points`` more of the file's were past its budget (:data:`~visualdl._index.runs.POINTS_PER_BYTE`):
+        said once, in a problem that names the file."""
+        if not progress.refused:
+            message = (
+                f"{progress.points + points:,} scalar points in {logfile.offset:,} bytes is more than "
+                f"{POINTS_PER_BYTE} a byte, which no writer of ours comes near: the {points:,} past the first "
+                f"{progress.points:,} are not read (a crafted or corrupt file; write it again to see them)"
+            )
+            logfile.problems.append(Problem(logfile.path, logfile.offset, message))
+            log.warning("%s at byte %d: %s", logfile.path, logfile.offset, message)
+        progress.refused += points
 
     @staticmethod
     def _scalars_changed(state: Run) -> None:

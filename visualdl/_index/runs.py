@@ -16,11 +16,29 @@ from visualdl._index.series import Series
 from visualdl._index.tail import LogFile
 from visualdl._kinds.table import ScalarBlock
 
-__all__ = ["CACHE_BYTES", "Progress", "Run", "Stream", "series_of", "split_blocks", "stream_of"]
+__all__ = [
+    "CACHE_BYTES",
+    "FREE_POINTS",
+    "POINTS_PER_BYTE",
+    "Progress",
+    "Run",
+    "Stream",
+    "series_of",
+    "split_blocks",
+    "stream_of",
+]
 
 #: Bytes of merged results (series resolved across a run's files, job aggregates, event
 #: lists) that a reader keeps for its queries, the least recently used dropped first.
 CACHE_BYTES = 64 << 20
+#: Scalar points a log file may hold per byte of it read, beyond :data:`FREE_POINTS`. Our
+#: writer stores at most 14.3 points a byte (a constant value with constant wall times, its
+#: columns deflated at level 1); deflate at its best lets a crafted file claim 64, which
+#: would make a 1.6 MB file 100M points (a 2.5 GB scratch file). Points past the budget
+#: are not read, and the file is named in a problem.
+POINTS_PER_BYTE = 32
+#: Scalar points any file may hold, whatever its size.
+FREE_POINTS = 1 << 20
 
 
 @dataclass(slots=True)
@@ -44,13 +62,23 @@ class Progress:
     """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record,
     and the lowest step it logged."""
 
-    __slots__ = ("walls", "steps", "points", "first")
+    __slots__ = ("walls", "steps", "points", "first", "refused")
 
     def __init__(self) -> None:
         self.walls: list[float] = []
         self.steps: list[int] = []
         self.points = 0
         self.first: int | None = None
+        #: Points not read: past the file's budget (:data:`POINTS_PER_BYTE`).
+        self.refused = 0
+
+    def admit(self, blocks: list[ScalarBlock], file_bytes: int) -> tuple[list[ScalarBlock], int]:
+        """The blocks (whole records, in order) that keep the file within its budget of
+        points for ``file_bytes`` bytes read, and the points of the others."""
+        room = FREE_POINTS + POINTS_PER_BYTE * file_bytes - self.points
+        sizes = np.cumsum([block.steps.size for block in blocks])
+        take = int(np.searchsorted(sizes, room, side="right"))
+        return blocks[:take], int(sizes[-1]) - (int(sizes[take - 1]) if take else 0)
 
     def add(self, blocks: list[ScalarBlock]) -> None:
         for block in blocks:

@@ -15,11 +15,12 @@ import os
 import tempfile
 import threading
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ScalarSeries", "Series", "SpillFile", "merge"]
+__all__ = ["ScalarSeries", "Series", "SpillFile", "merge", "pieces"]
 
 _MIN_CAPACITY = 64
 #: Spilled chunks are merged up to this many points (1.5 MiB); larger ones are read as they are.
@@ -36,6 +37,8 @@ class SpillFile:
     def __init__(self, directory: str | None = None) -> None:
         fd, path = tempfile.mkstemp(prefix="visualdl-series-", dir=directory or os.environ.get(CACHE_DIR_ENV))
         os.unlink(path)
+        #: The directory the file is in (unlinked, it has no name of its own).
+        self.directory = os.path.dirname(path)
         self._fd = fd
         self._close = weakref.finalize(self, os.close, fd)  # when the reader is gone
         self._end = 0
@@ -65,18 +68,28 @@ class SpillFile:
             view, at = view[n:], at + n
 
     def append(self, data: bytes | memoryview) -> int:
-        """Write ``data`` at the end; its offset."""
+        """Write ``data`` at the end; its offset (``OSError``: as :meth:`append_arrays`)."""
         offset = self._reserve(len(data))
-        self._write_at(data, offset)
+        try:
+            self._write_at(data, offset)
+        except OSError:
+            self.free(len(data))
+            raise
         return offset
 
     def append_arrays(self, arrays: list[np.ndarray]) -> int:
-        """Write the arrays' bytes one after the other at the end, without copying them; the offset."""
+        """Write the arrays' bytes one after the other at the end, without copying them; the
+        offset. ``OSError`` (a full disk: ``ENOSPC``) when they cannot all be written; the
+        space reserved for them is then garbage."""
         nbytes = sum(a.nbytes for a in arrays)
         offset = self._reserve(nbytes)
-        written = os.pwritev(self._fd, [a.data for a in arrays], offset)
-        if written < nbytes:  # a short write (rare on a regular file): the rest, copied once
-            self._write_at(memoryview(b"".join(a.tobytes() for a in arrays))[written:], offset + written)
+        try:
+            written = os.pwritev(self._fd, [a.data for a in arrays], offset)
+            if written < nbytes:  # a short write (a disk filling up): the rest, copied once
+                self._write_at(memoryview(b"".join(a.tobytes() for a in arrays))[written:], offset + written)
+        except OSError:
+            self.free(nbytes)
+            raise
         return offset
 
     def read(self, offset: int, nbytes: int) -> bytes:
@@ -190,8 +203,9 @@ class Series:
             first -= 1
             n += self._chunks[first][1]
         parts = self._read_chunks(self._chunks[first:], n)
+        merged = self._spill.append_arrays(list(parts))
         self._spill.free(24 * n)
-        self._chunks[first:] = [(self._spill.append_arrays(list(parts)), n)]
+        self._chunks[first:] = [(merged, n)]
 
     def _read_chunks(self, chunks: list[tuple[int, int]], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         assert self._spill is not None
@@ -208,20 +222,47 @@ class Series:
     def _read_spilled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self._read_chunks(self._chunks, self._n)
 
+    def checkpoint(self) -> tuple[list[tuple[int, int]], int, int, bool]:
+        """What :meth:`restore` takes to undo the points appended after this call."""
+        return list(self._chunks), self._n, self._last, self._sorted
+
+    def restore(self, mark: tuple[list[tuple[int, int]], int, int, bool]) -> None:
+        """Undo the points appended since :meth:`checkpoint` gave ``mark`` (a write failed):
+        the chunks written since are garbage, those merged since are the series' again."""
+        chunks, n, last, in_order = mark
+        if self._spill is not None:
+            before, now = dict(chunks), dict(self._chunks)
+            written = sum(k for offset, k in now.items() if offset not in before)
+            merged = sum(k for offset, k in before.items() if offset not in now)
+            self._spill.free(24 * (written - merged))
+        self._chunks, self._n, self._last, self._sorted = chunks, n, last, in_order
+
     def forget(self) -> None:
         """Give the spilled chunks back as garbage (the series is dropped)."""
         if self._spill is not None:
             self._spill.free(24 * self._n)
             self._chunks = []
 
-    def move(self, spill: SpillFile) -> None:
-        """Copy the spilled points into ``spill`` (a fresh file, without the old one's garbage)."""
+    def copy_to(self, spill: SpillFile) -> list[tuple[int, int]] | None:
+        """Copy the spilled points into ``spill`` (a fresh file, without the old one's
+        garbage): the chunks there, for :meth:`moved`; None for a series in memory.
+        ``OSError`` when they cannot be written (the series is as it was)."""
         if self._spill is None:
-            return
-        chunks = []
-        for offset, k in self._chunks:
-            chunks.append((spill.append(self._spill.read(offset, 24 * k)), k))
-        self._spill, self._chunks = spill, chunks
+            return None
+        return [(spill.append(self._spill.read(offset, 24 * k)), k) for offset, k in self._chunks]
+
+    def moved(self, spill: SpillFile, chunks: list[tuple[int, int]] | None) -> None:
+        """The series is in ``spill`` from now on, at ``chunks`` (what :meth:`copy_to` gave)."""
+        if chunks is not None:
+            self._spill, self._chunks = spill, chunks
+
+    def spilled_chunks(self) -> tuple[SpillFile, list[tuple[int, int]]] | None:
+        """The scratch file and the chunks of a spilled series in step order (None for one in
+        memory, or out of order): what :func:`pieces` reads it back from, a piece at a time,
+        without the index's lock (chunks are never rewritten in place)."""
+        if self._spill is None or not self._sorted:
+            return None
+        return self._spill, list(self._chunks)
 
     def view(self) -> ScalarSeries:
         """The points so far, ordered by step."""
@@ -245,10 +286,32 @@ class Series:
         if not self._sorted:  # one chunk in step order from now on
             order = np.argsort(steps, kind="stable")
             steps, values, walls = steps[order], values[order], walls[order]
-            self._spill.free(24 * self._n)
-            self._chunks, self._n, self._sorted = [], 0, True
-            self._spill_chunk(steps, values, walls)
+            try:
+                chunk = self._spill.append_arrays([steps, values, walls])
+            except OSError:
+                pass  # a full disk: sorted again by the next view
+            else:
+                self._spill.free(24 * self._n)
+                self._chunks, self._last, self._sorted = [(chunk, self._n)], int(steps[-1]), True
         return ScalarSeries(_readonly(steps), _readonly(values), _readonly(walls))
+
+
+def pieces(
+    spill: SpillFile, chunks: list[tuple[int, int]], size: int, *, steps_only: bool = False
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The points of ``chunks`` of ``spill`` (from :meth:`Series.spilled_chunks`) in order,
+    ``size`` at a time at most: steps, values and wall times (``steps_only``: the steps, and
+    empty values and wall times)."""
+    for offset, k in chunks:
+        for lo in range(0, k, size):
+            n = min(size, k - lo)
+            steps = np.frombuffer(spill.read(offset + 8 * lo, 8 * n), np.int64)
+            if steps_only:
+                yield steps, _NO_FLOATS, _NO_FLOATS
+                continue
+            values = np.frombuffer(spill.read(offset + 8 * (k + lo), 8 * n), np.float64)
+            walls = np.frombuffer(spill.read(offset + 8 * (2 * k + lo), 8 * n), np.float64)
+            yield steps, values, walls
 
 
 def merge(parts: list[ScalarSeries]) -> ScalarSeries:

@@ -26,18 +26,24 @@ import numpy as np
 from visualdl._formats import framing as framing
 from visualdl._formats.format import Decoder, Format, Framing
 from visualdl._formats.framebatch import Batch
+from visualdl._formats.protowire import Window
 from visualdl._formats.vdlog.format import VDLOG
 from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD
 from visualdl._storage.local import open_regular
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["STOPPED_SECONDS", "LogFile", "Problem", "open_regular"]
+__all__ = ["LARGE_RECORD_BYTES", "STOPPED_SECONDS", "LogFile", "Problem", "open_regular"]
 
 log = logging.getLogger("visualdl.reader")
 
-#: Bytes read at a time; a record larger than this is read whole when it is complete.
+#: Bytes read at a time; a record larger than this is read whole when it is complete
+#: (unless larger than :data:`LARGE_RECORD_BYTES`).
 _WINDOW = 64 << 20
+#: A record larger than this, in a format that can prune it (``Format.prune``), is never
+#: read whole: its checksums are checked a chunk at a time and its decoder gets it without
+#: its blobs' bytes (a 600 MB image), which are read from the file when asked for.
+LARGE_RECORD_BYTES = 16 << 20
 #: How much of a file's start is remembered to tell a file rewritten in place.
 _HEAD_BYTES = 256
 #: A file whose size this reader has seen unchanged for this long has stopped growing.
@@ -180,6 +186,15 @@ class LogFile:
                 pass
         return "grown"
 
+    def rewind(self, offset: int) -> None:
+        """Read from ``offset`` again (where an earlier read started) at the next read, as
+        soon as the next poll: what was read from there could not be stored."""
+        self.offset = offset
+        self.more = False
+        self._wait_until = 0
+        self._settled = -1
+        self._next_check = None
+
     def read(self, budget: int | None = None) -> list[tuple[int, Any]]:
         """Whole records added since the last read, with the offsets of their frames.
 
@@ -197,6 +212,14 @@ class LogFile:
                 spent = 0
                 while self.offset < size and (final or self._wait_until <= size):
                     start = self.offset
+                    if self._wait_until - start > LARGE_RECORD_BYTES and self._wait_until <= size:
+                        cost = self._take_large(f, out)
+                        if cost is not None:
+                            spent += cost
+                            if budget is not None and spent >= budget:
+                                self.more = self.offset < size
+                                break
+                            continue
                     f.seek(start)
                     window = _WINDOW if budget is None else min(_WINDOW, budget)  # raw bytes cost at least as much
                     want = min(size - start, max(window, self._wait_until - start))
@@ -217,6 +240,36 @@ class LogFile:
             if not self.problems or self.problems[-1].message != problem:
                 self._problem(self.offset, problem)
         return out
+
+    def _take_large(self, f: BinaryIO, out: list[tuple[int, Any]]) -> int | None:
+        """Take the record at :attr:`offset`, larger than :data:`LARGE_RECORD_BYTES` and whole in
+        the file, without reading it whole: checked a chunk at a time (``Format.check_record``),
+        and pruned of its blobs' bytes (``Format.prune``); what it costs. None when the format
+        cannot prune, or the record is not valid as it is: it is then read whole, as any other
+        record is (and its damage reported)."""
+        prune = self.format.prune
+        start = self.offset
+        if prune is None:
+            return None
+        payload = start + self.format.head_size
+
+        def read(offset: int, n: int) -> bytes:
+            f.seek(payload + offset)
+            return f.read(n)
+
+        try:
+            length = self.format.check_record(f, self.path, start)
+            if payload + length > self._wait_until:
+                return None
+            record = self.parse(prune(Window(read), length))
+        except LogFormatError:
+            return None
+        if start == 0 and not self._head:
+            f.seek(0)
+            self._head = f.read(_HEAD_BYTES)
+        out.append((start, record))
+        self.offset, self._wait_until, self._in_bad_stretch = self._wait_until, 0, False
+        return _cost(record, 0)
 
     def _scan(self, buf: bytes, out: list[tuple[int, Any]], file_end: int, stopped: bool, budget: int | None) -> int:
         """Take the records of ``buf``, the file's bytes from :attr:`offset` (``file_end``

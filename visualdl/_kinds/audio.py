@@ -4,16 +4,21 @@ that clips are listed without reading their bytes (a ``blob`` kind)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from visualdl._kinds.kind import Kind, RecordRef
+from visualdl._kinds.kind import BuiltRecord, Kind, RecordRef
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
 
-__all__ = ["KIND", "MAX_SAMPLE_RATE", "AudioEvent", "encode_audio", "sample_rate_of"]
+__all__ = ["KIND", "MAX_SAMPLE_RATE", "AudioEvent", "build_audio", "encode_audio", "sample_rate_of"]
 
 #: The highest sample rate a clip may have (our records hold it in a uint32).
 MAX_SAMPLE_RATE = (1 << 32) - 1
+
+_LEN = 2  # protobuf's wire type of length-delimited fields
+_RECORD_AUDIO = 8  # Record.audio
+_AUDIO_WAV = 7  # Audio.wav, its last field
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +56,30 @@ def encode_audio(
         wav=wav,
     )
     return pb.Record(audio=audio)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def build_audio(
+    tag: str, step: int, wall_time: float, wav: Sequence[bytes | memoryview], sample_rate: int, length_frames: int,
+    channels: int,
+) -> BuiltRecord:  # fmt: skip
+    """The record :func:`encode_audio` makes, byte for byte, from the WAV's parts (its header,
+    its samples' buffer), which are copied once: into the record's bytes."""
+    head = pb.Audio(
+        tag=tag, step=step, wall_time=wall_time, sample_rate=sample_rate, length_frames=length_frames, channels=channels
+    ).SerializeToString()
+    size = sum(memoryview(part).nbytes for part in wav)
+    blob_key = _varint(_AUDIO_WAV << 3 | _LEN) + _varint(size)
+    audio_key = _varint(_RECORD_AUDIO << 3 | _LEN) + _varint(len(head) + len(blob_key) + size)
+    return BuiltRecord(b"".join([audio_key, head, blob_key, *(memoryview(part).cast("B") for part in wav)]))
 
 
 def _decode_audio(msg: pb.Audio, path: str, offset: int) -> list[tuple[str, AudioEvent]]:

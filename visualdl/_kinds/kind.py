@@ -17,13 +17,27 @@ from typing import Any, Literal, get_args
 
 from visualdl.proto import pb
 
-__all__ = ["STORAGE_CLASSES", "Kind", "RecordRef", "Storage"]
+__all__ = ["STORAGE_CLASSES", "BuiltRecord", "Kind", "RecordRef", "Storage"]
 
 #: How the reader keeps a kind's events: ``series`` as numpy columns per tag (scalars),
 #: ``events`` as a list of small events per tag, ``blob`` as a list of events that each
 #: point at a payload read from its file only when asked (:class:`RecordRef`).
 Storage = Literal["series", "events", "blob"]
 STORAGE_CLASSES: tuple[str, ...] = get_args(Storage)
+
+
+class BuiltRecord:
+    """A ``Record`` serialized as it was built, for a kind whose payload is large: its bytes
+    are copied once, into the record's, not into a message and again when serialized. The
+    writer takes it where it takes a ``pb.Record`` (it only calls :meth:`SerializeToString`)."""
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload: bytes) -> None:
+        self.payload = payload
+
+    def SerializeToString(self) -> bytes:  # the name of pb.Record's method, which the writer calls
+        return self.payload
 
 
 @dataclass(frozen=True, slots=True)

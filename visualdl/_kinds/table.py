@@ -37,13 +37,13 @@ from visualdl._kinds import (
     scalars,
     text,
 )
-from visualdl._kinds.audio import AudioEvent, encode_audio, sample_rate_of
+from visualdl._kinds.audio import AudioEvent, build_audio, encode_audio, sample_rate_of
 from visualdl._kinds.embeddings import EmbeddingsEvent, encode_embeddings
 from visualdl._kinds.graph import GraphEvent, encode_graph
 from visualdl._kinds.histogram import HistogramEvent, HistogramStats, check_finite, encode_histogram
 from visualdl._kinds.hparams import HPARAMS_TAG, HParamsEvent, encode_hparams
 from visualdl._kinds.image import ImageEvent, encode_image
-from visualdl._kinds.kind import STORAGE_CLASSES, Kind, RecordRef, Storage
+from visualdl._kinds.kind import STORAGE_CLASSES, BuiltRecord, Kind, RecordRef, Storage
 from visualdl._kinds.meta import encode_meta
 from visualdl._kinds.png import png_shape
 from visualdl._kinds.pr_curve import PR_CURVE_COLUMNS, PrCurveEvent, encode_pr_curve
@@ -68,6 +68,7 @@ __all__ = [
     "SCALAR_LAYOUT_TAG",
     "STORAGE_CLASSES",
     "AudioEvent",
+    "BuiltRecord",
     "EmbeddingsEvent",
     "GraphEvent",
     "HParamsEvent",
@@ -84,6 +85,7 @@ __all__ = [
     "ScalarLayoutEvent",
     "Storage",
     "TextEvent",
+    "build_audio",
     "check_finite",
     "encode_audio",
     "encode_embeddings",

@@ -374,3 +374,14 @@ def test_bench_scale_quick_measures_both_logdirs_beside_tensorboard_rust():
         positive(figures["many"][who], "chart_50_first_ms", "chart_50_repeated_ms")
     assert figures["long"]["ours"]["zoom_points"] == 1000  # every step of the window, exact
     assert figures["long"]["tensorboard"]["zoom_points"] < 1000  # its reservoir's sample of it
+
+
+def test_bench_memory_quick_measures_audio_blobs_and_a_long_chart():
+    out = output("bench_memory")
+    audio = re.search(r"audio: .*\(([\d.]+)x the WAV", out)
+    assert audio is not None and float(audio.group(1)) < 12, out  # 12x before add_audio streamed
+    blobs = [float(x) for x in re.findall(r"blob: \w+ indexing .*\(([\d.]+)x the record\)", out)]
+    assert len(blobs) == 2 and max(blobs) < 1, out  # 2x before records were pruned
+    assert "WRONG BYTES" not in out
+    chart = re.search(r"chart: .* allocated at most ([\d.]+) MB", out)
+    assert chart is not None and float(chart.group(1)) < 24, out  # the series is 48 MB

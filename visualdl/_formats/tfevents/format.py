@@ -13,7 +13,7 @@ from visualdl._formats.format import Format, Read
 from visualdl._formats.framebatch import Batched
 from visualdl._formats.framing import HEADER_SIZE
 from visualdl._formats.recordcheck import check_record
-from visualdl._formats.tfevents.blobs import blob_span
+from visualdl._formats.tfevents.blobs import blob_span, prune
 from visualdl._formats.tfevents.decode import BlobRef, EventDecoder, is_tfevents_file
 
 __all__ = ["TFEVENTS"]
@@ -44,4 +44,5 @@ TFEVENTS = Format(
     decoder=EventDecoder,
     blob_span=_blob_span,
     columnar=False,
+    prune=prune,
 )

@@ -1,0 +1,63 @@
+"""A file's budget of scalar points: a crafted file whose deflated columns claim far more
+points than any writer of ours stores in its bytes is read up to its budget and named in a
+problem; our writer's densest files are read whole."""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+import numpy as np
+
+from visualdl import LogReader
+from visualdl._formats.framing import frame
+from visualdl._index.runs import FREE_POINTS, POINTS_PER_BYTE
+from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD, encode_scalars
+from visualdl.proto import pb
+
+RECORDS = 3
+
+
+def _write(path: str, records: list[bytes]) -> int:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(frame(pb.Record(header=pb.Header(format_version=1, writer_id="w")).SerializeToString()))
+        for record in records:
+            f.write(frame(record))
+    return os.path.getsize(path)
+
+
+def _crafted(first: int) -> bytes:
+    """A record of 2^20 points of zeros whose columns are deflated at level 9 (64 points a byte)."""
+    n = MAX_POINTS_PER_RECORD
+    zeros = pb.Column(codec=pb.SHUFFLE_DEFLATE, data=zlib.compress(bytes(8 * n), 9))
+    steps = pb.Column(codec=pb.ARITHMETIC, start=first, stride=1)
+    batch = pb.ScalarBatch(tags=["loss"], counts=[n], steps=steps, values=zeros, wall_times=zeros)
+    return pb.Record(scalars=batch).SerializeToString()
+
+
+def _ours(first: int) -> bytes:
+    """What our writer stores densest: a constant value at a constant wall time."""
+    n = MAX_POINTS_PER_RECORD
+    steps = np.arange(first, first + n, dtype=np.int64)
+    return encode_scalars(["loss"], [n], steps, np.zeros(n), np.full(n, 1.7e9)).SerializeToString()
+
+
+def test_reader_budget_refuses_points_past_it_and_names_the_file(logdir):
+    n = MAX_POINTS_PER_RECORD
+    crafted = os.path.join(logdir, "crafted", "a.vdlog")
+    size = _write(crafted, [_crafted(i * n) for i in range(RECORDS)])
+    ours_size = _write(os.path.join(logdir, "ours", "a.vdlog"), [_ours(i * n) for i in range(RECORDS)])
+    assert RECORDS * n / ours_size < POINTS_PER_BYTE / 2  # our writer: far below the budget
+    reader = LogReader(logdir)
+    reader.poll()
+
+    assert len(reader.scalars("ours", "loss")) == RECORDS * n  # read whole
+    kept = len(reader.scalars("crafted", "loss"))
+    assert 0 < kept <= FREE_POINTS + POINTS_PER_BYTE * size < RECORDS * n
+    (problem,) = reader.problems
+    assert problem.path == crafted
+    assert f"{RECORDS * n:,} scalar points in {size:,} bytes" in problem.message
+    assert f"more than {POINTS_PER_BYTE} a byte" in problem.message
+    reader.poll()
+    assert len(reader.scalars("crafted", "loss")) == kept and len(reader.problems) == 1  # said once
