@@ -7,11 +7,13 @@ holding the GIL, which freezes every thread of the server (and its SIGTERM handl
 pattern, so no pattern can do that.
 
 RE2's syntax is Python's without backreferences (``\\1``), lookaround (``(?=``, ``(?!``,
-``(?<=``, ``(?<!``) and ``\\Z`` (write ``\\z`` or ``$``). A pattern that uses them, or that
-does not compile at all, is refused with :class:`~visualdl.errors.CannotShow` naming the
-pattern and why; the caller shows it where the pattern was written (a layout's chart),
-never as a failed request. Patterns are not run through Python's ``re`` instead: a match
-there cannot be bounded in a thread, only in another process.
+``(?<=``, ``(?<!``) and ``\\Z`` (write ``\\z`` or ``$``); ``\\d``, ``\\w`` and ``\\s`` match
+ASCII characters only, and ``$`` only the end of the tag (not before a final newline). A
+pattern that uses what RE2 lacks, or that does not compile at all, is refused with
+:class:`~visualdl.errors.CannotShow` naming the pattern and why; the caller shows it where
+the pattern was written (a layout's chart), never as a failed request. Such patterns are
+not run through Python's ``re`` instead: a match there cannot be bounded in a thread, only
+in another process.
 """
 
 from __future__ import annotations
