@@ -86,6 +86,10 @@ setup(
         # One filesystem layer for logdirs given as URLs (s3://, gs://, az://, hdfs://,
         # memory://): pure Python, and each store's package plugs into it (extras below).
         "fsspec>=2024.2",
+        # Custom scalar layouts' regular expressions come from the logs: RE2 matches in linear
+        # time, where Python's re backtracks for hours holding the GIL (server/_patterns.py).
+        # A hand-written bound would need a process per match; RE2 is a small native wheel.
+        "google-re2>=1.1",
     ],
     extras_require={
         # Unit tests: `pytest` over the package, the format, the server and the CLI.

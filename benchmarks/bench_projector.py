@@ -59,11 +59,16 @@ def write(logdir: str, rows: int, dim: int) -> dict[str, float]:
 
 
 def request(port: int, path: str) -> tuple[float, bytes]:
+    """Seconds until ``path`` is answered (asked again while a projection says "computing"), and the answer."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     start = time.perf_counter()
-    conn.request("GET", path)
-    response = conn.getresponse()
-    body = response.read()
+    while True:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        body = response.read()
+        if response.status != 200 or b'"status":"computing"' not in body.replace(b" ", b""):
+            break
+        time.sleep(0.05)  # between polls of a projection computed in the background
     took = time.perf_counter() - start
     conn.close()
     if response.status != 200:

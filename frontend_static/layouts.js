@@ -46,8 +46,13 @@ class LayoutChart extends LazyCard {
     this.plot = h('div', { class: 'plot', 'aria-label': `chart ${chart.title}` });
     this.note = h('div', { class: 'card-note' });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
+    // A pattern the server could not use (it names the pattern and why): shown on the chart
+    // from the start, whatever its tags draw.
+    this.problem = h('div', { class: 'card-error layout-problem', role: 'alert', hidden: !chart.errors.length },
+      chart.errors.join(' '));
     this.el = h('article', { class: 'card chart-card layout-card', dataset: { title: chart.title, state: 'idle' } },
-      h('header', { class: 'card-head' }, h('h3', { class: 'card-title', title: chart.title }, chart.title)), this.plot, this.note, this.error);
+      h('header', { class: 'card-head' }, h('h3', { class: 'card-title', title: chart.title }, chart.title)), this.problem,
+      this.plot, this.note, this.error);
   }
 
   /** The runs the chart draws changed (a run appeared, the selection changed): fetch again. */
@@ -80,7 +85,7 @@ class LayoutChart extends LazyCard {
   draw() {
     const { answers } = this.body;
     const missing = this.chart.tags.filter((t) => !answers.some((a) => a.tag === t));
-    const notes = [...this.chart.errors];
+    const notes = [];
     if (missing.length) notes.push(`No data for: ${missing.join(', ')}.`);
     if (!this.chart.tags.length) notes.push('No scalar tag matches this chart.');
     this.note.textContent = notes.join(' ');

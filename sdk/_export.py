@@ -66,14 +66,20 @@ def paddle_to_onnx(model: Any, input_spec: Any, verbose: bool = False) -> bytes:
 def torch_to_onnx(model: Any, example: Any, verbose: bool = False, *, argument: str = "input_to_model") -> bytes:
     """``model`` (a ``torch.nn.Module``) exported with ``torch.onnx.export`` on ``example``
     (a tensor or a tuple or list of tensors: what ``model.forward`` takes); ``argument``
-    names the caller's parameter in errors."""
+    names the caller's parameter in errors.
+
+    A ``model`` that is not a torch module is a ``TypeError`` whether or not torch is
+    installed: it is checked before torch is imported."""
+    if not is_torch_module(model):
+        raise TypeError(
+            f"model must be a torch.nn.Module; got {convert.describe(model)} "
+            "(an ONNX model, its bytes or its file: use LogWriter.add_graph)"
+        )
     try:
         import torch
         import torch.onnx
     except ImportError as e:
         raise ImportError("exporting a torch model to ONNX needs PyTorch and onnx: pip install torch onnx") from e
-    if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module; got {convert.describe(model)}")
     if example is None:
         raise ValueError(
             f"{argument} is needed to export a torch model: an example input (a tensor or a tuple of tensors) "

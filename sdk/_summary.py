@@ -530,7 +530,9 @@ class SummaryWriter:
     ) -> None:
         """Record ``model`` (a ``torch.nn.Module``) as an ONNX graph, exported with
         ``torch.onnx.export`` on ``input_to_model`` (a tensor or a tuple of tensors)
-        and named after the model's class. ``use_strict_trace`` is not used."""
+        and named after the model's class. ``use_strict_trace`` is not used. Anything but a
+        torch module is a ``TypeError``, with or without torch installed (an ONNX model, its
+        bytes or its file go to ``LogWriter.add_graph``)."""
         data = export.torch_to_onnx(model, input_to_model, verbose)
         self._writer.add_graph(data, name=type(model).__name__)
 

@@ -213,7 +213,10 @@ PROJECTION = obj(
         "dims": INTEGER,
         "rows": INTEGER,
         "dimension": INTEGER,
-        "status": {"enum": ["done", "computing"], "description": "t-SNE and UMAP run in the background: ask again"},
+        "status": {
+            "enum": ["done", "computing"],
+            "description": "projections run in the background (a request waits up to 1 s): ask again",
+        },
         "points": {"type": "integer", "description": "rows projected: all for PCA, at most 5,000 sampled otherwise"},
         "coordinates": {
             "type": "string",

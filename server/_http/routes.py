@@ -316,7 +316,8 @@ ROUTES: tuple[Route, ...] = (
         "projection",
         "/api/projection",
         "An embeddings entry projected to 2 or 3 dimensions by PCA (always), t-SNE or UMAP (where installed; "
-        "on 5,000 sampled rows, in the background), with its metadata columns",
+        "on 5,000 sampled rows, in a worker process), with its metadata columns; computed once in the background "
+        "(status computing: ask again), a failure answered 422",
         (
             _RUN,
             _TAG,

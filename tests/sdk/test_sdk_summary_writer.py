@@ -7,6 +7,7 @@ import io
 import math
 import os
 import re
+import sys
 import wave
 from typing import Any
 
@@ -185,6 +186,16 @@ def test_summary_writer_refuses_bad_input_on_the_callers_thread(tmp_path, call, 
             call(writer)
         writer.add_scalar("still", 1.0, 1)
     assert LogReader(tmp_path).scalars(".", "still").values.tolist() == [1.0]
+
+
+@pytest.mark.parametrize("model", [b"\x08\x07onnx bytes", "model.onnx"])
+def test_summary_writer_add_graph_of_no_torch_module_is_a_type_error_without_torch(tmp_path, monkeypatch, model):
+    monkeypatch.setitem(sys.modules, "torch", None)  # ``import torch`` raises ImportError, as when not installed
+    with SummaryWriter(tmp_path) as writer:
+        with pytest.raises(
+            TypeError, match=r"model must be a torch\.nn\.Module; got (bytes|str) .*LogWriter\.add_graph"
+        ):
+            writer.add_graph(model)
 
 
 def test_summary_writer_warns_that_label_img_is_not_stored(tmp_path):

@@ -344,6 +344,14 @@ def test_bench_projector_quick_measures_the_sdk_server_and_browser():
     assert figures["pca_warm_s"] < figures["pca_cold_s"], figures  # the second request is the cached one
 
 
+def test_bench_pca_quick_measures_wide_and_concurrent_pca():
+    out = output("bench_pca")
+    figures = json_block(out)
+    positive(figures, "wide_s", "concurrent_s")
+    assert figures["wide_peak_mb"] >= 0 and figures["concurrent_peak_mb"] >= 0, figures
+    assert "4 x 100 x 1,000 concurrent" in out, out
+
+
 def test_bench_graph_models_quick_measures_the_onnx_projects_models():
     figures = json_block(output("bench_graph_models"))["models"]
     assert {"resnet50", "densenet121", "inception_v2"} <= set(figures), figures

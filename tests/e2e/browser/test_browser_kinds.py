@@ -190,6 +190,6 @@ def test_custom_scalars_draw_matched_tags_and_margin_bands(page, server):
     assert lower["y"] == [None, None, None, None, 0.6]  # acc: only at step 4
     broken = page.locator('.layout-card[data-title="bad"]')
     broken.scroll_into_view_if_needed()
-    wait_for(lambda: "does not compile" in broken.inner_text(), "the bad regular expression named")
+    wait_for(lambda: "does not compile" in broken.locator(".layout-problem").inner_text(), "the bad pattern named")
     settle(page)
     assert not page.errors, page.errors
