@@ -6,7 +6,8 @@ that took the server down. Here each projection runs in a fresh worker process (
 ``spawn`` context: a new interpreter, never a fork of the threaded server) whose address
 space is capped with ``RLIMIT_AS`` and that is killed after a time limit, so a crash, a
 runaway allocation or a hang costs that projection, reported as :class:`ProjectionFailed`
-with the cause, never the server.
+with the cause, never the server. On Linux a worker dies with the server (killed with
+SIGKILL too): none outlives it.
 
 The worker gets the rows already reduced by PCA (at most 5,000 x 50 float32) and answers
 the coordinates; the limits are set before the library is imported.
@@ -14,8 +15,11 @@ the coordinates; the limits are set before the library is imported.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
 import signal
+import sys
 import time
 import warnings
 from multiprocessing.connection import Connection
@@ -70,10 +74,25 @@ def _address_space() -> int:
     return 0
 
 
-def _child(conn: Connection, memory_bytes: int) -> None:
+def _die_with(parent: int) -> None:
+    """Have Linux kill this worker when the thread that started it ends (the server killed
+    with SIGKILL included), so that no projection outlives its server."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _child(conn: Connection, memory_bytes: int, parent: int = 0) -> None:
     """The worker: cap the address space, then take the call, run it and answer it."""
     import resource
 
+    if parent:
+        _die_with(parent)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core file
     # On top of what the interpreter and numpy hold already (their thread pools' reservations
     # grow with the machine's cores), so the bound is the projection's own.
@@ -110,7 +129,9 @@ def embed_in_worker(
     space and ``seconds`` of time; raises :class:`ProjectionFailed` naming what went wrong."""
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe()
-    worker = context.Process(target=_child, args=(theirs, memory_bytes), name=f"visualdl-{method}", daemon=True)
+    worker = context.Process(
+        target=_child, args=(theirs, memory_bytes, os.getpid()), name=f"visualdl-{method}", daemon=True
+    )
     worker.start()
     theirs.close()
     deadline = time.monotonic() + seconds

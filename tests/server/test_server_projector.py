@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import base64
 import os
+import subprocess
+import sys
+import textwrap
 import threading
 import tracemalloc
 from typing import Any
@@ -75,6 +78,57 @@ def test_projector_worker_out_of_time_is_stopped():
     rows = np.random.default_rng(1).normal(size=(500, 8)).astype(np.float32)
     with pytest.raises(ProjectionFailed, match=r"took longer than 0\.5 s and its worker process was stopped"):
         embed_in_worker("tsne", rows, 2, seconds=0.5)  # starting the interpreter alone takes longer
+
+
+_SERVER_KILLED = textwrap.dedent(
+    """
+    import sys, time
+    import numpy as np
+    from visualdl.server import _manifold
+
+    sys.path.insert(0, sys.argv[1])
+    import hang  # a projection that never ends, importable by the worker as by this process
+
+    _manifold.embed = hang.embed
+    _manifold.embed_in_worker("tsne", np.zeros((10, 2), np.float32), 2)  # killed while it runs
+    """
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_projector_worker_dies_with_a_server_killed_by_sigkill(child_env, tmp_path):
+    started = tmp_path / "started"
+    (tmp_path / "hang.py").write_text(
+        f"import pathlib, time\n\ndef embed(*args):\n    pathlib.Path({str(started)!r}).touch()\n    time.sleep(3600)\n"
+    )
+    server = subprocess.Popen([sys.executable, "-c", _SERVER_KILLED, str(tmp_path)], env=child_env)
+    try:
+        children = f"/proc/{server.pid}/task/{server.pid}/children"
+
+        def workers() -> list[int]:  # not multiprocessing's resource tracker
+            return [int(pid) for pid in _read(children).split() if "spawn_main" in _read(f"/proc/{pid}/cmdline")]
+
+        wait_until(workers, 60, "the projection's worker process to start")
+        (worker,) = workers()
+        wait_until(started.exists, 60, "the worker to run its projection")
+    finally:
+        server.kill()
+        server.wait(30)
+    wait_until(lambda: not _alive(worker), 30, f"worker {worker} to end with its server")
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, reaped by init soon, does not)."""
+    state = _read(f"/proc/{pid}/stat").rpartition(")")[2].split()[:1]
+    return state not in ([], ["Z"], ["X"])
 
 
 def test_projector_worker_out_of_memory_is_answered_422_for_that_projection(tmp_path):
