@@ -161,7 +161,7 @@ class LogWriter:
                 f"upload_bytes ({upload_bytes}) must be less than max_pending_bytes ({max_pending_bytes}): "
                 "what waits for its upload counts toward the memory bound"
             )
-        self._upload = (float(upload_secs), upload_bytes, float(upload_timeout))
+        self._upload: tuple[float, int, float] = (float(upload_secs), upload_bytes, float(upload_timeout))
         convert.check_text(display_name, "display_name")
         convert.check_text(filename_suffix, "filename_suffix")
         _check_count("max_queue", max_queue)
@@ -228,18 +228,26 @@ class LogWriter:
             attempt=self._placement.attempt,
             launcher=self._placement.launcher,
         )
-        upload_secs, upload_bytes, upload_timeout = self._upload
-        pace = {"upload_secs": upload_secs, "upload_bytes": upload_bytes, "upload_timeout": upload_timeout}
         if self._file_name and pid == self._first_pid:
-            out = self._store.appender("", self._file_name, exclusive=False, **pace)
-            return out, pb.Record(header=header)
+            return self._appender(self._file_name, exclusive=False), pb.Record(header=header)
         while True:
             name = self._fresh_name(pid)
             try:
-                out = self._store.appender("", name, exclusive=True, **pace)
+                out = self._appender(name, exclusive=True)
             except FileExistsError:
                 continue
             return out, pb.Record(header=header)
+
+    def _appender(self, name: str, *, exclusive: bool) -> Appender:
+        upload_secs, upload_bytes, upload_timeout = self._upload
+        return self._store.appender(
+            "",
+            name,
+            exclusive=exclusive,
+            upload_secs=upload_secs,
+            upload_bytes=upload_bytes,
+            upload_timeout=upload_timeout,
+        )
 
     def _fresh_name(self, pid: int) -> str:
         return f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"

@@ -32,11 +32,13 @@ import struct
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
 
 __all__ = ["FAST_CLIENT", "MODES", "FaultProxy", "client_env", "fault_proxy"]
 
 MODES = ("pass", "refuse", "blackhole", "drop_answers", "outage")
+T = TypeVar("T")
 
 #: fsspec's settings of an S3 client that gives up fast (tests): what ``FSSPEC_S3`` holds.
 FAST_CLIENT = {"config_kwargs": {"connect_timeout": 0.5, "read_timeout": 1.0, "retries": {"total_max_attempts": 1}}}
@@ -137,7 +139,7 @@ class FaultProxy:
             return "pass"
         return self.mode
 
-    def _call(self, coro):  # type: ignore[no-untyped-def]
+    def _call(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(10)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -167,9 +169,11 @@ class FaultProxy:
 
     async def _hold(self, link: _Link) -> None:
         """A silent connection: nothing read or written; closed only by stop() (or a reset)."""
-        link.client.transport.pause_reading()
-        if link.upstream is not None:
-            link.upstream.transport.pause_reading()
+        for writer in (link.client, link.upstream):
+            if writer is not None:
+                transport = writer.transport
+                assert isinstance(transport, asyncio.ReadTransport)
+                transport.pause_reading()
         await asyncio.Event().wait()
 
     async def _pump(
