@@ -14,6 +14,7 @@ import textwrap
 import time
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from kit.faultproxy import FaultProxy, client_env, fault_proxy
@@ -26,11 +27,13 @@ from visualdl import LogReader, LogWriter
 from visualdl._storage.objects import _instances, filesystem
 
 try:
-    import moto
+    import moto  # noqa: F401
     import s3fs  # noqa: F401
+
+    _HAVE_S3 = True
 except ImportError:  # pragma: no cover - the test extra installs both
-    moto = None
-require(moto is not None, "moto and s3fs", "pip install -e '.[test]'")
+    _HAVE_S3 = False
+require(_HAVE_S3, "moto and s3fs", "pip install -e '.[test]'")
 
 FAULTS = ["refuse", "blackhole", "drop_answers", "outage"]
 
@@ -201,7 +204,7 @@ def test_a_server_polling_through_a_fault_keeps_answering_and_catches_up(bucket,
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
 
-    def get(path: str):  # type: ignore[no-untyped-def]
+    def get(path: str) -> Any:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
             return json.loads(r.read())
 
@@ -227,11 +230,19 @@ def test_a_server_polling_through_a_fault_keeps_answering_and_catches_up(bucket,
                 w.add_scalar("loss", float(step), step)
                 step += 1
             w.flush()
+
             # Polls go on through the fault (each request gives up), and the API answers meanwhile.
-            wait_until(lambda p=polls: get("/api/health")["polls"] >= p + 2, 60, f"polls through {mode}", 0.1)
+            def polled(before: int = polls) -> bool:
+                return bool(get("/api/health")["polls"] >= before + 2)
+
+            wait_until(polled, 60, f"polls through {mode}", 0.1)
             assert len(steps()) <= step
             proxy.set("pass")
-            wait_until(lambda n=step: steps() == list(range(n)), 60, f"catching up after {mode}", 0.1)
+
+            def caught_up(n: int = step) -> bool:
+                return steps() == list(range(n))
+
+            wait_until(caught_up, 60, f"catching up after {mode}", 0.1)
         print(f"server through {FAULTS}: every one of {step} points shown after each; {dict(proxy.counts)}")
     finally:
         w.close()
