@@ -107,7 +107,9 @@ class Sink:
         self._scalars: dict[str, tuple[array[int], array[float], array[float]]] = {}
         self._items: list[tuple[Item, int]] = []
         self._queued = 0  # scalar points + items added since the writer last took the buffers
-        self._check_at = self._wake_at  # _queued at which the next put looks at the pressure
+        # _queued at which the next put looks at the pressure (from the first point: the bound
+        # may be reached before max_queue points wait)
+        self._check_at = max(1, min(self._wake_at, self._max_pending_bytes // _POINT_BYTES))
         self._inflight = 0  # points + items the writer took and has not written yet
         self._item_bytes = 0  # bytes of the items queued
         self._inflight_bytes = 0  # bytes of the items taken and not written yet

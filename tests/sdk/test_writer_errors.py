@@ -92,6 +92,17 @@ def test_backpressure_bounds_memory_and_drops_nothing(logdir, monkeypatch):
     assert LogReader(logdir).scalars(".", "x").values.tolist() == [float(s) for s in range(5000)]
 
 
+def test_the_bound_holds_from_the_first_point_when_max_queue_is_larger(logdir):
+    w = LogWriter(logdir, max_queue=10**6, flush_secs=3600, max_pending_bytes=24 * 1000)
+    peak = 0
+    for step in range(5000):
+        w.add_scalar("x", float(step), step)
+        peak = max(peak, w.stats()["pending_bytes"])
+    w.close()
+    assert peak <= 24 * 1000 + 24  # the first look at the pressure came at max_queue points
+    assert LogReader(logdir).scalars(".", "x").steps.tolist() == list(range(5000))
+
+
 def test_close_from_many_threads_at_once(logdir):
     for _ in range(20):
         w = LogWriter(logdir)

@@ -55,8 +55,11 @@ DEFAULT_UPLOAD_BYTES = 16 << 20
 #: go on, with backoff, until it is uploaded or the writer is closed).
 DEFAULT_UPLOAD_TIMEOUT = 60.0
 #: The longest one attempt may take (a PUT into a connection that went silent would wait
-#: for TCP to give up); at most half the ``upload_timeout``, so that a retry fits in it.
+#: for TCP to give up); at most half the ``upload_timeout``, so that a retry fits in it,
+#: but never less than the segment needs at :data:`SLOW_LINK_BYTES_PER_SEC`.
 ATTEMPT_SECS = 30.0
+#: The slowest upload rate an attempt is given time for (a big segment on a slow link).
+SLOW_LINK_BYTES_PER_SEC = 256 << 10
 #: The wait before the first retry of a segment, doubled after each failure up to the cap
 #: (a quarter of the ``upload_timeout`` at most), with jitter.
 _BACKOFF_SECS = 0.5
@@ -250,7 +253,8 @@ class SegmentAppender(Appender):
     written later go into the next segment. A failed attempt is retried with backoff
     (each attempt on a connection of its own: the client drops one that timed out), the
     same body under the same key, so an upload whose answer was lost is not stored
-    twice. Each attempt is cut off after ``min(ATTEMPT_SECS, upload_timeout / 2)``; a
+    twice. Each attempt is cut off after ``min(ATTEMPT_SECS, upload_timeout / 2)`` (or
+    the segment's size at :data:`SLOW_LINK_BYTES_PER_SEC`, when longer); a
     segment still not uploaded ``upload_timeout`` seconds after its first attempt makes
     :meth:`flush` raise ``OSError`` (the sink reports it as a ``WriterError``), and the
     attempts go on whenever :meth:`due` says so. :attr:`cutoff` (``time.monotonic()``,
@@ -336,7 +340,9 @@ class SegmentAppender(Appender):
                     time.sleep(min(self._next_attempt, limit) - now)
                     continue
             tried = True
-            self._attempt(min(self._attempt_secs, self.cutoff - now))
+            assert self._sealed is not None
+            allowed = max(self._attempt_secs, len(self._sealed) / SLOW_LINK_BYTES_PER_SEC)
+            self._attempt(min(allowed, self.cutoff - now))
 
     def _seal(self) -> None:
         """Fix the next segment: its body (the header and the frames waiting) and its key."""
