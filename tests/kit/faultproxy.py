@@ -143,6 +143,12 @@ class FaultProxy:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(10)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await self._connection(reader, writer)
+        except asyncio.CancelledError:  # stop(): ended quietly (asyncio reports a cancelled handler)
+            writer.transport.abort()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         mode = self.current()
         self.counts[mode] += 1
         if mode == "refuse":
