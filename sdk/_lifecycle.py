@@ -75,7 +75,7 @@ def _close_all() -> None:
         try:
             sink.close()
         except Exception as e:  # noqa: BLE001 - boundary: interpreter exit
-            log.error("closing %s at exit failed: %s", sink.path, e)
+            log.error("at exit: %s", e)
 
 
 _early_close = False

@@ -15,11 +15,19 @@ is dropped. Scalar points do not wait for the records the writer is encoding (a 
 image): they are bounded by what waits besides, so memory stays below twice the limit
 plus one oversized record (which is let in alone).
 
-A failure of the background thread (disk full, permission denied, file deleted) is
-logged and raised from the next ``add_*``, ``flush()`` or ``close()`` as a
-``WriterError``; an ``add_*`` keeps its own data before raising it (unless the memory
-bound is reached). The unwritten bytes are kept, bounded by the same limit, and
-retried; a deleted file or logdir is recreated with a fresh header.
+A failure of the background thread (disk full, permission denied, file deleted, an
+upload not done within its ``upload_timeout``) is logged once and raised once, from the
+next ``add_*``, ``flush()`` or ``close()``, as a ``WriterError``; an ``add_*`` keeps its
+own data before raising it. The unwritten bytes are kept and retried with backoff (a
+full disk is not hammered: up to :data:`RETRY_CAP_SECS` between attempts, sooner on
+``flush()``), without copying them again, and recovery is logged once. While the writer
+is failing, an ``add_*`` that would pass ``max_pending_bytes`` raises instead of
+waiting: its data is refused, the training loop never hangs. A deleted file or logdir
+is recreated with a fresh header.
+
+``close()`` (and the interpreter's exit) waits at most ``close_timeout`` seconds for the
+last writes and uploads, then raises (logs, at exit) a ``WriterError`` saying how many
+bytes and records were not written.
 
 After ``fork()`` the child's sinks forget the parent's file and pending data (the
 parent writes those) and open a file of their own on first use; exit, fork and SIGTERM
@@ -33,6 +41,7 @@ import os
 import threading
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable
 from typing import Any, NoReturn, cast
 
@@ -46,7 +55,7 @@ from visualdl.errors import WriterError
 from visualdl.proto import pb
 from visualdl.sdk import _lifecycle as lifecycle
 
-__all__ = ["NullSink", "Sink"]
+__all__ = ["DEFAULT_CLOSE_TIMEOUT", "RETRY_CAP_SECS", "NullSink", "Sink"]
 
 log = logging.getLogger("visualdl.writer")
 
@@ -55,6 +64,11 @@ Item = Callable[[], pb.Record | BuiltRecord]
 _POINT_BYTES = 24
 #: Writers split scalar batches here; readers refuse larger records (decompression bombs).
 _MAX_POINTS_PER_RECORD = MAX_POINTS_PER_RECORD
+#: Seconds ``close()`` (and exit) waits for the last writes and uploads, by default.
+DEFAULT_CLOSE_TIMEOUT = 30.0
+#: A failed write is retried after 0.1 s, then twice as long each time, up to this.
+RETRY_CAP_SECS = 5.0
+_RETRY_FIRST_SECS = 0.1
 
 
 class Sink:
@@ -70,8 +84,10 @@ class Sink:
         max_queue: int,
         max_pending_bytes: int,
         fsync: bool,
+        close_timeout: float = DEFAULT_CLOSE_TIMEOUT,
     ) -> None:
         self._open_file = open_file
+        self._close_timeout = close_timeout
         self._flush_secs = flush_secs
         self._wake_at = max(1, max_queue)
         self._max_pending_bytes = max_pending_bytes
@@ -91,12 +107,20 @@ class Sink:
         self._scalars: dict[str, tuple[array[int], array[float], array[float]]] = {}
         self._items: list[tuple[Item, int]] = []
         self._queued = 0  # scalar points + items added since the writer last took the buffers
-        self._check_at = self._wake_at  # _queued at which the next put looks at the pressure
+        # _queued at which the next put looks at the pressure (from the first point: the bound
+        # may be reached before max_queue points wait)
+        self._check_at = max(1, min(self._wake_at, self._max_pending_bytes // _POINT_BYTES))
         self._inflight = 0  # points + items the writer took and has not written yet
         self._item_bytes = 0  # bytes of the items queued
         self._inflight_bytes = 0  # bytes of the items taken and not written yet
-        self._unwritten = b""  # encoded bytes a failed write left behind
-        self._unwritten_counts = (0, 0)  # records and scalar points in them
+        # Encoded chunks a failed write left behind, in order: (bytes, records, scalar points).
+        self._unwritten: deque[tuple[bytes, int, int]] = deque()
+        self._unwritten_bytes = 0
+        self._write_failing = False  # the last write failed: retried at _retry_at
+        self._upload_failing = False  # the last upload failed (past its upload_timeout)
+        self._retry_at = 0.0
+        self._retry_wait = _RETRY_FIRST_SECS
+        self._close_deadline = float("inf")
         self._error: BaseException | None = None  # to raise on the caller's next call
         self._last_error: BaseException | None = None
         self._flush_requested = 0
@@ -183,14 +207,14 @@ class Sink:
     def _pending_bytes(self) -> int:
         """Bytes of everything not yet written: what bounds a new record."""
         points = (self._queued + self._inflight) * _POINT_BYTES
-        return points + self._item_bytes + self._inflight_bytes + len(self._unwritten) + self._not_uploaded()
+        return points + self._item_bytes + self._inflight_bytes + self._unwritten_bytes + self._not_uploaded()
 
     def _waiting_bytes(self) -> int:
         """What bounds new scalar points: the pending bytes but the records the writer is
         encoding now. Those were let in already; a big image's minutes of compression must
         not stall the scalars logged after it."""
         points = (self._queued + self._inflight) * _POINT_BYTES
-        return points + self._item_bytes + len(self._unwritten) + self._not_uploaded()
+        return points + self._item_bytes + self._unwritten_bytes + self._not_uploaded()
 
     def _not_uploaded(self) -> int:
         """Bytes appended that have not reached the store yet (a log in an object store)."""
@@ -219,13 +243,20 @@ class Sink:
         measured against all pending bytes, scalar points against :meth:`_waiting_bytes`.
         """
         pending = self._pending_bytes if record else self._waiting_bytes
-        self._wake.set()
+        if not self._write_failing:  # a failing disk is retried on its own schedule
+            self._wake.set()
         if pending() + incoming > self._max_pending_bytes:
             start = time.perf_counter()
             try:
                 while pending() + incoming > self._max_pending_bytes and pending():
                     if self._error is not None:
                         self._raise_error()  # the disk is failing: refuse rather than grow
+                    if self._write_failing or self._upload_failing:
+                        raise WriterError(
+                            f"writing {self.path} is failing ({self._last_error}) and max_pending_bytes="
+                            f"{self._max_pending_bytes} wait for it: this call's data is not kept; "
+                            "free the disk or fix the store, or catch WriterError and log less"
+                        ) from self._last_error
                     if self._thread is None or not self._thread.is_alive():
                         raise WriterError(f"the writer thread of {self.path} is not running")
                     self._wake.set()
@@ -274,14 +305,18 @@ class Sink:
             self._raise_error()  # written, but something to report (a deleted file was recreated)
 
     def close(self) -> None:
-        """Flush, write the footer and close the file. Other threads calling close()
-        meanwhile wait for it; later calls do nothing."""
+        """Flush, write the footer and close the file, waiting at most ``close_timeout``
+        seconds for the writes and uploads; a ``WriterError`` says what was not written.
+        Other threads calling close() meanwhile wait for it; later calls do nothing."""
         with self._lock:
             if self._close_started:
                 while not self._closed:
                     self._changed.wait(0.5)
                 return
             self._close_started = True
+            self._close_deadline = time.monotonic() + self._close_timeout
+            if self._appender is not None:
+                self._appender.stop_by(self._close_deadline)
             if self._thread is None and not self._queued:
                 self._closed = self._attention = True  # a forked child that never logged
                 lifecycle.forget(self)
@@ -294,18 +329,32 @@ class Sink:
         with self._lock:
             self._closing = self._attention = True
             self._wake.set()
+        stuck = False
         if self._thread is not None:
-            self._thread.join()
+            self._thread.join(max(0.0, self._close_deadline - time.monotonic()) + 1.0)
+            stuck = self._thread.is_alive()
         try:
-            if self._appender is not None:
+            if stuck:  # a store call that ignores its deadline: the thread keeps the appender
+                error = WriterError(
+                    f"closing {self.path}: the writer thread was still busy after close_timeout="
+                    f"{self._close_timeout:g} s; {self._pending_bytes()} bytes pending are not written"
+                )
+                log.error("%s", error)
+            elif self._appender is not None:
                 try:
+                    while self._unwritten:  # a failing disk: one last attempt
+                        chunk, records, points = self._unwritten[0]
+                        self._write(chunk)
+                        self._unwritten.popleft()
+                        self._records += records
+                        self._points += points
                     if not self._footer_written:
                         self._write(_footer_frame(self._records, self._points))
                     if self._appender is not None:
-                        self._appender.flush()  # the footer, or bytes whose upload failed
+                        self._appender.flush(self._close_deadline)  # the footer, or bytes whose upload failed
                 except OSError as e:
-                    log.error("could not write the footer of %s: %s", self.path, e)
-                    error = error or e
+                    error = OSError(f"{e}{self._unsent()}") if self._unwritten else e
+                    log.error("closing %s: %s", self.path, error)
                 self._close_appender()
         finally:
             with self._lock:
@@ -316,6 +365,13 @@ class Sink:
             if isinstance(error, WriterError):
                 raise error
             raise WriterError(f"closing {self.path} failed: {error}") from error
+
+    def _unsent(self) -> str:
+        """What a failing disk kept from the file, for an error message."""
+        records = sum(r for _, r, _ in self._unwritten)
+        points = sum(p for _, _, p in self._unwritten)
+        size = sum(len(b) for b, _, _ in self._unwritten)
+        return f"; {size} bytes ({records} records, {points} scalar points) are not written"
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
@@ -357,6 +413,7 @@ class Sink:
     def _drain(self) -> None:
         with self._lock:
             target = self._flush_requested
+            urgent = target > self._flushed or self._close_started
             batches = [(tag, columns) for tag, columns in self._scalars.items() if columns[0]]
             for tag, _ in batches:
                 self._scalars[tag] = (array("q"), array("d"), array("d"))
@@ -364,8 +421,8 @@ class Sink:
             self._inflight, self._queued = self._queued, 0
             self._inflight_bytes, self._item_bytes = self._item_bytes, 0
             self._set_check_at()
-        records, points = self._unwritten_counts
-        chunks = [self._unwritten] if self._unwritten else []
+        records = points = 0
+        chunks = []
         error: BaseException | None = None
         try:
             for record in _scalar_records(batches):
@@ -385,46 +442,80 @@ class Sink:
                 error = e
         data = b"".join(chunks)
         del chunks
-        written = False
-        try:
-            if data:
-                error = self._write(data) or error
-            if self._fsync and self._appender is not None and (data or target):
-                self._appender.sync()
-            written = True
-        except OSError as e:
-            log.error("writing %s failed: %s (%d bytes kept to retry)", self.path, e, len(data))
-            error = e
+        if data:  # behind what a failed write left, never joined to it (no copy of the backlog)
+            self._unwritten.append((data, records, points))
+        del data
+        error, written, done = self._write_unwritten(urgent, target, error)
         uploaded = True
         out = self._appender
-        if written and out is not None and out.buffered and (target > self._flushed or self._closing or out.due()):
+        if written and out is not None and out.buffered and (urgent or self._closing or out.due()):
             if self._close_started and not self._footer_written:  # close()'s flush: one last upload, not two
-                out.write(_footer_frame(self._records + records, self._points + points))
+                out.write(_footer_frame(self._records + done[0], self._points + done[1]))
                 self._footer_written = True
             try:
                 out.flush()
+                if self._upload_failing:
+                    log.warning("uploading %s works again", self.path)
+                self._upload_failing = False
             except OSError as e:  # the bytes stay in the appender, for the next drain
-                log.error("%s (%d bytes kept to retry)", e, out.waiting)
-                error = e
+                if not self._upload_failing:
+                    log.error("%s", e)
+                    error = e
+                self._last_error = e
+                self._upload_failing = True
                 uploaded = False
         with self._lock:
             self._inflight = self._inflight_bytes = 0
-            if written:
-                self._unwritten, self._unwritten_counts = b"", (0, 0)
-                self._records += records
-                self._points += points
+            self._unwritten_bytes = sum(len(chunk) for chunk, _, _ in self._unwritten)
+            self._records += done[0]
+            self._points += done[1]
             if written and uploaded:
                 self._flushed = max(self._flushed, target)
-            elif not written:
-                self._unwritten, self._unwritten_counts = data, (records, points)
-                self._failed = max(self._failed, target)
-            else:
+            elif urgent:
                 self._failed = max(self._failed, target)
             if error is not None:
                 self._error = self._last_error = error
                 self._attention = True
             self._set_check_at()
             self._changed.notify_all()
+
+    def _write_unwritten(
+        self, urgent: bool, target: int, error: BaseException | None
+    ) -> tuple[BaseException | None, bool, tuple[int, int]]:
+        """Write the chunks waiting, oldest first, each dropped once written: at once when
+        the last write worked or a flush asks, else once the backoff after a failure is
+        over. Returns the error to report (a failure, reported once until the writes work
+        again), whether all are written, and the records and points written."""
+        if self._write_failing and not urgent and time.monotonic() < self._retry_at:
+            return error, False, (0, 0)
+        records = points = 0
+        try:
+            while self._unwritten:
+                chunk, r, p = self._unwritten[0]
+                error = self._write(chunk) or error
+                self._unwritten.popleft()
+                records += r
+                points += p
+            if self._fsync and self._appender is not None and (records or target):
+                self._appender.sync()
+        except OSError as e:
+            waiting = sum(len(chunk) for chunk, _, _ in self._unwritten)
+            self._retry_at = time.monotonic() + self._retry_wait
+            if not self._write_failing:
+                log.error(
+                    "writing %s failed: %s (%d bytes kept; retried every %g s at most until it works)",
+                    self.path, e, waiting, RETRY_CAP_SECS,
+                )  # fmt: skip
+                error = e
+            self._last_error = e
+            self._retry_wait = min(self._retry_wait * 2, RETRY_CAP_SECS)
+            self._write_failing = True
+            return error, False, (records, points)
+        if self._write_failing:
+            log.warning("writing %s works again", self.path)
+        self._write_failing = False
+        self._retry_wait = _RETRY_FIRST_SECS
+        return error, True, (records, points)
 
     def _write(self, data: bytes) -> WriterError | None:
         """Append ``data`` whole (the appender undoes a partial write). Opens a new log when
@@ -465,6 +556,8 @@ class Sink:
             thread = self._thread
             if self._closed or thread is None or not thread.is_alive():
                 return
+            if self._appender is not None:
+                self._appender.stop_by(deadline)
             self._flush_requested += 1
             target = self._flush_requested
             self._wake.set()

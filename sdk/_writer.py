@@ -34,7 +34,7 @@ from visualdl._kinds.table import (
     encode_text,
 )
 from visualdl._storage import Appender, open_store
-from visualdl._storage.objects import DEFAULT_UPLOAD_BYTES, DEFAULT_UPLOAD_SECS
+from visualdl._storage.objects import DEFAULT_UPLOAD_BYTES, DEFAULT_UPLOAD_SECS, DEFAULT_UPLOAD_TIMEOUT
 from visualdl.proto import pb
 from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert
@@ -44,7 +44,7 @@ from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
-from visualdl.sdk._sink import NullSink, Sink
+from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
 
 __all__ = ["LogWriter"]
 
@@ -102,6 +102,13 @@ class LogWriter:
             (default 16 MiB, less than ``max_pending_bytes``), and on ``flush()``,
             ``close()``, exit and SIGTERM. A killed process loses at most
             ``upload_secs``; each upload is one PUT request (the README weighs the two).
+        upload_timeout: a segment not uploaded this many seconds (default 60) after its
+            first attempt is raised as a ``WriterError`` from the next call; attempts go
+            on with backoff, the same segment under the same name, until it is up.
+        close_timeout: ``close()``, the context's exit and the interpreter's exit wait at
+            most this many seconds (default 30) for the last writes and uploads, then
+            raise (at exit: log) a ``WriterError`` saying how many bytes and records were
+            not written.
         rank, world_size, local_rank, role, job, attempt: this process's place in a
             distributed job, written into the file header. Detected from the
             launcher's environment (torchrun, PaddlePaddle, TF_CONFIG, Horovod, MPI,
@@ -126,6 +133,8 @@ class LogWriter:
         fsync: bool = False,
         upload_secs: float = DEFAULT_UPLOAD_SECS,
         upload_bytes: int = DEFAULT_UPLOAD_BYTES,
+        upload_timeout: float = DEFAULT_UPLOAD_TIMEOUT,
+        close_timeout: float = DEFAULT_CLOSE_TIMEOUT,
         rank: int | None = None,
         world_size: int | None = None,
         local_rank: int | None = None,
@@ -146,6 +155,8 @@ class LogWriter:
         _check_count("max_pending_bytes", max_pending_bytes)
         _check_seconds("upload_secs", upload_secs)
         _check_count("upload_bytes", upload_bytes)
+        _check_seconds("upload_timeout", upload_timeout)
+        _check_seconds("close_timeout", close_timeout)
         self._store = open_store(self._logdir)
         self._logdir = self._store.logdir
         if not self._store.appends and upload_bytes >= max_pending_bytes:
@@ -153,7 +164,7 @@ class LogWriter:
                 f"upload_bytes ({upload_bytes}) must be less than max_pending_bytes ({max_pending_bytes}): "
                 "what waits for its upload counts toward the memory bound"
             )
-        self._upload = (float(upload_secs), upload_bytes)
+        self._upload: tuple[float, int, float] = (float(upload_secs), upload_bytes, float(upload_timeout))
         convert.check_text(display_name, "display_name")
         convert.check_text(filename_suffix, "filename_suffix")
         _check_count("max_queue", max_queue)
@@ -195,6 +206,7 @@ class LogWriter:
             max_queue=max_queue,
             max_pending_bytes=max_pending_bytes,
             fsync=fsync,
+            close_timeout=float(close_timeout),
         )
 
     # -- files -----------------------------------------------------------------------
@@ -219,19 +231,26 @@ class LogWriter:
             attempt=self._placement.attempt,
             launcher=self._placement.launcher,
         )
-        upload_secs, upload_bytes = self._upload
         if self._file_name and pid == self._first_pid:
-            out = self._store.appender(
-                "", self._file_name, exclusive=False, upload_secs=upload_secs, upload_bytes=upload_bytes
-            )
-            return out, pb.Record(header=header)
+            return self._appender(self._file_name, exclusive=False), pb.Record(header=header)
         while True:
             name = self._fresh_name(pid)
             try:
-                out = self._store.appender("", name, exclusive=True, upload_secs=upload_secs, upload_bytes=upload_bytes)
+                out = self._appender(name, exclusive=True)
             except FileExistsError:
                 continue
             return out, pb.Record(header=header)
+
+    def _appender(self, name: str, *, exclusive: bool) -> Appender:
+        upload_secs, upload_bytes, upload_timeout = self._upload
+        return self._store.appender(
+            "",
+            name,
+            exclusive=exclusive,
+            upload_secs=upload_secs,
+            upload_bytes=upload_bytes,
+            upload_timeout=upload_timeout,
+        )
 
     def _fresh_name(self, pid: int) -> str:
         return f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"

@@ -26,7 +26,8 @@ LOGWRITER = {
     "flush_secs: 'float' = 1.0, filename_suffix: 'str' = '', write_to_disk: 'bool' = True, display_name: 'str' = '', "
     "file_name: 'str' = '', *, "
     "max_pending_bytes: 'int' = 67108864, fsync: 'bool' = False, upload_secs: 'float' = 60.0, "
-    "upload_bytes: 'int' = 16777216, rank: 'int | None' = None, "
+    "upload_bytes: 'int' = 16777216, upload_timeout: 'float' = 60.0, close_timeout: 'float' = 30.0, "
+    "rank: 'int | None' = None, "
     "world_size: 'int | None' = None, local_rank: 'int | None' = None, role: 'str | None' = None, "
     "job: 'str | None' = None, attempt: 'int | None' = None) -> 'None'",
     "add_audio": "(self, tag: 'str', audio_array: 'Any', step: 'int', sample_rate: 'int' = 8000, "

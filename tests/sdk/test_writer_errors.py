@@ -92,6 +92,17 @@ def test_backpressure_bounds_memory_and_drops_nothing(logdir, monkeypatch):
     assert LogReader(logdir).scalars(".", "x").values.tolist() == [float(s) for s in range(5000)]
 
 
+def test_the_bound_holds_from_the_first_point_when_max_queue_is_larger(logdir):
+    w = LogWriter(logdir, max_queue=10**6, flush_secs=3600, max_pending_bytes=24 * 1000)
+    peak = 0
+    for step in range(5000):
+        w.add_scalar("x", float(step), step)
+        peak = max(peak, w.stats()["pending_bytes"])
+    w.close()
+    assert peak <= 24 * 1000 + 24  # the first look at the pressure came at max_queue points
+    assert LogReader(logdir).scalars(".", "x").steps.tolist() == list(range(5000))
+
+
 def test_close_from_many_threads_at_once(logdir):
     for _ in range(20):
         w = LogWriter(logdir)
@@ -195,3 +206,104 @@ def test_deferred_disk_error_keeps_the_raising_calls_value(logdir, monkeypatch):
     failing.active = False
     w.close()
     assert LogReader(logdir).scalars(".", "x").values.tolist() == [0.0, 1.0]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 2 MiB tmpfs (mounting needs root, which CI's user is); unmounted at the end."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()}); the ENOSPC test below covers the logic")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+def _fill(path) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        for size in (65536, 512, 1):  # the last bytes too
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+
+
+def _log_for(w, seconds: float) -> tuple[list[int], list[float], int]:
+    """add_scalar as fast as possible for ``seconds`` (a workload, not a wait), catching the
+    writer's errors; returns the steps kept, each call's seconds and the peak of pending bytes."""
+    import time
+
+    kept: list[int] = []
+    costs: list[float] = []
+    peak = step = 0
+    end = time.monotonic() + seconds
+    while step % 1000 or time.monotonic() < end:
+        start = time.perf_counter()
+        try:
+            w.add_scalar("x", float(step), step)
+            kept.append(step)
+        except WriterError as e:
+            if "is not kept" not in str(e):
+                kept.append(step)  # the report, once: the call kept its value
+        costs.append(time.perf_counter() - start)
+        if step % 500 == 0:
+            peak = max(peak, w.stats()["pending_bytes"])
+        step += 1
+    return kept, costs, peak
+
+
+def test_full_disk_backs_off_logs_once_and_stays_within_the_bound(small_disk, caplog):
+    logdir = small_disk / "logs"
+    limit = 1 << 20
+    w = LogWriter(str(logdir), max_pending_bytes=limit, flush_secs=0.05)
+    w.add_scalar("first", -1.0, 0)
+    w.flush()
+    _fill(small_disk / "filler")
+    kept, costs, peak = _log_for(w, 3.0)
+    failures = [r for r in caplog.records if "writing" in r.getMessage() and "failed" in r.getMessage()]
+    costs.sort()
+    print(
+        f"disk full: {len(costs)} add_scalar calls in 3 s, median {costs[len(costs) // 2] * 1e6:.2f} us, "
+        f"p99 {costs[len(costs) * 99 // 100] * 1e6:.2f} us; peak pending {peak} bytes of {limit}; "
+        f"{len(failures)} error lines"
+    )
+    assert len(failures) == 1, [r.getMessage() for r in failures[:5]]  # once per change of state
+    assert peak <= limit + 24
+    os.remove(small_disk / "filler")
+    w.close()
+    assert any("works again" in r.getMessage() for r in caplog.records)
+    assert LogReader(str(logdir)).scalars(".", "x").steps.tolist() == kept
+
+
+def test_failing_writes_are_retried_with_backoff_not_at_every_call(logdir, monkeypatch, caplog):
+    w = LogWriter(logdir, max_pending_bytes=1 << 20, flush_secs=0.05)
+    attempts = {"n": 0}
+    real_write = os.write
+
+    ours = w._sink._appender._fd  # type: ignore[union-attr]
+
+    def write(fd, data):
+        if fd == ours:
+            attempts["n"] += 1
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    kept, _, peak = _log_for(w, 3.0)
+    print(f"3 s of a failing disk: {attempts['n']} write attempts")
+    assert attempts["n"] <= 12  # 0.1 s, then twice as long each time: the first second or two
+    failures = [r for r in caplog.records if "No space left" in r.getMessage() and w.file_name in r.getMessage()]
+    assert len(failures) == 1
+    assert peak <= (1 << 20) + 24
+    monkeypatch.setattr(os, "write", real_write)
+    w.close()
+    assert LogReader(logdir).scalars(".", "x").steps.tolist() == kept

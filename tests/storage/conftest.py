@@ -9,7 +9,9 @@ import logging
 import os
 from typing import Any
 
+import fsspec
 import pytest
+from kit.faultproxy import FAST_CLIENT, fault_proxy
 from kit.requirements import require
 from kit.s3 import CREDENTIALS
 
@@ -54,3 +56,16 @@ def bucket(s3):
     name = f"bucket{next(_buckets)}"
     fs.mkdir(name)
     return f"s3://{name}"
+
+
+@pytest.fixture
+def faults(s3, monkeypatch):
+    """A :class:`~kit.faultproxy.FaultProxy` in front of the S3 API server; this process's S3
+    client goes through it and gives up fast (``kit.faultproxy.FAST_CLIENT``) until the end
+    of the test. Make the ``bucket`` first (it is made through the client of the moment)."""
+    with fault_proxy(s3) as proxy:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+        monkeypatch.setitem(fsspec.config.conf, "s3", FAST_CLIENT)
+        _instances.clear()
+        yield proxy
+        _instances.clear()

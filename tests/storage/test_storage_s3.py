@@ -29,7 +29,6 @@ from visualdl import LogReader, LogWriter
 from visualdl._storage.lister import FULL_LIST_SECS_PER_PAGE, Lister
 from visualdl._storage.objects import ObjectStore, filesystem
 from visualdl._storage.segments import segment_name, split_segment
-from visualdl.sdk._sink import Sink
 
 
 def _env(endpoint: str) -> dict[str, str]:
@@ -223,24 +222,21 @@ def test_a_failing_store_is_reported_on_the_callers_thread_and_nothing_is_lost(b
     from visualdl.errors import WriterError
 
     monkeypatch.setattr(objects, "_BACKOFF_SECS", 0.01)
-    w = LogWriter(f"{bucket}/run", upload_secs=3600)
-    sink = w._sink
-    assert isinstance(sink, Sink) and sink._appender is not None
-    fs = sink._appender.fs  # type: ignore[attr-defined]
-    real = fs.pipe_file
+    w = LogWriter(f"{bucket}/run", upload_secs=3600, upload_timeout=0.5)
+    real = objects._put
     calls = {"n": 0}
 
     def failing(*args, **kwargs):
         calls["n"] += 1
         raise ConnectionError("the store is down")
 
-    monkeypatch.setattr(fs, "pipe_file", failing)
+    monkeypatch.setattr(objects, "_put", failing)
     for step in range(100):
         w.add_scalar("loss", float(step), step)
     with pytest.raises(WriterError, match="the store is down"):
         w.flush()
-    assert calls["n"] == objects.RETRIES
-    monkeypatch.setattr(fs, "pipe_file", real)
+    assert calls["n"] >= 2  # retried with backoff until the upload_timeout
+    monkeypatch.setattr(objects, "_put", real)
     for step in range(100, 200):
         w.add_scalar("loss", float(step), step)
     w.close()
@@ -252,6 +248,10 @@ def test_upload_options_are_checked_on_the_callers_thread(bucket):
         LogWriter(f"{bucket}/run", upload_secs=0)
     with pytest.raises(ValueError, match=r"upload_bytes .* must be less than max_pending_bytes"):
         LogWriter(f"{bucket}/run", upload_bytes=64 << 20, max_pending_bytes=64 << 20)
+    with pytest.raises(ValueError, match="upload_timeout must be a positive, finite number of seconds; got -1"):
+        LogWriter(f"{bucket}/run", upload_timeout=-1)
+    with pytest.raises(ValueError, match="close_timeout must be a positive, finite number of seconds; got 0"):
+        LogWriter(f"{bucket}/run", close_timeout=0)
 
 
 def test_a_missing_store_package_is_named_with_its_install_line():

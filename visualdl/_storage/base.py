@@ -67,8 +67,13 @@ class Appender(abc.ABC):
         """Whether a flush is due now (enough bytes or time waiting)."""
         return False
 
-    def flush(self) -> None:  # noqa: B027 - a hook: nothing to do where bytes are written at once
-        """Make what was appended reach the store; ``OSError`` when it failed (kept to retry)."""
+    def flush(self, deadline: float | None = None) -> None:  # noqa: B027 - a hook: bytes written at once
+        """Make what was appended reach the store; ``OSError`` when it failed (kept to retry),
+        at the latest at ``deadline`` (``time.monotonic()``; None: the store's own bound)."""
+
+    def stop_by(self, deadline: float) -> None:  # noqa: B027 - a hook: nothing waits where bytes are written
+        """No attempt to reach the store starts or lasts past ``deadline``
+        (``time.monotonic()``): the writer is closing, for at most its ``close_timeout``."""
 
     def sync(self) -> None:  # noqa: B027 - a hook: nothing to do where there is no fsync
         """Make what reached the store durable (``fsync``), where that means anything."""
@@ -142,9 +147,17 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def appender(
-        self, directory: str, log_name: str, *, exclusive: bool, upload_secs: float, upload_bytes: int
+        self,
+        directory: str,
+        log_name: str,
+        *,
+        exclusive: bool,
+        upload_secs: float,
+        upload_bytes: int,
+        upload_timeout: float = 60.0,
     ) -> Appender:
         """A log file ``log_name`` in ``directory`` (relative to the logdir; ``""`` is the
         logdir), created with its directories. ``exclusive``: ``FileExistsError`` when it
         exists already; otherwise an existing log is appended to. ``upload_secs`` and
-        ``upload_bytes`` pace the uploads of a store that cannot append."""
+        ``upload_bytes`` pace the uploads of a store that cannot append; a segment not
+        uploaded within ``upload_timeout`` seconds of its first attempt is reported."""

@@ -193,7 +193,14 @@ class LocalStore(Store):
         return directory[len(self.logdir) :].strip(os.sep).replace(os.sep, "/")
 
     def appender(
-        self, directory: str, log_name: str, *, exclusive: bool, upload_secs: float, upload_bytes: int
+        self,
+        directory: str,
+        log_name: str,
+        *,
+        exclusive: bool,
+        upload_secs: float,
+        upload_bytes: int,
+        upload_timeout: float = 0.0,
     ) -> Appender:
         dirpath = os.path.join(self.logdir, directory) if directory else self.logdir
         os.makedirs(dirpath, exist_ok=True)
