@@ -5,15 +5,13 @@ The fixtures are here, not in a test module, so that every storage test takes th
 
 from __future__ import annotations
 
-import logging
-import os
 from typing import Any
 
 import fsspec
 import pytest
 from kit.faultproxy import FAST_CLIENT, fault_proxy
 from kit.requirements import require
-from kit.s3 import CREDENTIALS
+from kit.s3 import s3_environment, serve_s3
 
 from visualdl._storage.objects import _instances, filesystem
 
@@ -29,21 +27,8 @@ require(moto_server is not None, "moto and s3fs", "pip install -e '.[test]'")
 @pytest.fixture(scope="module")
 def s3():
     """An S3 API server on 127.0.0.1, found through the standard AWS_ENDPOINT_URL."""
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    saved = {k: os.environ.get(k) for k in [*CREDENTIALS, "AWS_ENDPOINT_URL"]}
-    os.environ.update(CREDENTIALS, AWS_ENDPOINT_URL=f"http://{host}:{port}")
-    _instances.clear()
-    yield f"http://{host}:{port}"
-    server.stop()
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-    _instances.clear()
+    with serve_s3() as url, s3_environment(url):
+        yield url
 
 
 _buckets = iter(range(1_000_000))

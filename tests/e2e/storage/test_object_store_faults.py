@@ -7,7 +7,6 @@ again. Nothing is lost, nothing is read twice, no call hangs, and the writer is 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -20,11 +19,11 @@ import pytest
 from kit.faultproxy import FaultProxy, client_env, fault_proxy
 from kit.ports import free_port
 from kit.requirements import require
-from kit.s3 import CREDENTIALS, serve_s3
+from kit.s3 import CREDENTIALS, s3_environment, serve_s3
 from kit.waiting import wait_until
 
 from visualdl import LogReader, LogWriter
-from visualdl._storage.objects import _instances, filesystem
+from visualdl._storage.objects import filesystem
 
 try:
     import moto  # noqa: F401
@@ -68,17 +67,8 @@ _WRITER = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    saved = {k: os.environ.get(k) for k in [*CREDENTIALS, "AWS_ENDPOINT_URL"]}
-    with serve_s3() as url:
-        os.environ.update(CREDENTIALS, AWS_ENDPOINT_URL=url)
-        _instances.clear()
+    with serve_s3() as url, s3_environment(url):
         yield url
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-    _instances.clear()
 
 
 _names = iter(range(1_000_000))
