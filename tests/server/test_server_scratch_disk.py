@@ -4,15 +4,18 @@ space, and /api/health says why meanwhile, with the fix."""
 from __future__ import annotations
 
 import errno
+import math
 import os
 import subprocess
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from kit.foreign import scalar_event, write_tfevents
 
-from visualdl import LogWriter
+from visualdl import LogReader, LogWriter
 from visualdl._index.series import CACHE_DIR_ENV, SpillFile
+from visualdl.proto import tb
 
 RUNS, POINTS = 3, 40_000  # 2.9 MB spilled (24 bytes a point)
 DISK, FILLER = 8 << 20, 7_600_000  # a tmpfs of 8 MiB, all but 0.8 MB of it taken
@@ -102,3 +105,27 @@ def test_scratch_disk_full_reads_the_points_again_once_there_is_space(logdir, ma
     run = client.get("/api/scalars?tag=loss&run=run1&max_points=100000").get_json()["runs"][0]
     assert run["steps"] == list(range(POINTS))
     assert health["problems"] == []
+
+
+def test_scratch_disk_full_counts_a_read_again_rounds_problems_and_unshown_values_once(logdir, scratch_disk):
+    """A round read again after a failed spill is decoded again: its problems and the values
+    no view shows are counted once, as if it had been read once."""
+    mystery = tb.Summary.Value(
+        tag="mystery",
+        metadata=tb.SummaryMetadata(plugin_data=tb.SummaryMetadata.PluginData(plugin_name="mystery")),
+        tensor=tb.TensorProto(dtype=1, float_val=[1.0]),
+    )
+    bad = tb.Summary.Value(tag="clip", audio=tb.Summary.Audio(sample_rate=math.inf, encoded_audio_string=b"RIFF"))
+    events = [scalar_event("loss", i, float(i)) for i in range(3 * POINTS)]
+    events.insert(10, tb.Event(wall_time=1.0, step=10, summary=tb.Summary(value=[mystery, bad])))
+    write_tfevents(logdir, events)
+    scratch_disk.fill()
+    reader = LogReader(logdir)  # reads, cannot store the points, reads again at the next poll
+    assert "loss" not in reader.tags(".")["scalars"] or reader.scalars(".", "loss").steps.size < 3 * POINTS
+    scratch_disk.free()
+    reader.poll()
+    assert reader.scalars(".", "loss").steps.tolist() == list(range(3 * POINTS))
+    (writer,) = reader.writers(".")
+    assert writer.unshown == (("mystery", "mystery", 1),)
+    assert [p.message for p in reader.problems].count(reader.problems[0].message) == 1
+    assert len(reader.problems) == 1 and "sample rate of inf" in reader.problems[0].message

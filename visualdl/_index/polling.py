@@ -88,6 +88,23 @@ def _unshown(logfile: LogFile) -> tuple[tuple[str, str, int], ...]:
     return logfile.decoder.unshown()
 
 
+def _decoder_state(logfile: LogFile) -> dict[str, Any]:
+    """What a file's decoder holds (its slots; their lists and dicts copied one level), to go
+    back to when a round it decoded is read again (:meth:`LogFile.rewind`)."""
+    decoder = logfile.decoder
+    state = {}
+    for name in getattr(type(decoder), "__slots__", ()):
+        if hasattr(decoder, name):
+            value = getattr(decoder, name)
+            state[name] = value.copy() if isinstance(value, (list, dict)) else value
+    return state
+
+
+def _restore_decoder(logfile: LogFile, state: dict[str, Any]) -> None:
+    for name, value in state.items():
+        setattr(logfile.decoder, name, value)
+
+
 def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
     """Records of one file as ``(kind, tag, event)``, by its format's decoder; what the
     decoder knows of the writer (its header, its footer) is the file's.
@@ -319,6 +336,7 @@ class Poller:
         while True:
             start = logfile.offset
             budget = ROUND_BYTES if logfile.format.columnar else FOREIGN_ROUND_BYTES
+            before = _decoder_state(logfile), len(logfile.problems)
             decoded = _decode(logfile, logfile.read(budget))
             with self._lock:
                 if decoded and state.files.get(logfile.path) is logfile:
@@ -326,6 +344,8 @@ class Poller:
                         self._store(state, logfile.path, decoded)
                     except OSError as e:  # the scratch file is full: this round is read again later
                         logfile.rewind(start)
+                        _restore_decoder(logfile, before[0])  # as if the round had not been read:
+                        del logfile.problems[before[1] :]  # its problems and uncounted values come again
                         self._spill_failed(e)
                         return records, nbytes
             nbytes += logfile.offset - start
