@@ -113,7 +113,7 @@ def test_scratch_disk_full_counts_a_read_again_rounds_problems_and_unshown_value
     mystery = tb.Summary.Value(
         tag="mystery",
         metadata=tb.SummaryMetadata(plugin_data=tb.SummaryMetadata.PluginData(plugin_name="mystery")),
-        tensor=tb.TensorProto(dtype=1, float_val=[1.0]),
+        tensor=tb.TensorProto(dtype="DT_FLOAT", float_val=[1.0]),
     )
     bad = tb.Summary.Value(tag="clip", audio=tb.Summary.Audio(sample_rate=math.inf, encoded_audio_string=b"RIFF"))
     events = [scalar_event("loss", i, float(i)) for i in range(3 * POINTS)]
