@@ -136,3 +136,18 @@ def test_decoder_that_raises_costs_only_its_record(logdir, monkeypatch, fmt, at)
     reader.poll()
     _assert_every_point(reader, GOOD + 10)
     assert len(reader.problems) == len(at)
+
+
+@pytest.mark.parametrize("num", [1e300, -5.0, math.nan, 2.0**64])
+def test_bad_value_a_histograms_count_that_is_no_count_is_a_problem_not_zero(logdir, num):
+    histogram = tb.HistogramProto(min=0.0, max=1.0, num=num, sum=1.0, bucket_limit=[0.5, 1.0], bucket=[1.0, 2.0])
+    events = [scalar_event("loss", i, float(i)) for i in range(GOOD)]
+    events.insert(
+        BAD_AT, tb.Event(wall_time=1.0, step=5, summary=tb.Summary(value=[tb.Summary.Value(tag="w", histo=histogram)]))
+    )
+    path = write_tfevents(logdir, events)
+    reader = LogReader(logdir)
+    _assert_every_point(reader)
+    assert reader.tags(".")["histograms"] == []
+    (problem,) = reader.problems
+    assert problem.path == path and "'w'" in problem.message and "number of values" in problem.message

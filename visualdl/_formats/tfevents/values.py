@@ -107,9 +107,12 @@ def _strings(tensor: tb.TensorProto) -> list[bytes]:
     return list(tensor.string_val)
 
 
-def _count(x: float) -> int:
-    """A count written as a double; 0 when it is not a count at all (NaN, negative, huge)."""
-    return round(x) if 0 <= x < 2.0**63 else 0
+def _count(x: float, what: str = "count") -> int:
+    """A count written as a double; :class:`LogFormatError` when it is not one (NaN, negative,
+    2^63 or more): the histogram is a problem, not a histogram of 0 values."""
+    if not 0 <= x < 2.0**63:
+        raise LogFormatError(f"histogram with a {what} of {x!r}, not a count from 0 to 2**63 - 1")
+    return round(x)
 
 
 def _histogram_from_proto(h: tb.HistogramProto, step: int, wall: float) -> HistogramEvent:
@@ -132,7 +135,7 @@ def _histogram_from_proto(h: tb.HistogramProto, step: int, wall: float) -> Histo
     edges[0] = edges[0] if np.isfinite(edges[0]) else edges[1]
     edges[-1] = edges[-1] if np.isfinite(edges[-1]) and edges[-1] < np.finfo(np.float64).max else edges[-2]
     check_finite(edges, counts)
-    total = _count(float(h.num)) if h.num else _count(float(counts.sum()))
+    total = _count(float(h.num), "number of values") if h.num else _count(float(counts.sum()), "total count")
     return HistogramEvent(step, wall, edges, counts, lo, hi, float(h.sum), float(h.sum_squares), total, 0, 0, 0)
 
 
@@ -152,7 +155,18 @@ def _histogram_from_tensor(tensor: tb.TensorProto, step: int, wall: float) -> Hi
     mean_sum = float((centers * counts).sum())
     squares = float((centers * centers * counts).sum())
     return HistogramEvent(
-        step, wall, edges, counts, float(left[0]), float(right[-1]), mean_sum, squares, _count(total), 0, 0, 0
+        step,
+        wall,
+        edges,
+        counts,
+        float(left[0]),
+        float(right[-1]),
+        mean_sum,
+        squares,
+        _count(total, "total count"),
+        0,
+        0,
+        0,
     )
 
 
