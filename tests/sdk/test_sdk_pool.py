@@ -66,16 +66,22 @@ def test_pool_workers_keep_what_they_log_into_their_own_writer(logdir, idiom):
 
 
 def test_sigterm_handler_is_only_set_in_a_child_that_logs(logdir, monkeypatch):
-    w = LogWriter(logdir)
-    w.add_scalar("parent", 1.0, 0)
-    monkeypatch.setattr(sys.modules[__name__], "_WRITER", w)
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the parent's disposition is the program's
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(1) as pool:
-        assert pool.apply(signal.getsignal, (signal.SIGTERM,)) is signal.SIG_DFL  # not logged yet
-        pool.apply(_log_task, (0,))
-        assert pool.apply(signal.getsignal, (signal.SIGTERM,)) is not signal.SIG_DFL
-    w.close()
+    # A writer to a bucket earlier in this process left its upload guard installed (for as
+    # long as the process lives): start from the program's own disposition.
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        w = LogWriter(logdir)
+        w.add_scalar("parent", 1.0, 0)
+        monkeypatch.setattr(sys.modules[__name__], "_WRITER", w)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the parent's disposition is the program's
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(1) as pool:
+            assert pool.apply(signal.getsignal, (signal.SIGTERM,)) is signal.SIG_DFL  # not logged yet
+            pool.apply(_log_task, (0,))
+            assert pool.apply(signal.getsignal, (signal.SIGTERM,)) is not signal.SIG_DFL
+        w.close()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _log_then_idle(writer: Any, logged: Any, never: Any) -> None:
