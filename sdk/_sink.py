@@ -283,8 +283,9 @@ class Sink:
         if error is not None:
             raise error
 
-    def flush(self) -> None:
-        """Return once everything added so far is in the OS (and on disk with fsync)."""
+    def flush(self, deadline: float | None = None) -> None:
+        """Return once everything added so far is in the OS (and on disk with fsync); with a
+        ``deadline`` (``time.monotonic()``, close's), a ``WriterError`` once it passes."""
         with self._lock:
             if self._closed:
                 return  # nothing can be pending
@@ -292,10 +293,17 @@ class Sink:
             self._flush_requested += 1
             target = self._flush_requested
             self._wake.set()
+            late = False
             while self._flushed < target and self._failed < target:
-                self._changed.wait(0.5)
+                wait = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+                if wait <= 0:
+                    late = True
+                    break
+                self._changed.wait(wait)
                 if self._thread is None or not self._thread.is_alive():
                     break
+            if late:
+                raise WriterError(f"flush of {self.path} did not finish within close_timeout={self._close_timeout:g} s")
             if self._flushed < target:
                 self._error = None  # raised here, not again on the next call
                 cause = self._last_error
@@ -323,7 +331,7 @@ class Sink:
                 return
         error: BaseException | None = None
         try:
-            self.flush()
+            self.flush(self._close_deadline)
         except WriterError as e:
             error = e
         with self._lock:

@@ -11,8 +11,10 @@ mode are in ``tests/e2e/test_object_store_faults.py``.
 
 from __future__ import annotations
 
+import threading
 import time
 
+import numpy as np
 import pytest
 from kit.waiting import wait_until
 
@@ -136,3 +138,49 @@ def test_a_poll_through_a_dead_endpoint_returns_and_catches_up(bucket, faults):
     wait_until(lambda: reader.poll() or len(reader.scalars("run", "loss")) == 200, 30, "the reader to catch up")
     assert reader.scalars("run", "loss").steps.tolist() == list(range(200))
     w.close()
+
+
+def test_close_during_an_upload_attempt_of_a_big_segment_is_bounded(bucket, faults):
+    """An attempt already under way when ``close()`` starts is given a time from its segment's
+    size (64 s for 16 MiB at a slow link's pace); ``close_timeout`` cuts it short all the same."""
+    w = LogWriter(f"{bucket}/run", upload_secs=0.2, upload_timeout=60, close_timeout=1.0, max_pending_bytes=64 << 20)
+    w.add_scalar("loss", 0.0, 0)
+    w.flush()
+    faults.set("blackhole")
+    noise = np.random.default_rng(0).integers(0, 255, (1400, 1400, 3), dtype=np.uint8)  # 5.9 MB, incompressible
+    w.add_image("noise", noise, 1)
+    appender = getattr(w._sink, "_appender")  # noqa: B009 - the sink's, whatever its type
+    wait_until(lambda: appender.attempts >= 2, 30, "the image's segment to be under way")  # 23 s allowed to it
+    start = time.monotonic()
+    with pytest.raises(WriterError, match=r"before the writer was closed"):
+        w.close()
+    took = time.monotonic() - start
+    print(f"close() during a 5.9 MB upload attempt returned after {took:.2f} s (close_timeout 1 s)")
+    assert took < 1.0 + 5  # it waited for the attempt's own 23 s before
+
+
+def test_close_with_a_store_call_that_never_returns_is_bounded(monkeypatch):
+    """A filesystem without an event loop (``memory://``, HDFS) whose upload never returns:
+    the attempt is left to its thread and ``close()`` returns at ``close_timeout``."""
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    release = threading.Event()
+    upload = MemoryFileSystem.pipe_file
+
+    def never_returns(fs, path, value, **kwargs):
+        if not release.is_set():
+            release.wait(600)
+        return upload(fs, path, value, **kwargs)
+
+    w = LogWriter(f"memory://vdl-faults-{time.time_ns()}/run", upload_secs=3600, close_timeout=1.0)
+    w.add_scalar("loss", 0.0, 0)
+    monkeypatch.setattr(MemoryFileSystem, "pipe_file", never_returns)
+    start = time.monotonic()
+    try:
+        with pytest.raises(WriterError, match=r"\d+ bytes \(2 records\) are not uploaded"):
+            w.close()
+        took = time.monotonic() - start
+    finally:
+        release.set()
+    print(f"close() with an upload that never returns took {took:.2f} s (close_timeout 1 s)")
+    assert took < 1.0 + 5  # it hung for as long as the call did

@@ -19,6 +19,8 @@ give up, a quarter of an hour), so each upload attempt has a deadline of its own
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import logging
 import os
 import random
@@ -346,7 +348,7 @@ class SegmentAppender(Appender):
             tried = True
             assert self._sealed is not None
             allowed = max(self._attempt_secs, len(self._sealed) / SLOW_LINK_BYTES_PER_SEC)
-            self._attempt(min(allowed, self.cutoff - now))
+            self._attempt(now + allowed)
 
     def _seal(self) -> None:
         """Fix the next segment: its body (the header and the frames waiting) and its key."""
@@ -361,12 +363,13 @@ class SegmentAppender(Appender):
         self._backoff = _BACKOFF_SECS
         self._failures = 0
 
-    def _attempt(self, timeout: float) -> None:
-        """One PUT of the sealed segment, cut off after ``timeout`` seconds."""
+    def _attempt(self, until: float) -> None:
+        """One PUT of the sealed segment, cut off at ``until`` (``time.monotonic()``), or at
+        :attr:`cutoff` when :meth:`stop_by` brings it nearer meanwhile (``close()``)."""
         assert self._sealed is not None
         self.attempts += 1
         try:
-            _put(self.fs, self._key, self._sealed, timeout)
+            _put(self.fs, self._key, self._sealed, lambda: min(until, self.cutoff))
         except Exception as e:  # noqa: BLE001 - any failure of the client is retried
             self._failures += 1
             self._last_error = e
@@ -405,15 +408,36 @@ class SegmentAppender(Appender):
         self._sealed = None
 
 
-def _put(fs: Any, key: str, body: bytes, timeout: float) -> None:
-    """``fs.pipe_file(key, body)``, cut off after ``timeout`` seconds where the filesystem
-    runs on an event loop (S3, GCS, Azure: the request is cancelled, its connection dropped)."""
+def _put(fs: Any, key: str, body: bytes, deadline: Callable[[], float]) -> None:
+    """``fs.pipe_file(key, body)``, given up at ``deadline()`` (``time.monotonic()``; asked
+    again as the call runs, so a nearer one set meanwhile counts): where the filesystem runs
+    on an event loop (S3, GCS, Azure) the request is cancelled and its connection dropped;
+    elsewhere the call is left to a thread of its own (a late success stores the same bytes
+    under the same key, which is harmless). ``TimeoutError`` when given up."""
     if getattr(fs, "async_impl", False):
-        from fsspec.asyn import sync
-
-        sync(fs.loop, fs._pipe_file, key, body, timeout=max(timeout, 0.001))
+        future: concurrent.futures.Future[Any] = asyncio.run_coroutine_threadsafe(fs._pipe_file(key, body), fs.loop)
     else:
-        fs.pipe_file(key, body)
+        future = concurrent.futures.Future()
+        future.set_running_or_notify_cancel()  # running: cancel() below only stops the wait
+
+        def call() -> None:
+            try:
+                future.set_result(fs.pipe_file(key, body))
+            except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
+                future.set_exception(e)
+
+        threading.Thread(target=call, name="visualdl-upload", daemon=True).start()
+    while True:
+        remaining = deadline() - time.monotonic()
+        if remaining <= 0:
+            future.cancel()
+            raise TimeoutError(f"uploading {key} took too long; the attempt was given up")
+        try:
+            future.result(timeout=min(remaining, 0.25))
+            return
+        except concurrent.futures.TimeoutError:
+            if future.done():  # the upload's own timeout, not this wait's
+                raise
 
 
 def count_frames(data: bytes) -> int:
