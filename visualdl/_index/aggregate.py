@@ -1,4 +1,4 @@
-"""One tag across the ranks of a job: mean, min and max per step, and who is at each extreme. Pure.
+"""One tag across the ranks of a job: mean, min, max and quantiles per step, and who is at each extreme. Pure.
 
 Contract of :func:`aggregate`, given one step-ordered series per rank:
 
@@ -8,13 +8,19 @@ Contract of :func:`aggregate`, given one step-ordered series per rank:
   (a step where every value is NaN gives NaN); ±Inf are values like any other;
 * ``min_rank``/``max_rank`` name the rank holding the minimum/maximum (the lowest
   rank on ties; -1 where every value is NaN);
+* ``quantiles[j]`` is the ``QUANTILES[j]`` quantile of the ranks' values at
+  each step exactly as ``np.nanquantile`` computes it (linear interpolation, NaN ignored,
+  NaN where every value is NaN, and NaN where it interpolates between two equal
+  infinities or between -Inf and +Inf, as numpy does); row 2 is the median;
 * ``wall_times`` is the latest wall time of the step over the ranks (when the step
   was complete);
 * a rank that logged a step twice contributes its last point of that step.
 
 Ranks that logged exactly the same steps (synchronous training) take a fast path over
-a ranks x steps matrix; otherwise one stable sort of all points. No Python loop per
-point either way.
+a ranks x steps matrix, taken a chunk of steps at a time so that the matrix stays under
+:data:`CHUNK_BYTES` however many ranks there are (10,000 ranks cost a bounded buffer, not
+ranks x steps); otherwise one stable sort of all points (memory in the points themselves).
+No Python loop per point either way.
 """
 
 from __future__ import annotations
@@ -25,7 +31,13 @@ import numpy as np
 
 from visualdl._index.series import ScalarSeries
 
-__all__ = ["JobSeries", "aggregate"]
+__all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate"]
+
+#: The quantiles of :attr:`JobSeries.quantiles`, one row each: p5, p25, the median, p75, p95.
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+#: Bytes of the ranks x steps block the matrix path holds at once (a few of its size in
+#: temporaries): the steps are taken in chunks of ``CHUNK_BYTES // (8 * ranks)``.
+CHUNK_BYTES = 4 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +50,7 @@ class JobSeries:
     max_rank: np.ndarray  # int64
     count: np.ndarray  # int64: ranks with a point at the step
     wall_times: np.ndarray
+    quantiles: np.ndarray  # (len(QUANTILES), steps): the QUANTILES over the ranks' values
 
     def __len__(self) -> int:
         return int(self.steps.size)
@@ -53,28 +66,73 @@ def _last_per_step(s: ScalarSeries) -> ScalarSeries:
     return ScalarSeries(steps[last], s.values[last], s.wall_times[last])
 
 
+def _positions(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For ``valid`` sorted values per step: the offsets of the values below and above each
+    quantile and the weight of the one above, shaped (len(QUANTILES), steps), as numpy's
+    ``linear`` method places them."""
+    last = np.maximum(valid - 1, 0)
+    virtual = last * np.asarray(QUANTILES)[:, None]
+    below = np.floor(virtual)
+    gamma = virtual - below
+    below_i = below.astype(np.int64)
+    return below_i, np.minimum(below_i + 1, last), gamma
+
+
+def _lerp(a: np.ndarray, b: np.ndarray, gamma: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """numpy's interpolation between ``a`` and ``b`` (``np.quantile``'s own formula, so that
+    infinities give what it gives); NaN where a step has no value."""
+    with np.errstate(invalid="ignore"):
+        diff = b - a
+        out = a + diff * gamma
+        np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    out[:, valid == 0] = np.nan
+    return out
+
+
 def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
-    values = np.stack([p.values for p in parts])
-    nan = np.isnan(values)
-    lo = np.where(nan, np.inf, values)
-    hi = np.where(nan, -np.inf, values)
-    arg_lo = np.argmin(lo, axis=0)
-    arg_hi = np.argmax(hi, axis=0)
-    cols = np.arange(values.shape[1])
-    valid = (~nan).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(nan, 0.0, values).sum(axis=0) / valid
+    n_ranks, n = len(parts), parts[0].steps.size
+    width = max(1, min(n, CHUNK_BYTES // (8 * n_ranks)))
+    buf = np.empty(n_ranks * width)
+    scratch = np.empty(n_ranks * width)
+    mean, mins, maxs = np.empty(n), np.empty(n), np.empty(n)
+    min_rank, max_rank = np.empty(n, np.int64), np.empty(n, np.int64)
+    valid = np.empty(n, np.int64)
+    quantiles = np.empty((len(QUANTILES), n))
+    for c0 in range(0, n, width):  # a chunk of steps at a time: the block stays under CHUNK_BYTES
+        c1 = min(n, c0 + width)
+        w = c1 - c0
+        # Steps x ranks, so that every reduction runs along contiguous rows (no transposed copy).
+        block = buf[: n_ranks * w].reshape(w, n_ranks)
+        tmp = scratch[: n_ranks * w].reshape(w, n_ranks)
+        np.stack([p.values[c0:c1] for p in parts], axis=1, out=block)
+        nan = np.isnan(block)
+        rows = np.arange(w)
+        ok = n_ranks - np.count_nonzero(nan, axis=1)
+        valid[c0:c1] = ok
+        np.copyto(tmp, block)
+        tmp[nan] = 0.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean[c0:c1] = tmp.sum(axis=1) / ok
+        tmp[nan] = np.inf
+        arg = np.argmin(tmp, axis=1)
+        mins[c0:c1] = tmp[rows, arg]
+        min_rank[c0:c1] = ranks[arg]
+        tmp[nan] = -np.inf
+        arg = np.argmax(tmp, axis=1)
+        maxs[c0:c1] = tmp[rows, arg]
+        max_rank[c0:c1] = ranks[arg]
+        block.sort(axis=1)  # NaN last: each step's ok values first
+        below, above, gamma = _positions(ok)
+        quantiles[:, c0:c1] = _lerp(block[rows, below], block[rows, above], gamma, ok)
     empty = valid == 0
-    mins = lo[arg_lo, cols]
-    maxs = hi[arg_hi, cols]
-    min_rank = ranks[arg_lo]
-    max_rank = ranks[arg_hi]
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
-    walls = np.stack([p.wall_times for p in parts]).max(axis=0)
-    count = np.full(values.shape[1], len(parts), np.int64)
-    return JobSeries(parts[0].steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls)
+    walls = parts[0].wall_times.copy()
+    for p in parts[1:]:
+        np.maximum(walls, p.wall_times, out=walls)
+    count = np.full(n, n_ranks, np.int64)
+    return JobSeries(parts[0].steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)
 
 
 def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
@@ -90,7 +148,7 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     if not parts:
         e = np.empty(0)
         ei = np.empty(0, np.int64)
-        return JobSeries(ei, e, e, e, ei, ei, ei, e)
+        return JobSeries(ei, e, e, e, ei, ei, ei, e, np.empty((len(QUANTILES), 0)))
     first = parts[0].steps
     if all(p.steps.size == first.size for p in parts) and all(np.array_equal(p.steps, first) for p in parts[1:]):
         return _aligned(parts, rank_ids)
@@ -126,4 +184,9 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
-    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, np.maximum.reduceat(walls, starts))
+    # Each step's values ascending (NaN last): a second stable sort by value, then by step.
+    ordered = values[np.lexsort((values, group))]
+    below, above, gamma = _positions(valid)
+    quantiles = _lerp(ordered[starts + below], ordered[starts + above], gamma, valid)
+    walls = np.maximum.reduceat(walls, starts)
+    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)
