@@ -10,8 +10,8 @@ Contract of :func:`aggregate`, given one step-ordered series per rank:
   rank on ties; -1 where every value is NaN);
 * ``quantiles[j]`` is the ``QUANTILES[j]`` quantile of the ranks' values at
   each step exactly as ``np.nanquantile`` computes it (linear interpolation, NaN ignored,
-  NaN where every value is NaN, and NaN where it interpolates between two equal
-  infinities or between -Inf and +Inf, as numpy does); row 2 is the median;
+  NaN where every value is NaN; where the interpolation meets an infinity, even with a
+  zero weight, NaN too, as ``np.quantile`` gives); row 2 is the median;
 * ``wall_times`` is the latest wall time of the step over the ranks (when the step
   was complete);
 * a rank that logged a step twice contributes its last point of that step.
