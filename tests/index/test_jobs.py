@@ -210,7 +210,9 @@ def test_aggregate_quantiles_are_numpys_on_equal_steps(monkeypatch, chunk_bytes)
     assert np.isnan(job.quantiles[:, 0]).all() and (job.quantiles[:, 2] == 7.0).all()
 
 
-def test_aggregate_quantiles_are_numpys_on_ragged_steps():
+@pytest.mark.parametrize("chunk_bytes", [aggregate_module.CHUNK_BYTES, 8 * 7])
+def test_aggregate_quantiles_are_numpys_on_ragged_steps(monkeypatch, chunk_bytes):
+    monkeypatch.setattr(aggregate_module, "CHUNK_BYTES", chunk_bytes)  # small: a few steps per block
     rng = np.random.default_rng(5)
     values = _odd_values(rng, (6, 50))
     present = rng.random(values.shape) < 0.6

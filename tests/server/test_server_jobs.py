@@ -77,7 +77,7 @@ def test_server_job_chart_mean_band_and_extreme_ranks(job_client):
 def test_server_job_chart_quantiles_over_ranks(tmp_path):
     nan, inf = float("nan"), float("inf")
     # rank x step; step 1: every rank NaN; step 2: two ranks at +Inf; step 3: one rank logged.
-    table = [
+    table: list[list[float | None]] = [
         [0.0, nan, 1.0, 5.0],
         [4.0, nan, inf, None],
         [2.0, nan, inf, None],

@@ -25,6 +25,7 @@ No Python loop per point either way.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,26 +67,52 @@ def _last_per_step(s: ScalarSeries) -> ScalarSeries:
     return ScalarSeries(steps[last], s.values[last], s.wall_times[last])
 
 
-def _positions(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For ``valid`` sorted values per step: the offsets of the values below and above each
-    quantile and the weight of the one above, shaped (len(QUANTILES), steps), as numpy's
-    ``linear`` method places them."""
+def _sorted_quantiles(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """The :data:`QUANTILES` of each row of ``block`` (steps x values, each row ascending with
+    its ``valid`` values first, NaN after), shaped (len(QUANTILES), rows): numpy's ``linear``
+    method and its own interpolation formula, so that infinities give what they give there;
+    NaN where a row has no value."""
     last = np.maximum(valid - 1, 0)
     virtual = last * np.asarray(QUANTILES)[:, None]
     below = np.floor(virtual)
     gamma = virtual - below
-    below_i = below.astype(np.int64)
-    return below_i, np.minimum(below_i + 1, last), gamma
-
-
-def _lerp(a: np.ndarray, b: np.ndarray, gamma: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """numpy's interpolation between ``a`` and ``b`` (``np.quantile``'s own formula, so that
-    infinities give what it gives); NaN where a step has no value."""
+    at = below.astype(np.int64)
+    rows = np.arange(block.shape[0])
+    a = block[rows, at]
+    b = block[rows, np.minimum(at + 1, last)]
     with np.errstate(invalid="ignore"):
         diff = b - a
-        out = a + diff * gamma
+        out: np.ndarray = a + diff * gamma
         np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
     out[:, valid == 0] = np.nan
+    return out
+
+
+def _grouped_quantiles(values: np.ndarray, starts: np.ndarray, count: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """:func:`_sorted_quantiles` of each group of ``values`` (``count[g]`` values from
+    ``starts[g]``), a block of groups at a time: groups of like sizes together (sorted by
+    size), each block padded with NaN to its widest group and kept under :data:`CHUNK_BYTES`."""
+    out = np.empty((len(QUANTILES), starts.size))
+    order = np.argsort(count, kind="stable")
+    sizes = count[order]
+    cells = max(1, CHUNK_BYTES // 8)
+    g0 = 0
+    while g0 < order.size:  # a loop per block, not per point
+        # the most groups whose block (groups x the widest of them) fits, at least one
+        g1 = max(
+            g0 + 1,
+            bisect.bisect_right(range(g0 + 1, order.size + 1), cells, key=lambda g: (g - g0) * sizes[g - 1]) + g0,
+        )
+        groups = order[g0:g1]
+        n = sizes[g0:g1]
+        block = np.full((groups.size, int(n[-1])), np.nan)
+        rows = np.repeat(np.arange(groups.size), n)
+        first = np.cumsum(n) - n
+        cols = np.arange(rows.size) - first[rows]
+        block[rows, cols] = values[starts[groups][rows] + cols]
+        block.sort(axis=1)  # NaN last
+        out[:, groups] = _sorted_quantiles(block, valid[groups])
+        g0 = g1
     return out
 
 
@@ -122,8 +149,7 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
         maxs[c0:c1] = tmp[rows, arg]
         max_rank[c0:c1] = ranks[arg]
         block.sort(axis=1)  # NaN last: each step's ok values first
-        below, above, gamma = _positions(ok)
-        quantiles[:, c0:c1] = _lerp(block[rows, below], block[rows, above], gamma, ok)
+        quantiles[:, c0:c1] = _sorted_quantiles(block, ok)
     empty = valid == 0
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
@@ -184,9 +210,6 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
-    # Each step's values ascending (NaN last): a second stable sort by value, then by step.
-    ordered = values[np.lexsort((values, group))]
-    below, above, gamma = _positions(valid)
-    quantiles = _lerp(ordered[starts + below], ordered[starts + above], gamma, valid)
+    quantiles = _grouped_quantiles(values, starts, count, valid)
     walls = np.maximum.reduceat(walls, starts)
     return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)
