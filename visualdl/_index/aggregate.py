@@ -19,8 +19,9 @@ Contract of :func:`aggregate`, given one step-ordered series per rank:
 Ranks that logged exactly the same steps (synchronous training) take a fast path over
 a ranks x steps matrix, taken a chunk of steps at a time so that the matrix stays under
 :data:`CHUNK_BYTES` however many ranks there are (10,000 ranks cost a bounded buffer, not
-ranks x steps); otherwise one stable sort of all points (memory in the points themselves).
-No Python loop per point either way.
+ranks x steps); otherwise one stable sort of all points (memory in the points themselves),
+their quantiles then taken a block of steps of like rank counts at a time under the same
+bound. No Python loop per point either way.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ __all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate"]
 
 #: The quantiles of :attr:`JobSeries.quantiles`, one row each: p5, p25, the median, p75, p95.
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
-#: Bytes of the ranks x steps block the matrix path holds at once (a few of its size in
-#: temporaries): the steps are taken in chunks of ``CHUNK_BYTES // (8 * ranks)``.
+#: Bytes of the steps x ranks block either path holds at once (the matrix path: two of them
+#: and a mask): the steps are taken in chunks of about ``CHUNK_BYTES // (8 * ranks)``.
 CHUNK_BYTES = 4 << 20
 
 
@@ -162,7 +163,7 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
 
 
 def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
-    """Mean, min and max over ``series`` (one per rank, ``ranks[i]`` being the rank of ``series[i]``)."""
+    """Mean, min, max and quantiles over ``series`` (one per rank, ``ranks[i]`` being the rank of ``series[i]``)."""
     if len(series) != len(ranks):
         raise ValueError(f"got {len(series)} series for {len(ranks)} ranks")
     order = np.argsort(np.asarray(ranks, np.int64), kind="stable")
