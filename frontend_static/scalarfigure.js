@@ -385,19 +385,21 @@ export function toStepRange(range, shown, xAxis, limited) {
 
 /**
  * The shown series as CSV rows: run, step, wall_time, value, smoothed, and for a job's line
- * the band; `value_is` says what the value is: "logged", or "mean of N ranks" for a job.
+ * the band and the quantiles over ranks (empty where non-finite or not sent); `value_is`
+ * says what the value is: "logged", or "mean of N ranks" for a job.
  */
 export function toCSV(shown) {
   const quote = (s) => `"${String(s).replace(/"/g, '""')}"`;
-  const rows = ['run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting'];
+  const rows = [`run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting,${QUANTILE_NAMES.join(',')}`];
   for (const s of shown) {
     const bad = new Map(s.nonfinite.map(([i, kind]) => [i, NONFINITE[kind].label.replace('Inf', 'Infinity')]));
     const b = s.band;
     s.steps.forEach((step, i) => {
       const value = bad.get(i) ?? s.values[i];
       const band = b ? [b.min[i] ?? '', b.max[i] ?? '', b.minRank[i], b.maxRank[i], b.count[i]] : ['', '', '', '', ''];
+      const quantiles = QUANTILE_NAMES.map((name) => b?.quantiles?.[name][i] ?? '');
       const what = b ? `mean of ${b.count[i]} of ${b.ranks} ranks` : 'logged';
-      rows.push([quote(s.run), step, s.wallTimes[i], value, what, s.smoothed[i] ?? '', ...band].join(','));
+      rows.push([quote(s.run), step, s.wallTimes[i], value, what, s.smoothed[i] ?? '', ...band, ...quantiles].join(','));
     });
   }
   return `${rows.join('\n')}\n`;
@@ -407,7 +409,7 @@ export function toJSON(tag, shown, smoothing) {
   const runs = shown.map((s) => ({
     run: s.run, steps: s.steps, wall_times: s.wallTimes, values: s.values, nonfinite: s.nonfinite, smoothed: s.smoothed,
     ...(s.band ? { mean_over_ranks: true, min: s.band.min, max: s.band.max, min_rank: s.band.minRank,
-      max_rank: s.band.maxRank, ranks_reporting: s.band.count } : {}),
+      max_rank: s.band.maxRank, ranks_reporting: s.band.count, ...(s.band.quantiles ?? {}) } : {}),
   }));
   return JSON.stringify({ tag, smoothing, runs });
 }

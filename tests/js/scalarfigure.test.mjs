@@ -227,10 +227,10 @@ test('toCSV and toJSON: the shown series, non-finite values named', () => {
   const s = series('a "quoted", run', [1, null, 3], { kinds: { 1: 'inf' } });
   const { shown } = buildFigure([s], OPT);
   const lines = toCSV(shown).trimEnd().split('\n');
-  assert.equal(lines[0], 'run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting');
+  assert.equal(lines[0], 'run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting,p5,p25,median,p75,p95');
   assert.equal(lines.length, 4);
-  assert.equal(lines[1], `"a ""quoted"", run",0,${T0},1,logged,1,,,,,`);
-  assert.equal(lines[2], `"a ""quoted"", run",10,${T0 + 60},+Infinity,logged,,,,,,`);
+  assert.equal(lines[1], `"a ""quoted"", run",0,${T0},1,logged,1,,,,,,,,,,`);
+  assert.equal(lines[2], `"a ""quoted"", run",10,${T0 + 60},+Infinity,logged,,,,,,,,,,,`);
   assert.ok(lines[3].startsWith(`"a ""quoted"", run",20,${T0 + 120},3,logged,${shown[0].smoothed[2]},`));
   const body = JSON.parse(toJSON('loss', shown, 0.6));
   assert.equal(body.tag, 'loss');
@@ -346,5 +346,13 @@ test('a job\'s mean line breaks where no rank logged for a while', () => {
 test("a job's CSV says its value is a mean over the ranks reporting", () => {
   const { shown } = buildFigure(expandJobs([jobEntry()], false), OPT);
   const [, first] = toCSV(shown).trimEnd().split('\n');
-  assert.equal(first, `"job",0,${T0},1,mean of 3 of 3 ranks,1,0,2,0,2,3`);
+  assert.equal(first, `"job",0,${T0},1,mean of 3 of 3 ranks,1,0,2,0,2,3,,,,,`);
+  // With the quantiles over ranks: their columns in the CSV, their arrays in the JSON.
+  const entry = jobEntry();
+  Object.assign(entry.job[0], { p5: [0.1, 1, 2], p25: [0.5, 1, 2], median: [1, 2, 3], p75: [1.5, 3, 4], p95: [null, 3, 4] });
+  const withQuantiles = buildFigure(expandJobs([entry], false), OPT).shown;
+  const [, row] = toCSV(withQuantiles).trimEnd().split('\n');
+  assert.equal(row, `"job",0,${T0},1,mean of 3 of 3 ranks,1,0,2,0,2,3,0.1,0.5,1,1.5,`);
+  const [run] = JSON.parse(toJSON('loss', withQuantiles, 0)).runs;
+  assert.deepEqual([run.p5, run.median, run.p95], [[0.1, 1, 2], [1, 2, 3], [null, 3, 4]]);
 });
