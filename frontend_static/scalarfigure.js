@@ -130,7 +130,8 @@ export function buildFigure(series, opt) {
 
 /**
  * A response's runs as the series to draw. A job (an entry with `job`) gives one series
- * per role: the mean over ranks, with its min/max band; with per-rank lines (the entry
+ * per role: the mean over ranks, with its min/max band, its p5-p95 and p25-p75 bands and
+ * its median (when the answer has them); with per-rank lines (the entry
  * has `per_rank`), one series per rank instead. Others are drawn as they are.
  */
 export function expandJobs(runs, perRank) {
@@ -154,14 +155,27 @@ export function expandJobs(runs, perRank) {
         steps: role.steps, values: role.values, wall_times: role.wall_times, nonfinite: role.nonfinite,
         range_points: role.range_points,
         band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
-          ranks: role.ranks.length, role: role.role },
+          ranks: role.ranks.length, role: role.role, quantiles: quantilesOf(role) },
       });
     }
   }
   return out;
 }
 
-/** The min/max band of a job's mean line: a faint fill, the hover naming the rank at each extreme. */
+const QUANTILE_NAMES = ['p5', 'p25', 'median', 'p75', 'p95'];
+
+/** The quantiles over ranks of a job role's answer, by name (null from a server that sends none). */
+function quantilesOf(role) {
+  if (!role.median) return null;
+  return Object.fromEntries(QUANTILE_NAMES.map((name) => [name, role[name]]));
+}
+
+/**
+ * The bands of a job's mean line: min-max, then p5-p95, then p25-p75, each a fill of the
+ * same faint alpha over the last, so the middle half of the ranks is the darkest and the
+ * extremes the faintest; the hover of min/max names the rank at each extreme. The median
+ * is a dashed line of its own.
+ */
 function bandTraces(s) {
   const band = { ...s.band, min: broken(s.band.min, s.breaks), max: broken(s.band.max, s.breaks) };
   s = { ...s, xs: broken(s.xs, s.breaks), steps: broken(s.steps, s.breaks) };
@@ -183,6 +197,28 @@ function bandTraces(s) {
       text: text(band.max, maxRank, 'max'),
       hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
       meta: { run: s.run, kind: 'band-max' },
+    },
+    ...quantileTraces(s, band.quantiles, common),
+  ];
+}
+
+/** The p5-p95 and p25-p75 bands and the dashed median of a job's line (none without quantiles). */
+function quantileTraces(s, quantiles, common) {
+  if (!quantiles) return [];
+  const q = Object.fromEntries(QUANTILE_NAMES.map((name) => [name, broken(quantiles[name], s.breaks)]));
+  const text = (name) => q[name].map((v) => `${name} ${v === null ? '–' : fmtValue(v)}`);
+  const edge = (name, filled) => ({
+    ...common, y: q[name], line: { width: 0, color: s.color }, text: text(name),
+    ...(filled ? { fill: 'tonexty', fillcolor: withAlpha(s.color, STYLE.band_alpha) } : {}),
+    hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
+    meta: { run: s.run, kind: `band-${name}` },
+  });
+  return [
+    edge('p5', false), edge('p95', true), edge('p25', false), edge('p75', true),
+    {
+      ...common, y: q.median, line: { width: STYLE.raw_width, color: s.color, dash: 'dash' }, text: text('median'),
+      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
+      meta: { run: s.run, kind: 'median' },
     },
   ];
 }
@@ -229,7 +265,8 @@ function lineTraces({ color, members }, smoothing, merged) {
   const name = merged ? '' : escPlotly(members[0].run);
   // A job's line says what it is: the mean over its ranks, the band their min and max.
   const band = !merged && members[0].band;
-  const legendName = band ? `${name} · mean of ${band.ranks} rank${band.ranks === 1 ? '' : 's'}, band min–max` : name;
+  const bands = band?.quantiles ? 'dashed median, bands p25–p75, p5–p95, min–max' : 'band min–max';
+  const legendName = band ? `${name} · mean of ${band.ranks} rank${band.ranks === 1 ? '' : 's'}, ${bands}` : name;
   const group = merged ? undefined : members[0].run;
   const x = joined(members, (m) => m.xs);
   const custom = joined(members, (m) => {
@@ -272,7 +309,7 @@ function legendRows(shown) {
   let rows = 1;
   let width = 0;
   for (const s of shown) {
-    const label = s.band ? s.run.length + 30 : s.run.length;
+    const label = s.band ? s.run.length + (s.band.quantiles ? 75 : 30) : s.run.length;
     const w = 40 + 6 * Math.min(label, 80);
     if (width && width + w > 540) {
       rows += 1;
@@ -348,19 +385,21 @@ export function toStepRange(range, shown, xAxis, limited) {
 
 /**
  * The shown series as CSV rows: run, step, wall_time, value, smoothed, and for a job's line
- * the band; `value_is` says what the value is: "logged", or "mean of N ranks" for a job.
+ * the band and the quantiles over ranks (empty where non-finite or not sent); `value_is`
+ * says what the value is: "logged", or "mean of N ranks" for a job.
  */
 export function toCSV(shown) {
   const quote = (s) => `"${String(s).replace(/"/g, '""')}"`;
-  const rows = ['run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting'];
+  const rows = [`run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting,${QUANTILE_NAMES.join(',')}`];
   for (const s of shown) {
     const bad = new Map(s.nonfinite.map(([i, kind]) => [i, NONFINITE[kind].label.replace('Inf', 'Infinity')]));
     const b = s.band;
     s.steps.forEach((step, i) => {
       const value = bad.get(i) ?? s.values[i];
       const band = b ? [b.min[i] ?? '', b.max[i] ?? '', b.minRank[i], b.maxRank[i], b.count[i]] : ['', '', '', '', ''];
+      const quantiles = QUANTILE_NAMES.map((name) => b?.quantiles?.[name][i] ?? '');
       const what = b ? `mean of ${b.count[i]} of ${b.ranks} ranks` : 'logged';
-      rows.push([quote(s.run), step, s.wallTimes[i], value, what, s.smoothed[i] ?? '', ...band].join(','));
+      rows.push([quote(s.run), step, s.wallTimes[i], value, what, s.smoothed[i] ?? '', ...band, ...quantiles].join(','));
     });
   }
   return `${rows.join('\n')}\n`;
@@ -370,7 +409,7 @@ export function toJSON(tag, shown, smoothing) {
   const runs = shown.map((s) => ({
     run: s.run, steps: s.steps, wall_times: s.wallTimes, values: s.values, nonfinite: s.nonfinite, smoothed: s.smoothed,
     ...(s.band ? { mean_over_ranks: true, min: s.band.min, max: s.band.max, min_rank: s.band.minRank,
-      max_rank: s.band.maxRank, ranks_reporting: s.band.count } : {}),
+      max_rank: s.band.maxRank, ranks_reporting: s.band.count, ...(s.band.quantiles ?? {}) } : {}),
   }));
   return JSON.stringify({ tag, smoothing, runs });
 }

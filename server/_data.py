@@ -71,7 +71,9 @@ class Line:
 @dataclass(frozen=True, slots=True)
 class RoleLine:
     """One role of a job: the mean over its ranks (``mean``), the min/max band at the same
-    points, the rank at each extreme, and how many ranks each point averages."""
+    points, the rank at each extreme, how many ranks each point averages, and the
+    quantiles of the ranks' values there (``quantiles[j]`` is ``QUANTILES[j]`` of
+    :mod:`visualdl._index.aggregate`: p5, p25, the median, p75, p95)."""
 
     role: str
     ranks: list[int]
@@ -81,6 +83,7 @@ class RoleLine:
     min_rank: np.ndarray
     max_rank: np.ndarray
     count: np.ndarray
+    quantiles: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)

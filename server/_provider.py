@@ -258,7 +258,8 @@ class DataProvider:
         """One run's series of ``tag`` in the step range, at most ``max_points`` points.
 
         For a job (a run with two or more ranked writers of ``tag``), ``job`` holds per
-        role the mean over ranks with its min/max band and the rank at each extreme, and
+        role the mean over ranks with its min/max band, the rank at each extreme and the
+        quantiles over ranks (p5, p25, median, p75, p95), and
         ``line`` is the first role's mean (trainers first); with ``ranks="each"``,
         ``per_rank`` also holds every rank's own series.
         """
@@ -465,7 +466,15 @@ def _role_line(
         )
     mean = Line(job.steps[keep], job.mean[keep], job.wall_times[keep], int(steps.size))
     return RoleLine(
-        role, ranks, mean, job.min[keep], job.max[keep], job.min_rank[keep], job.max_rank[keep], job.count[keep]
+        role,
+        ranks,
+        mean,
+        job.min[keep],
+        job.max[keep],
+        job.min_rank[keep],
+        job.max_rank[keep],
+        job.count[keep],
+        job.quantiles[:, keep],
     )
 
 

@@ -41,6 +41,14 @@ NONFINITE = array(
         "description": "[index into values, what the null there was]",
     }
 )
+#: The quantiles of a job role over its ranks, by field name.
+QUANTILE_NAMES = {
+    "p5": "5th percentile",
+    "p25": "25th percentile",
+    "median": "median",
+    "p75": "75th percentile",
+    "p95": "95th percentile",
+}
 SERIES = {
     "steps": array(INTEGER),
     "values": array(NULLABLE_NUMBER),
@@ -60,8 +68,14 @@ JOB_ROLE = obj(
         "min_rank": array(INTEGER),
         "max_rank": array(INTEGER),
         "count": array(INTEGER),
+        **{
+            field: {**array(NULLABLE_NUMBER), "description": f"the {what} of the ranks' values at each point"}
+            for field, what in QUANTILE_NAMES.items()
+        },
+        **{f"{field}_nonfinite": NONFINITE for field in QUANTILE_NAMES},
     },
-    description="one role's mean over ranks with its min/max band and the rank at each extreme",
+    description="one role's mean over ranks with its min/max band, the rank at each extreme, and the "
+    "quantiles of the ranks' values (numpy's linear interpolation, NaN ignored)",
 )
 RUN_SERIES = obj(
     {

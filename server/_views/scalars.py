@@ -41,6 +41,10 @@ def _line(line: Line) -> dict[str, Any]:
     return out
 
 
+#: The answer's names of the rows of :attr:`RoleLine.quantiles`.
+QUANTILE_FIELDS = ("p5", "p25", "median", "p75", "p95")
+
+
 def _role(role: RoleLine) -> dict[str, Any]:
     mean = role.mean
     out = _points(mean.steps, mean.values, mean.wall_times)
@@ -56,6 +60,9 @@ def _role(role: RoleLine) -> dict[str, Any]:
         count=role.count.tolist(),
         range_points=mean.range_points,
     )
+    for name, row in zip(QUANTILE_FIELDS, role.quantiles, strict=True):
+        out[name] = row
+        out[f"{name}_nonfinite"] = nonfinite(row)
     return out
 
 

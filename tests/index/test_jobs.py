@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import textwrap
+import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from visualdl import LogReader, LogWriter
-from visualdl._index.aggregate import aggregate
+from visualdl._index import aggregate as aggregate_module
+from visualdl._index.aggregate import QUANTILES, aggregate
 from visualdl._index.restarts import Attempt, resolve
 from visualdl._index.series import ScalarSeries
 
@@ -176,6 +179,70 @@ def test_aggregate_matches_a_plain_python_reduction(per_rank):
         assert job.min_rank[i] == min(r for r, v in real if v == lo)
         assert job.max_rank[i] == min(r for r, v in real if v == hi)
         assert job.mean[i] == pytest.approx(sum(v for _, v in real) / len(real))
+        np.testing.assert_array_equal(job.quantiles[:, i], _nanquantiles([v for _, v in real]))
+
+
+def _nanquantiles(values: list[float]) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN steps and infinities
+        return np.nanquantile(np.asarray(values, float), QUANTILES) if values else np.full(len(QUANTILES), np.nan)
+
+
+def _odd_values(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    values = rng.normal(size=shape)
+    values[rng.random(shape) < 0.2] = np.nan
+    values[rng.random(shape) < 0.05] = np.inf
+    values[rng.random(shape) < 0.05] = -np.inf
+    values[:, 0] = np.nan  # a step where every rank is NaN
+    values[:2, 1] = np.inf  # two equal infinities to interpolate between
+    values[:, 2] = 7.0  # all equal
+    return values
+
+
+@pytest.mark.parametrize("chunk_bytes", [aggregate_module.CHUNK_BYTES, 8 * 9 * 3])
+def test_aggregate_quantiles_are_numpys_on_equal_steps(monkeypatch, chunk_bytes):
+    monkeypatch.setattr(aggregate_module, "CHUNK_BYTES", chunk_bytes)  # small: steps taken 3 at a time
+    rng = np.random.default_rng(24)
+    values = _odd_values(rng, (9, 40))
+    job = aggregate([_s(range(40), row) for row in values], list(range(9)))
+    expected = np.stack([_nanquantiles(values[:, i].tolist()) for i in range(40)], axis=1)
+    np.testing.assert_array_equal(job.quantiles, expected)
+    assert np.isnan(job.quantiles[:, 0]).all() and (job.quantiles[:, 2] == 7.0).all()
+
+
+@pytest.mark.parametrize("chunk_bytes", [aggregate_module.CHUNK_BYTES, 8 * 7])
+def test_aggregate_quantiles_are_numpys_on_ragged_steps(monkeypatch, chunk_bytes):
+    monkeypatch.setattr(aggregate_module, "CHUNK_BYTES", chunk_bytes)  # small: a few steps per block
+    rng = np.random.default_rng(5)
+    values = _odd_values(rng, (6, 50))
+    present = rng.random(values.shape) < 0.6
+    present[:, :3] = True
+    present[:, 3] = False
+    present[4, 3] = True  # a step only rank 4 logged
+    values[4, 3] = 2.5
+    series = [_s(np.flatnonzero(keep), row[keep]) for row, keep in zip(values, present, strict=True)]
+    job = aggregate(series, [0, 1, 2, 3, 4, 5])
+    steps = np.flatnonzero(present.any(axis=0))
+    np.testing.assert_array_equal(job.steps, steps)
+    expected = np.stack([_nanquantiles(values[present[:, s], s].tolist()) for s in steps.tolist()], axis=1)
+    np.testing.assert_array_equal(job.quantiles, expected)
+    at = steps.tolist().index(3)
+    np.testing.assert_array_equal(job.quantiles[:, at], np.full(len(QUANTILES), 2.5))
+
+
+def test_aggregate_memory_stays_bounded_for_many_ranks():
+    ranks, steps = 2000, 2000
+    rng = np.random.default_rng(0)
+    series = [_s(np.arange(steps), rng.normal(size=steps)) for _ in range(ranks)]
+    tracemalloc.start()
+    try:
+        job = aggregate(series, list(range(ranks)))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(job) == steps
+    matrix = ranks * steps * 8
+    assert peak < matrix / 2.5, f"peak {peak / 2**20:.1f} MiB for a {matrix / 2**20:.1f} MiB matrix"
 
 
 def test_aggregate_rank_logging_a_step_twice_counts_once():

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { colorOf, lighten, withAlpha } from '../../frontend_static/colors.js';
 import { localMs } from '../../frontend_static/format.js';
 import {
-  GAP_FACTOR, GROUP_ABOVE, buildFigure, effectiveWeight, expandJobs, gapsOf, outlierRange, toCSV, toJSON, toStepRange,
+  GAP_FACTOR, GROUP_ABOVE, STYLE, buildFigure, effectiveWeight, expandJobs, gapsOf, outlierRange, toCSV, toJSON, toStepRange,
 } from '../../frontend_static/scalarfigure.js';
 import { smooth } from '../../frontend_static/smoothing.js';
 
@@ -227,10 +227,10 @@ test('toCSV and toJSON: the shown series, non-finite values named', () => {
   const s = series('a "quoted", run', [1, null, 3], { kinds: { 1: 'inf' } });
   const { shown } = buildFigure([s], OPT);
   const lines = toCSV(shown).trimEnd().split('\n');
-  assert.equal(lines[0], 'run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting');
+  assert.equal(lines[0], 'run,step,wall_time,value,value_is,smoothed,min,max,min_rank,max_rank,ranks_reporting,p5,p25,median,p75,p95');
   assert.equal(lines.length, 4);
-  assert.equal(lines[1], `"a ""quoted"", run",0,${T0},1,logged,1,,,,,`);
-  assert.equal(lines[2], `"a ""quoted"", run",10,${T0 + 60},+Infinity,logged,,,,,,`);
+  assert.equal(lines[1], `"a ""quoted"", run",0,${T0},1,logged,1,,,,,,,,,,`);
+  assert.equal(lines[2], `"a ""quoted"", run",10,${T0 + 60},+Infinity,logged,,,,,,,,,,,`);
   assert.ok(lines[3].startsWith(`"a ""quoted"", run",20,${T0 + 120},3,logged,${shown[0].smoothed[2]},`));
   const body = JSON.parse(toJSON('loss', shown, 0.6));
   assert.equal(body.tag, 'loss');
@@ -247,6 +247,34 @@ test('lines are drawn as tests/data/figure_style.json says (the notebook too)', 
   const { comment, ...want } = golden('figure_style.json');
   assert.ok(comment);
   assert.deepEqual(STYLE, want);
+});
+
+test('a job with quantiles: a dashed median, p25-p75 and p5-p95 bands over the faint min-max', () => {
+  const entry = jobEntry({ steps: [0, 1, 2, 3, 40, 41] });
+  const [role] = entry.job;
+  Object.assign(role, {
+    p5: [0.1, 1.1, 2.1, 3.1, 40.1, 41.1], p25: [0.5, 1.5, 2.5, null, 40.5, 41.5], median: [1, 2, 3, 4, 41, 42],
+    p75: [1.5, 2.5, 3.5, 4.5, 41.5, 42.5], p95: [1.9, 2.9, 3.9, 4.9, 41.9, 42.9],
+  });
+  const fig = buildFigure(expandJobs([entry], false), OPT);
+  assert.deepEqual(fig.data.map((t) => t.meta.kind), [
+    'band-min', 'band-max', 'band-p5', 'band-p95', 'band-p25', 'band-p75', 'median', 'raw', 'smoothed',
+  ]);
+  const [p5, p95, p25, p75, median] = ['band-p5', 'band-p95', 'band-p25', 'band-p75', 'median'].map((k) => kind(fig, k)[0]);
+  const color = colorOf('job');
+  // Each upper edge fills down to its lower edge; the min-max band stays the faintest layer.
+  assert.deepEqual([p5.fill, p95.fill, p25.fill, p75.fill, median.fill], [undefined, 'tonexty', undefined, 'tonexty', undefined]);
+  for (const t of [p95, p75]) assert.equal(t.fillcolor, withAlpha(color, STYLE.band_alpha));
+  assert.equal(kind(fig, 'band-max')[0].fillcolor, withAlpha(color, STYLE.band_alpha));
+  assert.deepEqual([p5.line.width, p25.line.width], [0, 0]);
+  assert.deepEqual(median.line, { width: STYLE.raw_width, color, dash: 'dash' });
+  // A gap in the steps breaks every band and the median alike; a null (non-finite) stays a hole.
+  assert.deepEqual(median.y, [1, 2, 3, 4, null, 41, 42]);
+  assert.deepEqual(p25.y, [0.5, 1.5, 2.5, null, null, 40.5, 41.5]);
+  assert.equal(median.text[0], 'median 1');
+  assert.equal(p25.text[3], 'p25 –');
+  const [line] = fig.data.filter((t) => t.showlegend);
+  assert.match(line.name, /^job · mean of 3 ranks, dashed median, bands p25–p75, p5–p95, min–max$/);
 });
 
 /** A job of one role of three ranks, as /api/scalars gives it, at ``steps``. */
@@ -318,5 +346,13 @@ test('a job\'s mean line breaks where no rank logged for a while', () => {
 test("a job's CSV says its value is a mean over the ranks reporting", () => {
   const { shown } = buildFigure(expandJobs([jobEntry()], false), OPT);
   const [, first] = toCSV(shown).trimEnd().split('\n');
-  assert.equal(first, `"job",0,${T0},1,mean of 3 of 3 ranks,1,0,2,0,2,3`);
+  assert.equal(first, `"job",0,${T0},1,mean of 3 of 3 ranks,1,0,2,0,2,3,,,,,`);
+  // With the quantiles over ranks: their columns in the CSV, their arrays in the JSON.
+  const entry = jobEntry();
+  Object.assign(entry.job[0], { p5: [0.1, 1, 2], p25: [0.5, 1, 2], median: [1, 2, 3], p75: [1.5, 3, 4], p95: [null, 3, 4] });
+  const withQuantiles = buildFigure(expandJobs([entry], false), OPT).shown;
+  const [, row] = toCSV(withQuantiles).trimEnd().split('\n');
+  assert.equal(row, `"job",0,${T0},1,mean of 3 of 3 ranks,1,0,2,0,2,3,0.1,0.5,1,1.5,`);
+  const [run] = JSON.parse(toJSON('loss', withQuantiles, 0)).runs;
+  assert.deepEqual([run.p5, run.median, run.p95], [[0.1, 1, 2], [1, 2, 3], [null, 3, 4]]);
 });

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -71,6 +72,44 @@ def test_server_job_chart_mean_band_and_extreme_ranks(job_client):
     assert lines[("trainer", 1)]["steps"] == list(range(60))
     assert lines[("trainer", 1)]["values"][45] == 1045.0
     assert job_client.get("/api/scalars?tag=loss&run=ps&ranks=all").status_code == 400
+
+
+def test_server_job_chart_quantiles_over_ranks(tmp_path):
+    nan, inf = float("nan"), float("inf")
+    # rank x step; step 1: every rank NaN; step 2: two ranks at +Inf; step 3: one rank logged.
+    table: list[list[float | None]] = [
+        [0.0, nan, 1.0, 5.0],
+        [4.0, nan, inf, None],
+        [2.0, nan, inf, None],
+        [9.0, nan, 3.0, None],
+        [1.0, nan, -2.0, None],
+    ]
+    for rank, row in enumerate(table):
+        with LogWriter(tmp_path / "job", rank=rank, world_size=len(table), role="trainer", job="j") as w:
+            for step, value in enumerate(row):
+                if value is not None:
+                    w.add_scalar("loss", value, step)
+    client = build_app(str(tmp_path)).test_client()
+    (trainer,) = client.get("/api/scalars?tag=loss&run=job").get_json()["runs"][0]["job"]
+    assert trainer["steps"] == [0, 1, 2, 3]
+    names = ("p5", "p25", "median", "p75", "p95")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN step
+        expected = [
+            np.nanquantile([row[s] for row in table if row[s] is not None], [0.05, 0.25, 0.5, 0.75, 0.95])
+            for s in range(4)
+        ]
+    for j, name in enumerate(names):
+        want = [float(e[j]) for e in expected]
+        got = [nan if v is None else v for v in trainer[name]]
+        for bad, what in trainer[f"{name}_nonfinite"]:
+            got[bad] = float(what)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert all(v is None for v, w in zip(trainer[name], want, strict=True) if not np.isfinite(w))
+    assert trainer["median"][0] == 2.0 and trainer["median"][3] == 5.0
+    # numpy's interpolation meets +Inf at step 2 (even with a zero weight, as np.quantile does): NaN.
+    assert trainer["median_nonfinite"] == [[1, "nan"], [2, "nan"]]
+    assert trainer["p5_nonfinite"] == [[1, "nan"]] and trainer["p5"][2] == pytest.approx(-1.4)
 
 
 def test_server_job_page(job_client):

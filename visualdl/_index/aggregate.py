@@ -1,4 +1,4 @@
-"""One tag across the ranks of a job: mean, min and max per step, and who is at each extreme. Pure.
+"""One tag across the ranks of a job: mean, min, max and quantiles per step, and who is at each extreme. Pure.
 
 Contract of :func:`aggregate`, given one step-ordered series per rank:
 
@@ -8,24 +8,38 @@ Contract of :func:`aggregate`, given one step-ordered series per rank:
   (a step where every value is NaN gives NaN); ±Inf are values like any other;
 * ``min_rank``/``max_rank`` name the rank holding the minimum/maximum (the lowest
   rank on ties; -1 where every value is NaN);
+* ``quantiles[j]`` is the ``QUANTILES[j]`` quantile of the ranks' values at
+  each step exactly as ``np.nanquantile`` computes it (linear interpolation, NaN ignored,
+  NaN where every value is NaN; where the interpolation meets an infinity, even with a
+  zero weight, NaN too, as ``np.quantile`` gives); row 2 is the median;
 * ``wall_times`` is the latest wall time of the step over the ranks (when the step
   was complete);
 * a rank that logged a step twice contributes its last point of that step.
 
 Ranks that logged exactly the same steps (synchronous training) take a fast path over
-a ranks x steps matrix; otherwise one stable sort of all points. No Python loop per
-point either way.
+a ranks x steps matrix, taken a chunk of steps at a time so that the matrix stays under
+:data:`CHUNK_BYTES` however many ranks there are (10,000 ranks cost a bounded buffer, not
+ranks x steps); otherwise one stable sort of all points (memory in the points themselves),
+their quantiles then taken a block of steps of like rank counts at a time under the same
+bound. No Python loop per point either way.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
 
 from visualdl._index.series import ScalarSeries
 
-__all__ = ["JobSeries", "aggregate"]
+__all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate"]
+
+#: The quantiles of :attr:`JobSeries.quantiles`, one row each: p5, p25, the median, p75, p95.
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+#: Bytes of the steps x ranks block either path holds at once (the matrix path: two of them
+#: and a mask): the steps are taken in chunks of about ``CHUNK_BYTES // (8 * ranks)``.
+CHUNK_BYTES = 4 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +52,7 @@ class JobSeries:
     max_rank: np.ndarray  # int64
     count: np.ndarray  # int64: ranks with a point at the step
     wall_times: np.ndarray
+    quantiles: np.ndarray  # (len(QUANTILES), steps): the QUANTILES over the ranks' values
 
     def __len__(self) -> int:
         return int(self.steps.size)
@@ -53,32 +68,102 @@ def _last_per_step(s: ScalarSeries) -> ScalarSeries:
     return ScalarSeries(steps[last], s.values[last], s.wall_times[last])
 
 
+def _sorted_quantiles(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """The :data:`QUANTILES` of each row of ``block`` (steps x values, each row ascending with
+    its ``valid`` values first, NaN after), shaped (len(QUANTILES), rows): numpy's ``linear``
+    method and its own interpolation formula, so that infinities give what they give there;
+    NaN where a row has no value."""
+    last = np.maximum(valid - 1, 0)
+    virtual = last * np.asarray(QUANTILES)[:, None]
+    below = np.floor(virtual)
+    gamma = virtual - below
+    at = below.astype(np.int64)
+    rows = np.arange(block.shape[0])
+    a = block[rows, at]
+    b = block[rows, np.minimum(at + 1, last)]
+    with np.errstate(invalid="ignore"):
+        diff = b - a
+        out: np.ndarray = a + diff * gamma
+        np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    out[:, valid == 0] = np.nan
+    return out
+
+
+def _grouped_quantiles(values: np.ndarray, starts: np.ndarray, count: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """:func:`_sorted_quantiles` of each group of ``values`` (``count[g]`` values from
+    ``starts[g]``), a block of groups at a time: groups of like sizes together (sorted by
+    size), each block padded with NaN to its widest group and kept under :data:`CHUNK_BYTES`."""
+    out = np.empty((len(QUANTILES), starts.size))
+    order = np.argsort(count, kind="stable")
+    sizes = count[order]
+    cells = max(1, CHUNK_BYTES // 8)
+    g0 = 0
+    while g0 < order.size:  # a loop per block, not per point
+        # the most groups whose block (groups x the widest of them) fits, at least one
+        g1 = max(
+            g0 + 1,
+            bisect.bisect_right(range(g0 + 1, order.size + 1), cells, key=lambda g: (g - g0) * sizes[g - 1]) + g0,
+        )
+        groups = order[g0:g1]
+        n = sizes[g0:g1]
+        block = np.full((groups.size, int(n[-1])), np.nan)
+        rows = np.repeat(np.arange(groups.size), n)
+        first = np.cumsum(n) - n
+        cols = np.arange(rows.size) - first[rows]
+        block[rows, cols] = values[starts[groups][rows] + cols]
+        block.sort(axis=1)  # NaN last
+        out[:, groups] = _sorted_quantiles(block, valid[groups])
+        g0 = g1
+    return out
+
+
 def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
-    values = np.stack([p.values for p in parts])
-    nan = np.isnan(values)
-    lo = np.where(nan, np.inf, values)
-    hi = np.where(nan, -np.inf, values)
-    arg_lo = np.argmin(lo, axis=0)
-    arg_hi = np.argmax(hi, axis=0)
-    cols = np.arange(values.shape[1])
-    valid = (~nan).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(nan, 0.0, values).sum(axis=0) / valid
+    n_ranks, n = len(parts), parts[0].steps.size
+    width = max(1, min(n, CHUNK_BYTES // (8 * n_ranks)))
+    buf = np.empty(n_ranks * width)
+    scratch = np.empty(n_ranks * width)
+    mean, mins, maxs = np.empty(n), np.empty(n), np.empty(n)
+    min_rank, max_rank = np.empty(n, np.int64), np.empty(n, np.int64)
+    valid = np.empty(n, np.int64)
+    quantiles = np.empty((len(QUANTILES), n))
+    for c0 in range(0, n, width):  # a chunk of steps at a time: the block stays under CHUNK_BYTES
+        c1 = min(n, c0 + width)
+        w = c1 - c0
+        # Steps x ranks, so that every reduction runs along contiguous rows (no transposed copy).
+        block = buf[: n_ranks * w].reshape(w, n_ranks)
+        tmp = scratch[: n_ranks * w].reshape(w, n_ranks)
+        np.stack([p.values[c0:c1] for p in parts], axis=1, out=block)
+        nan = np.isnan(block)
+        rows = np.arange(w)
+        ok = n_ranks - np.count_nonzero(nan, axis=1)
+        valid[c0:c1] = ok
+        np.copyto(tmp, block)
+        tmp[nan] = 0.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean[c0:c1] = tmp.sum(axis=1) / ok
+        tmp[nan] = np.inf
+        arg = np.argmin(tmp, axis=1)
+        mins[c0:c1] = tmp[rows, arg]
+        min_rank[c0:c1] = ranks[arg]
+        tmp[nan] = -np.inf
+        arg = np.argmax(tmp, axis=1)
+        maxs[c0:c1] = tmp[rows, arg]
+        max_rank[c0:c1] = ranks[arg]
+        block.sort(axis=1)  # NaN last: each step's ok values first
+        quantiles[:, c0:c1] = _sorted_quantiles(block, ok)
     empty = valid == 0
-    mins = lo[arg_lo, cols]
-    maxs = hi[arg_hi, cols]
-    min_rank = ranks[arg_lo]
-    max_rank = ranks[arg_hi]
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
-    walls = np.stack([p.wall_times for p in parts]).max(axis=0)
-    count = np.full(values.shape[1], len(parts), np.int64)
-    return JobSeries(parts[0].steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls)
+    walls = parts[0].wall_times.copy()
+    for p in parts[1:]:
+        np.maximum(walls, p.wall_times, out=walls)
+    count = np.full(n, n_ranks, np.int64)
+    return JobSeries(parts[0].steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)
 
 
 def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
-    """Mean, min and max over ``series`` (one per rank, ``ranks[i]`` being the rank of ``series[i]``)."""
+    """Mean, min, max and quantiles over ``series`` (one per rank, ``ranks[i]`` being the rank of ``series[i]``)."""
     if len(series) != len(ranks):
         raise ValueError(f"got {len(series)} series for {len(ranks)} ranks")
     order = np.argsort(np.asarray(ranks, np.int64), kind="stable")
@@ -90,7 +175,7 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     if not parts:
         e = np.empty(0)
         ei = np.empty(0, np.int64)
-        return JobSeries(ei, e, e, e, ei, ei, ei, e)
+        return JobSeries(ei, e, e, e, ei, ei, ei, e, np.empty((len(QUANTILES), 0)))
     first = parts[0].steps
     if all(p.steps.size == first.size for p in parts) and all(np.array_equal(p.steps, first) for p in parts[1:]):
         return _aligned(parts, rank_ids)
@@ -126,4 +211,6 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
-    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, np.maximum.reduceat(walls, starts))
+    quantiles = _grouped_quantiles(values, starts, count, valid)
+    walls = np.maximum.reduceat(walls, starts)
+    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)

@@ -74,6 +74,12 @@ def test_job_chart_draws_the_mean_and_the_band_of_the_api(page, server):
     # the hover names the rank at each extreme: at step 30 the restarted rank 1 (attempt 1) is the highest
     assert high["text"][30] == f"max {_value(1, 30, 1):g} (rank 1)"
     assert low["text"][30] == f"min {_value(0, 30):g} (rank 0)"
+    # the median over ranks between its p25-p75 and p5-p95 bands
+    (median,) = traces(chart, "median", "ps")
+    assert median["y"] == api["median"]
+    for name in ("p5", "p25", "p75", "p95"):
+        (edge,) = traces(chart, f"band-{name}", "ps")
+        assert edge["y"] == api[name]
     assert not page.errors, page.errors
 
 
