@@ -124,6 +124,7 @@ def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, s
     if logfile.header is None:
         logfile.header = decoder.header
     logfile.footer = decoder.footer
+    logfile.end = decoder.end
     for offset, message in decoder.problems:
         logfile.problems.append(Problem(logfile.path, offset, message))
         log.warning("%s at byte %d: %s", logfile.path, offset, message)
@@ -351,7 +352,7 @@ class Poller:
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
-                signature = (logfile.header is not None, logfile.footer is not None, _unshown(logfile))
+                signature = (logfile.header is not None, logfile.footer is not None, logfile.end is not None, _unshown(logfile))
                 if self._signatures.get(logfile.path) != signature:
                     self._signatures[logfile.path] = signature
                     self._generation += 1
