@@ -613,8 +613,10 @@ def test_format_v1_golden_records_written_again_by_todays_writer(tmp_path):
         w.add_scalar("train/loss", value, step, walltime=T0 + step)
     w.close()
     frames = _frames((tmp_path / os.path.basename(w.file_name)).read_bytes())
-    assert len(frames) == 6  # header, 4 records, footer
+    assert len(frames) == 7  # header, 4 records, the process's end, footer
     assert frames[1:5] == [_golden("scalars_raw"), _golden("histogram"), _golden("text"), _golden("scalars_arithmetic")]
+    end = parse_record(_unframe(frames[5])).process_end
+    assert (end.how, end.last_step, end.thread) == ("closed", 40, "MainThread")
 
 
 def test_format_v1_golden_scalar_batch_as_the_sink_builds_it():
