@@ -41,9 +41,9 @@ import os
 import threading
 import time
 from array import array
-from dataclasses import replace
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NoReturn, cast
 
 import numpy as np

@@ -26,9 +26,7 @@ OUT = os.path.join(HERE, "format_v1_later_kinds", "process_end.bin")
 #: The fixed clock: 2023-11-14 22:13:20 UTC, as make_format_v1.py's.
 T0 = 1_700_000_000.0
 TRACEBACK = (
-    "Traceback (most recent call last):\n"
-    '  File "train.py", line 12, in load\n'
-    "RuntimeError: CUDA out of memory\n"
+    'Traceback (most recent call last):\n  File "train.py", line 12, in load\nRuntimeError: CUDA out of memory\n'
 )
 
 
@@ -43,12 +41,15 @@ def main() -> None:
     from visualdl._formats import framing
     from visualdl._formats.vdlog.logformat import parse_record
     from visualdl._kinds.table import ProcessEnd
+    from visualdl.sdk._sink import Sink
 
     with tempfile.TemporaryDirectory() as logdir:
         with LogWriter(logdir, flush_secs=3600) as w:
             w.add_scalar("loss", 0.5, 1204)
             end = ProcessEnd("exception", T0, "RuntimeError", "CUDA out of memory", TRACEBACK, "", "loader")
-            w._sink.record_end(end)
+            sink = w._sink
+            assert isinstance(sink, Sink)
+            sink.record_end(end)
         (name,) = os.listdir(logdir)
         with open(os.path.join(logdir, name), "rb") as f:
             data = f.read()

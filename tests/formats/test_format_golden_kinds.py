@@ -25,16 +25,16 @@ from visualdl._formats import framing
 from visualdl._formats.vdlog.logformat import parse_record
 from visualdl._kinds.table import (
     KIND_BY_FIELD,
-    ProcessEnd,
-    decode_process_end,
     LayoutCategory,
     LayoutChart,
+    ProcessEnd,
+    decode_process_end,
     encode_audio,
     encode_embeddings,
     encode_hparams,
     encode_meta,
-    encode_process_end,
     encode_pr_curve,
+    encode_process_end,
     encode_roc_curve,
     encode_scalar_layout,
 )
@@ -55,7 +55,9 @@ FILES = {
     "scalar_layout.bin": (79, "6dbc57934419960f154f3bb1c4809a743cd24c293bab7c55df744aa0a510ad05"),
 }
 
-TRACEBACK = 'Traceback (most recent call last):\n  File "train.py", line 12, in load\nRuntimeError: CUDA out of memory\n'
+TRACEBACK = (
+    'Traceback (most recent call last):\n  File "train.py", line 12, in load\nRuntimeError: CUDA out of memory\n'
+)
 PROCESS_END = ProcessEnd("exception", T0, "RuntimeError", "CUDA out of memory", TRACEBACK, "", "loader", 1204)
 
 # The WAV the writer made of [0, 0.5, -0.5, 1, -1, 0.25] at 8 kHz: 16-bit PCM, mono.

@@ -177,5 +177,9 @@ def test_sdk_ends_forked_child_records_its_own_end(tmp_path):
     w.close()
     child_end = _end(str(tmp_path / "child"))
     parent_end = _end(str(tmp_path / "parent"))
-    assert child_end is not None and (child_end.how, child_end.thread, child_end.step) == ("exception", "child-thread", 2)
+    assert child_end is not None and (child_end.how, child_end.thread, child_end.step) == (
+        "exception",
+        "child-thread",
+        2,
+    )
     assert parent_end is not None and (parent_end.how, parent_end.step) == ("closed", 1)

@@ -46,8 +46,8 @@ from visualdl._kinds.image import ImageEvent, encode_image
 from visualdl._kinds.kind import STORAGE_CLASSES, BuiltRecord, Kind, RecordRef, Storage
 from visualdl._kinds.meta import encode_meta
 from visualdl._kinds.png import png_shape
-from visualdl._kinds.process_end import ProcessEnd, decode_process_end, encode_process_end
 from visualdl._kinds.pr_curve import PR_CURVE_COLUMNS, PrCurveEvent, encode_pr_curve
+from visualdl._kinds.process_end import ProcessEnd, decode_process_end, encode_process_end
 from visualdl._kinds.roc_curve import ROC_CURVE_COLUMNS, RocCurveEvent, encode_roc_curve
 from visualdl._kinds.scalar_layout import (
     SCALAR_LAYOUT_TAG,
