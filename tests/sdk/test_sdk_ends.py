@@ -183,3 +183,31 @@ def test_sdk_ends_forked_child_records_its_own_end(tmp_path):
         2,
     )
     assert parent_end is not None and (parent_end.how, parent_end.step) == ("closed", 1)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # pytest's hook, under ours
+def test_sdk_ends_program_hook_set_over_ours_is_kept_and_not_wrapped_twice(tmp_path):
+    seen: list[str] = []
+    original = threading.excepthook
+    w = LogWriter(str(tmp_path / "a"))
+    ours = threading.excepthook
+
+    def own(args: threading.ExceptHookArgs) -> None:
+        seen.append(f"own {args.exc_type.__name__}")
+        ours(args)  # the program chains to the hook it found
+
+    threading.excepthook = own
+    try:
+        w.close()
+        assert threading.excepthook is own  # not ours to take back
+        again = LogWriter(str(tmp_path / "b"))
+        assert threading.excepthook is own  # ours is in the chain already: not wrapped over the program's
+        t = threading.Thread(target=lambda: 1 / 0, name="t")
+        t.start()
+        t.join()
+        again.close()
+    finally:
+        threading.excepthook = original
+    assert seen == ["own ZeroDivisionError"]  # called once, no loop
+    end = _end(str(tmp_path / "b"))
+    assert end is not None and (end.how, end.thread) == ("exception", "t")
