@@ -38,6 +38,7 @@ from visualdl._formats.vdlog.logformat import FORMAT_VERSION, parse_record
 from visualdl._index.tail import LogFile
 from visualdl._kinds.table import (
     KIND_BY_FIELD,
+    ProcessEnd,
     encode_graph,
     encode_histogram,
     encode_image,
@@ -224,6 +225,11 @@ def test_format_v1_reader_writer_headers_and_footers(reader):
         (TORN_FILE, "a417800684ca99513dca21ecdc13388e", "node-c", 15055, T0, "3.0.0.dev0", "",
          -1, -1, -1, "", "", -1, "", False, None),
     ]  # fmt: skip
+    # Written before process ends were recorded: a footer alone is a clean close, no footer is unknown.
+    killed = [w.ended for w in reader.writers("job") if w.path.endswith(RANK1_KILLED_FILE)]
+    assert killed == [None]
+    (kinds,) = reader.writers("kinds")
+    assert kinds.ended == ProcessEnd("closed", T0 + 60)
 
 
 def test_format_v1_reader_scalars_bit_exact(reader):

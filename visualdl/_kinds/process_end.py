@@ -13,7 +13,7 @@ from typing import Literal
 
 from visualdl.proto import pb
 
-__all__ = ["HOWS", "TRACEBACK_CHARS", "ProcessEnd", "decode_process_end", "encode_process_end"]
+__all__ = ["HOWS", "MESSAGE_CHARS", "TRACEBACK_CHARS", "ProcessEnd", "decode_process_end", "encode_process_end"]
 
 How = Literal["closed", "exception", "signal"]
 HOWS: tuple[str, ...] = ("closed", "exception", "signal")
