@@ -324,8 +324,28 @@ class Footer(_message.Message):
     scalar_points: int
     def __init__(self, wall_time: _Optional[float] = ..., records: _Optional[int] = ..., scalar_points: _Optional[int] = ...) -> None: ...
 
+class ProcessEnd(_message.Message):
+    __slots__ = ("how", "wall_time", "exception_type", "message", "traceback", "signal", "thread", "last_step")
+    HOW_FIELD_NUMBER: _ClassVar[int]
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    EXCEPTION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TRACEBACK_FIELD_NUMBER: _ClassVar[int]
+    SIGNAL_FIELD_NUMBER: _ClassVar[int]
+    THREAD_FIELD_NUMBER: _ClassVar[int]
+    LAST_STEP_FIELD_NUMBER: _ClassVar[int]
+    how: str
+    wall_time: float
+    exception_type: str
+    message: str
+    traceback: str
+    signal: str
+    thread: str
+    last_step: int
+    def __init__(self, how: _Optional[str] = ..., wall_time: _Optional[float] = ..., exception_type: _Optional[str] = ..., message: _Optional[str] = ..., traceback: _Optional[str] = ..., signal: _Optional[str] = ..., thread: _Optional[str] = ..., last_step: _Optional[int] = ...) -> None: ...
+
 class Record(_message.Message):
-    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta")
+    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta", "process_end")
     HEADER_FIELD_NUMBER: _ClassVar[int]
     SCALARS_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
@@ -340,6 +360,7 @@ class Record(_message.Message):
     EMBEDDINGS_FIELD_NUMBER: _ClassVar[int]
     SCALAR_LAYOUT_FIELD_NUMBER: _ClassVar[int]
     META_FIELD_NUMBER: _ClassVar[int]
+    PROCESS_END_FIELD_NUMBER: _ClassVar[int]
     header: Header
     scalars: ScalarBatch
     image: Image
@@ -354,4 +375,5 @@ class Record(_message.Message):
     embeddings: Embeddings
     scalar_layout: ScalarLayout
     meta: Meta
-    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ...) -> None: ...
+    process_end: ProcessEnd
+    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ..., process_end: _Optional[_Union[ProcessEnd, _Mapping]] = ...) -> None: ...

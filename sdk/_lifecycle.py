@@ -1,5 +1,5 @@
 """The writers' sinks as a whole, through the life of the process: at exit, after
-``fork()``, on SIGTERM.
+``fork()``, on SIGTERM, on an uncaught exception.
 
 Every live sink is kept here (weakly). At interpreter exit each is closed (its footer
 written, its last segment uploaded); in a forked child each forgets its parent's file and
@@ -7,6 +7,12 @@ pending data; in a forked child or a multiprocessing worker, which end without a
 sink is closed when the process ends and flushed on SIGTERM
 (:mod:`~visualdl.sdk._sigterm`), which ``Pool.__exit__`` sends its workers. A sink whose
 bytes wait in memory for their upload (an object store) is flushed on SIGTERM too.
+
+While a writer is open, how the process ends is recorded by each (:mod:`~visualdl.sdk._ends`):
+an uncaught exception in any thread and SIGTERM are written at once, before the flush;
+``close()`` records a clean end. So SIGTERM is caught (and the pending data written) in
+every process whose main thread opened a writer, not only in children, unless the
+program handles SIGTERM itself.
 """
 
 from __future__ import annotations
@@ -14,11 +20,15 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import signal
 import sys
 import threading
+import time
 import weakref
 from typing import TYPE_CHECKING
 
+from visualdl._kinds.table import ProcessEnd
+from visualdl.sdk import _ends as ends
 from visualdl.sdk import _sigterm as sigterm
 
 if TYPE_CHECKING:
@@ -34,6 +44,8 @@ _LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
 def track(sink: Sink) -> None:
     """Keep ``sink`` for the process's exit (and, in a child process, guard that exit)."""
     _LIVE.add(sink)
+    ends.install(_tell_all)
+    sigterm.install(_flush_all)
     if _in_multiprocessing_child():
         guard_child_exit(sink)
 
@@ -41,6 +53,8 @@ def track(sink: Sink) -> None:
 def forget(sink: Sink) -> None:
     """``sink`` is closed: nothing to do for it at exit."""
     _LIVE.discard(sink)
+    if not _LIVE:
+        ends.uninstall()
 
 
 def guard_uploads() -> None:
@@ -66,6 +80,20 @@ def guard_child_exit(sink: Sink) -> None:
 
 
 def _flush_all(deadline: float) -> None:
+    """SIGTERM: record it as the end of each writer, then write what is pending."""
+    end = ends.signal_end(signal.SIGTERM)
+    for sink in list(_LIVE):
+        sink.record_end(end)
+    for sink in list(_LIVE):
+        sink.flush_before_exit(deadline)
+
+
+def _tell_all(end: ProcessEnd) -> None:
+    """An uncaught exception: record it as the end of each writer, and have it written now
+    (a thread's exception may be followed by a kill; the main thread's, by the exit's close)."""
+    for sink in list(_LIVE):
+        sink.record_end(end)
+    deadline = time.monotonic() + sigterm.FLUSH_SECS
     for sink in list(_LIVE):
         sink.flush_before_exit(deadline)
 

@@ -43,13 +43,14 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NoReturn, cast
 
 import numpy as np
 
 from visualdl._formats.framing import frame
 from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD
-from visualdl._kinds.table import BuiltRecord, encode_scalars
+from visualdl._kinds.table import BuiltRecord, ProcessEnd, encode_process_end, encode_scalars
 from visualdl._storage.base import Appender
 from visualdl.errors import WriterError
 from visualdl.proto import pb
@@ -136,6 +137,8 @@ class Sink:
         self._records = 0
         self._points = 0
         self._blocked = 0.0
+        self._last_step: int | None = None  # of the last scalar logged, for the process's end
+        self._end_recorded = False  # how the process ended is written once, the first time told
 
     # -- caller's thread -------------------------------------------------------------
 
@@ -152,6 +155,7 @@ class Sink:
             columns[1].append(value)
             columns[2].append(wall_time)
             self._queued += 1
+            self._last_step = step
 
     def put_scalars(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
         with self._lock:
@@ -160,6 +164,7 @@ class Sink:
             if self._queued + len(points) >= self._check_at:
                 self._pressure()
             self._append_points(points, step, wall_time)
+            self._last_step = step
 
     def put_item(self, item: Item, nbytes: int) -> None:
         with self._lock:
@@ -329,6 +334,7 @@ class Sink:
                 self._closed = self._attention = True  # a forked child that never logged
                 lifecycle.forget(self)
                 return
+            self._record_end(ProcessEnd("closed", time.time(), thread=threading.current_thread().name))
         error: BaseException | None = None
         try:
             self.flush(self._close_deadline)
@@ -373,6 +379,22 @@ class Sink:
             if isinstance(error, WriterError):
                 raise error
             raise WriterError(f"closing {self.path} failed: {error}") from error
+
+    def record_end(self, end: ProcessEnd) -> None:
+        """Write how the process ended (its step: this writer's last scalar step), unless an
+        end is written already (the first one wins) or the writer is closing. Never raises;
+        follow with :meth:`flush_before_exit` to have it written now."""
+        with self._lock:
+            if self._close_started or (self._thread is None and not self._queued):
+                return  # closed, or a forked child that never logged: no file to end
+            self._record_end(end)
+
+    def _record_end(self, end: ProcessEnd) -> None:
+        if self._end_recorded:
+            return
+        self._end_recorded = True
+        record = encode_process_end(replace(end, step=self._last_step))
+        self._append_item(lambda: record, record.ByteSize())
 
     def _unsent(self) -> str:
         """What a failing disk kept from the file, for an error message."""
@@ -554,9 +576,10 @@ class Sink:
             lifecycle.guard_uploads()
 
     def flush_before_exit(self, deadline: float) -> None:
-        """On SIGTERM (from :mod:`~visualdl.sdk._sigterm`'s watcher thread): have the
-        writer thread write what is pending, waiting until ``deadline``
-        (``time.monotonic()``) at most. Never raises; no footer (the process is killed)."""
+        """On SIGTERM (from :mod:`~visualdl.sdk._sigterm`'s watcher thread) or an uncaught
+        exception (:mod:`~visualdl.sdk._ends`): have the writer thread write what is pending,
+        waiting until ``deadline`` (``time.monotonic()``) at most. Never raises; no footer
+        (the process may be ending without ``close()``)."""
         if not self._lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             log.error("on SIGTERM: %s stayed busy; its last %.1f s of data are lost", self.path, self._flush_secs)
             return

@@ -13,6 +13,7 @@ from visualdl.server._http.jsonschema import (
     WALL_TIME,
     array,
     mapping,
+    nullable,
     obj,
 )
 
@@ -195,6 +196,21 @@ JOB = obj(
                     "points": INTEGER,
                     "first_step": NULLABLE_INTEGER,
                     "last_step": NULLABLE_INTEGER,
+                    "ended": nullable(
+                        obj(
+                            {
+                                "how": {"enum": ["closed", "exception", "signal"]},
+                                "wall_time": WALL_TIME,
+                                "step": NULLABLE_INTEGER,
+                                "exception_type": STRING,
+                                "message": STRING,
+                                "signal": STRING,
+                                "thread": STRING,
+                            },
+                            description="how the writer's process ended (null: unknown, still running or"
+                            " killed without a trace); the traceback is in LogReader.writers, not here",
+                        )
+                    ),
                 }
             )
         ),

@@ -159,9 +159,26 @@ def _writers(
                 "points": points,
                 "first_step": first,  # the lowest step logged (the trace's first entry is its first record's highest)
                 "last_step": int(steps[-1]) if steps.size else None,
+                "ended": _ended(info),
             }
         )
     return writers, starts, ends
+
+
+def _ended(info: WriterInfo) -> dict[str, Any] | None:
+    """How the writer's process ended, without its traceback (up to 16 KiB a writer)."""
+    end = info.ended
+    if end is None:
+        return None
+    return {
+        "how": end.how,
+        "wall_time": end.wall_time if math.isfinite(end.wall_time) else None,
+        "step": end.step,
+        "exception_type": end.exception_type,
+        "message": end.message,
+        "signal": end.signal,
+        "thread": end.thread,
+    }
 
 
 def _steps_over_time(

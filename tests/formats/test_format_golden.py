@@ -38,6 +38,7 @@ from visualdl._formats.vdlog.logformat import FORMAT_VERSION, parse_record
 from visualdl._index.tail import LogFile
 from visualdl._kinds.table import (
     KIND_BY_FIELD,
+    ProcessEnd,
     encode_graph,
     encode_histogram,
     encode_image,
@@ -224,6 +225,11 @@ def test_format_v1_reader_writer_headers_and_footers(reader):
         (TORN_FILE, "a417800684ca99513dca21ecdc13388e", "node-c", 15055, T0, "3.0.0.dev0", "",
          -1, -1, -1, "", "", -1, "", False, None),
     ]  # fmt: skip
+    # Written before process ends were recorded: a footer alone is a clean close, no footer is unknown.
+    killed = [w.ended for w in reader.writers("job") if w.path.endswith(RANK1_KILLED_FILE)]
+    assert killed == [None]
+    (kinds,) = reader.writers("kinds")
+    assert kinds.ended == ProcessEnd("closed", T0 + 60)
 
 
 def test_format_v1_reader_scalars_bit_exact(reader):
@@ -613,8 +619,10 @@ def test_format_v1_golden_records_written_again_by_todays_writer(tmp_path):
         w.add_scalar("train/loss", value, step, walltime=T0 + step)
     w.close()
     frames = _frames((tmp_path / os.path.basename(w.file_name)).read_bytes())
-    assert len(frames) == 6  # header, 4 records, footer
+    assert len(frames) == 7  # header, 4 records, the process's end, footer
     assert frames[1:5] == [_golden("scalars_raw"), _golden("histogram"), _golden("text"), _golden("scalars_arithmetic")]
+    end = parse_record(_unframe(frames[5])).process_end
+    assert (end.how, end.last_step, end.thread) == ("closed", 40, "MainThread")
 
 
 def test_format_v1_golden_scalar_batch_as_the_sink_builds_it():

@@ -1,8 +1,9 @@
 """Format version 1, pinned for the record kinds added after its first fixture: audio, PR
-and ROC curves, hyperparameters, embeddings, scalar layouts and meta.
+and ROC curves, hyperparameters, embeddings, scalar layouts, meta and process ends.
 
 ``tests/data/format_v1_later_kinds`` holds one framed record of each, cut from logs the
-real writers wrote (``tests/data/make_format_v1_later_kinds.py``, run once, never again).
+real writers wrote (``tests/data/make_format_v1_later_kinds.py`` and, for the process
+end, ``tests/data/make_format_v1_process_end.py``; run once, never again).
 Each is checked against an independent CRC-32C, decoded field by field against values
 spelled out here, and produced again byte for byte by today's encoders: a renumbered,
 retyped or renamed field fails here. Fix the code, or make a new format version.
@@ -26,11 +27,14 @@ from visualdl._kinds.table import (
     KIND_BY_FIELD,
     LayoutCategory,
     LayoutChart,
+    ProcessEnd,
+    decode_process_end,
     encode_audio,
     encode_embeddings,
     encode_hparams,
     encode_meta,
     encode_pr_curve,
+    encode_process_end,
     encode_roc_curve,
     encode_scalar_layout,
 )
@@ -45,10 +49,16 @@ FILES = {
     "embeddings.bin": (95, "1faf83a0425e87e42a0690258c4b7163a73ddac96fce44a248d021b0f0fdc08d"),
     "hparams.bin": (92, "d63e9155e243bbeade1f2dd269678aa48caccaae2ea5d9d83dd9daa86434a855"),
     "meta.bin": (39, "834c9b95627539f6df9a7d49406a87a9f0154fba0ac3904560606a5842eefa09"),
+    "process_end.bin": (190, "eb7705a11461e58e361423656616d2b43366f7f5f17b51cbb5f2798f1193d392"),
     "pr_curve.bin": (216, "31a8b1ca8e2fb5378115d1c2203671b98517a3f6945401093d7f58ce99e2207b"),
     "roc_curve.bin": (217, "3dd7ddf21ffb2c528f6613ca814e7f4b972caf39d4a5a5b8ab2a22b4ae0a2378"),
     "scalar_layout.bin": (79, "6dbc57934419960f154f3bb1c4809a743cd24c293bab7c55df744aa0a510ad05"),
 }
+
+TRACEBACK = (
+    'Traceback (most recent call last):\n  File "train.py", line 12, in load\nRuntimeError: CUDA out of memory\n'
+)
+PROCESS_END = ProcessEnd("exception", T0, "RuntimeError", "CUDA out of memory", TRACEBACK, "", "loader", 1204)
 
 # The WAV the writer made of [0, 0.5, -0.5, 1, -1, 0.25] at 8 kHz: 16-bit PCM, mono.
 WAV = (
@@ -146,6 +156,17 @@ EXPECTED: dict[str, pb.Record] = {
         )
     ),
     "meta": pb.Record(meta=pb.Meta(wall_time=T0, display_name="golden run")),
+    "process_end": pb.Record(
+        process_end=pb.ProcessEnd(
+            how="exception",
+            wall_time=T0,
+            exception_type="RuntimeError",
+            message="CUDA out of memory",
+            traceback=TRACEBACK,
+            thread="loader",
+            last_step=1204,
+        )
+    ),
 }
 
 PR_COLUMNS = {
@@ -175,6 +196,7 @@ ENCODED: dict[str, Any] = {
     ),
     "scalar_layout": lambda: encode_scalar_layout(T0, LAYOUT),
     "meta": lambda: encode_meta(T0, "golden run"),
+    "process_end": lambda: encode_process_end(PROCESS_END),
 }
 
 
@@ -243,3 +265,8 @@ def test_format_golden_kinds_events_decode_to_the_logged_values():
     assert (emb.metadata_header, emb.metadata) == (("letter", "other"), (("a", "x"), ("b", "y"), ("c", "z")))
     ((_, layout),) = decode("scalar_layout")
     assert (layout.wall_time, layout.categories) == (T0, LAYOUT)
+
+
+def test_format_golden_kinds_process_end_decodes_to_the_recorded_end():
+    message = parse_record(_unframe(_golden("process_end"))).process_end
+    assert decode_process_end(message) == PROCESS_END

@@ -40,7 +40,8 @@ def _frames(data: bytes) -> list[tuple[int, int]]:
 
 
 def _write_log(logdir: str) -> tuple[str, bytes]:
-    """A closed file: a header, BATCHES scalar records of PER_BATCH points of "x", a footer."""
+    """A closed file: a header, BATCHES scalar records of PER_BATCH points of "x", the process's
+    end, a footer."""
     w = LogWriter(logdir, flush_secs=3600)
     for batch in range(BATCHES):
         for i in range(PER_BATCH):
@@ -121,7 +122,7 @@ def test_reader_garbage_at_tail_reported_at_most_once(logdir, kind):
 def test_reader_flipped_bytes_in_middle_record_lose_only_that_record(logdir, where):
     path, original = _write_log(logdir)
     frames = _frames(original)
-    assert len(frames) == BATCHES + 2  # header, scalar batches, footer
+    assert len(frames) == BATCHES + 3  # header, scalar batches, end, footer
     start, end = frames[len(frames) // 2]
     batch = parse_record(original[start + 12 : end - 4]).scalars
     damaged_steps = KINDS["scalars"].decode(batch, path, start)[0][1].steps
@@ -151,7 +152,7 @@ def test_reader_truncated_file_waits_then_reads_rest(tmp_path, logdir, cut):
     source = str(tmp_path / "source")
     _, original = _write_log(source)
     frames = _frames(original)
-    start, end = frames[-2]  # the last scalar record, before the footer
+    start, end = frames[-3]  # the last scalar record, before the end and the footer
     at = {
         "in_length": start + 5,
         "after_header": start + 12,
@@ -346,7 +347,7 @@ def test_reader_torn_last_record_reported_once_the_file_stops_growing(tmp_path, 
     source = str(tmp_path / "source")
     _, original = _write_log(source)
     frames = _frames(original)
-    start, end = frames[-2]  # the last scalar batch, before the footer
+    start, end = frames[-3]  # the last scalar batch, before the end and the footer
     at = (start + end) // 2
     path = os.path.join(logdir, "vdl.torn.vdlog")
     with open(path, "wb") as f:
@@ -484,4 +485,4 @@ def test_reader_reads_a_file_in_rounds_of_bounded_decoded_size(monkeypatch, logd
     monkeypatch.setattr(_reader.LogFile, "read", counting_read)
     reader = LogReader(logdir)
     _assert_points(reader, _all_steps())
-    assert reads == [1] * (BATCHES + 2) + [0] or reads == [1] * (BATCHES + 2)
+    assert reads == [1] * (BATCHES + 3) + [0] or reads == [1] * (BATCHES + 3)

@@ -173,3 +173,43 @@ def test_server_job_writers_steps_agree_with_their_scalars(tmp_path, make_app):
     rank1 = next(r for r in per_rank if r["rank"] == 1)
     assert rank1["steps"][0] == 0 and rank1["steps"][-1] == 39  # the chart: attempt 0 to 14, then attempt 1
     first.close()
+
+
+RANK_CHILD = """
+import sys
+from visualdl import LogWriter
+rank, how = int(sys.argv[2]), sys.argv[3]
+w = LogWriter(sys.argv[1], rank=rank, world_size=3, role="trainer", job="ends")
+for step in range(10 * rank, 10 * rank + 5):
+    w.add_scalar("loss", 1.0, step)
+if how == "raise":
+    raise RuntimeError("CUDA out of memory")
+if how == "close":
+    w.close()
+if how == "kill":
+    import os
+    w.flush()
+    os.kill(os.getpid(), 9)
+"""
+
+
+def test_server_job_writers_say_how_each_process_ended(tmp_path, make_app, child_env):
+    import subprocess
+    import sys
+
+    for rank, how in ((0, "close"), (1, "raise"), (2, "kill")):
+        subprocess.run([sys.executable, "-c", RANK_CHILD, str(tmp_path / "ends"), str(rank), how], env=child_env)
+    writers = make_app(str(tmp_path)).test_client().get("/api/job?run=ends").get_json()["writers"]
+    ended = {w["rank"]: w["ended"] for w in writers}
+    assert ended[2] is None  # killed without a trace: unknown
+    assert ended[0]["how"] == "closed" and ended[0]["step"] == 4
+    raised = ended[1]
+    assert {k: raised[k] for k in ("how", "exception_type", "message", "step", "thread", "signal")} == {
+        "how": "exception",
+        "exception_type": "RuntimeError",
+        "message": "CUDA out of memory",
+        "step": 14,
+        "thread": "MainThread",
+        "signal": "",
+    }
+    assert isinstance(raised["wall_time"], float) and "traceback" not in raised

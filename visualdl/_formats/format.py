@@ -74,6 +74,10 @@ class Decoder(Protocol):
         """The footer of a writer that closed the file cleanly (None while it goes on)."""
 
     @property
+    def end(self) -> pb.ProcessEnd | None:
+        """How the writer's process ended, when it wrote it (the first of its stretch)."""
+
+    @property
     def problems(self) -> list[tuple[int, str]]:
         """``(offset, message)`` of what could not be read, since the caller last cleared it."""
 

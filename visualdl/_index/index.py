@@ -47,12 +47,15 @@ from visualdl._kinds.table import (
     HParamsEvent,
     ImageEvent,
     PrCurveEvent,
+    ProcessEnd,
     RocCurveEvent,
     ScalarLayoutEvent,
     TextEvent,
+    decode_process_end,
 )
 from visualdl._storage import Store, open_store
 from visualdl.errors import LogFormatError, NotFound
+from visualdl.proto import pb
 
 __all__ = ["CHART_PIECE", "STREAMED_POINTS", "Index", "Stream", "WriterInfo"]
 
@@ -86,6 +89,10 @@ class WriterInfo:
     launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
     closed: bool  # a footer was read: the writer closed cleanly
     end_time: float | None = None  # the footer's wall time, when closed
+    #: How the writer's process ended: its end record (the first one), else "closed" at the
+    #: footer's time for a footer alone; None when neither was read (still running, or killed
+    #: without a trace).
+    ended: ProcessEnd | None = None
     #: "visualdl"; "tfevents" for a TensorBoard event file (whose writer is known only by
     #: its file's name and first event: no rank, never "closed"); "vdl2" for a VisualDL 2
     #: log file (known by its ``meta_data`` records: start time, display name; no rank,
@@ -411,6 +418,7 @@ class Index(Poller):
                     launcher=h.launcher,
                     closed=logfile.footer is not None,
                     end_time=logfile.footer.wall_time if logfile.footer is not None else None,
+                    ended=_ended(logfile.end, logfile.footer),
                     format=logfile.format.name,
                     unshown=logfile.decoder.unshown(),
                 )
@@ -455,3 +463,12 @@ class Index(Poller):
     _await_run = prioritize
     _exists = exists
     _progress = file_progress
+
+
+def _ended(end: pb.ProcessEnd | None, footer: pb.Footer | None) -> ProcessEnd | None:
+    """How a file's writer ended: its end record, else a footer's clean close, else unknown."""
+    if end is not None:
+        return decode_process_end(end)
+    if footer is not None:
+        return ProcessEnd("closed", footer.wall_time)
+    return None

@@ -124,7 +124,9 @@ class LogReader(Index):
         return super().read_blob(event)
 
     def writers(self, run: str) -> list[WriterInfo]:
-        """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""
+        """One entry per log file of ``run``: who wrote it, whether it was closed cleanly, and
+        how its process ended (``ended``: closed, an exception or a signal, with the step and
+        time; None while unknown: still running, or killed without a trace)."""
         return super().writers(run)
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:

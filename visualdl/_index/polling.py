@@ -124,6 +124,7 @@ def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, s
     if logfile.header is None:
         logfile.header = decoder.header
     logfile.footer = decoder.footer
+    logfile.end = decoder.end
     for offset, message in decoder.problems:
         logfile.problems.append(Problem(logfile.path, offset, message))
         log.warning("%s at byte %d: %s", logfile.path, offset, message)
@@ -194,7 +195,7 @@ class Poller:
         #: points are only added): what lists of runs and tags can be cached by.
         self._generation = 0
         self._runs_generation = 0  # changes whenever the runs change
-        self._signatures: dict[str, tuple[bool, bool, tuple[tuple[str, str, int], ...]]] = {}
+        self._signatures: dict[str, tuple[bool, bool, bool, tuple[tuple[str, str, int], ...]]] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
         #: The files the running poll has yet to read (None between polls), and its lock.
@@ -351,7 +352,12 @@ class Poller:
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
-                signature = (logfile.header is not None, logfile.footer is not None, _unshown(logfile))
+                signature = (
+                    logfile.header is not None,
+                    logfile.footer is not None,
+                    logfile.end is not None,
+                    _unshown(logfile),
+                )
                 if self._signatures.get(logfile.path) != signature:
                     self._signatures[logfile.path] = signature
                     self._generation += 1

@@ -90,7 +90,7 @@ class LogFile:
     """
 
     __slots__ = (
-        "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "problems", "more",
+        "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "end", "problems", "more",
         "busy", "source", "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled",
         "_reported", "_next_check",
     )  # fmt: skip
@@ -105,6 +105,7 @@ class LogFile:
         self.offset = 0
         self.header: pb.Header | None = None
         self.footer: pb.Footer | None = None
+        self.end: pb.ProcessEnd | None = None
         self.problems: list[Problem] = []
         self._identity: object = None
         self._in_bad_stretch = False

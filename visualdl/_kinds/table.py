@@ -47,6 +47,7 @@ from visualdl._kinds.kind import STORAGE_CLASSES, BuiltRecord, Kind, RecordRef, 
 from visualdl._kinds.meta import encode_meta
 from visualdl._kinds.png import png_shape
 from visualdl._kinds.pr_curve import PR_CURVE_COLUMNS, PrCurveEvent, encode_pr_curve
+from visualdl._kinds.process_end import ProcessEnd, decode_process_end, encode_process_end
 from visualdl._kinds.roc_curve import ROC_CURVE_COLUMNS, RocCurveEvent, encode_roc_curve
 from visualdl._kinds.scalar_layout import (
     SCALAR_LAYOUT_TAG,
@@ -79,6 +80,7 @@ __all__ = [
     "LayoutCategory",
     "LayoutChart",
     "PrCurveEvent",
+    "ProcessEnd",
     "RecordRef",
     "RocCurveEvent",
     "ScalarBlock",
@@ -87,6 +89,7 @@ __all__ = [
     "TextEvent",
     "build_audio",
     "check_finite",
+    "decode_process_end",
     "encode_audio",
     "encode_embeddings",
     "encode_graph",
@@ -95,6 +98,7 @@ __all__ = [
     "encode_image",
     "encode_meta",
     "encode_pr_curve",
+    "encode_process_end",
     "encode_roc_curve",
     "encode_scalar_layout",
     "encode_scalars",

@@ -131,6 +131,8 @@ class EventDecoder:
     __slots__ = ("header", "plugins", "other", "problems", "hparams")
     #: None: a writer of this format never says it closed the file.
     footer: pb.Footer | None = None
+    #: None: nor how its process ended.
+    end: pb.ProcessEnd | None = None
 
     def __init__(self) -> None:
         #: What is known of the file's writer, once an event was read.

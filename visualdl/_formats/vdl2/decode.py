@@ -345,6 +345,8 @@ class FileDecoder:
     __slots__ = ("header", "counted", "problems")
     #: None: a writer of this format never says it closed the file.
     footer: pb.Footer | None = None
+    #: None: nor how its process ended.
+    end: pb.ProcessEnd | None = None
 
     def __init__(self) -> None:
         self.header: pb.Header | None = None

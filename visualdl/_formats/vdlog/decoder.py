@@ -2,7 +2,7 @@
 of the ``.vdlog`` format.
 
 A file holds a writer's ``Header`` first, then records of the kinds of the table, and a
-``Footer`` when its writer closed it; a writer appending to the file later starts with a
+``ProcessEnd`` and a ``Footer`` when its writer closed it; a writer appending to the file later starts with a
 header of its own. Records of a format version newer than this one are skipped (and said
 once). Pure: parsed records in, ``(kind, tag, event)`` items out.
 """
@@ -23,18 +23,20 @@ class RecordDecoder:
     """Follows the records of one of our files: its writer (:attr:`header`, :attr:`footer`),
     the records of a newer format version skipped, and the problems until taken."""
 
-    __slots__ = ("header", "footer", "problems", "skipped")
+    __slots__ = ("header", "footer", "end", "problems", "skipped")
 
     def __init__(self) -> None:
         self.header: pb.Header | None = None
         self.footer: pb.Footer | None = None
+        #: How the writer's process ended: the first end record since its header.
+        self.end: pb.ProcessEnd | None = None
         #: ``(offset, message)`` of what could not be read, since the caller last cleared it.
         self.problems: list[tuple[int, str]] = []
         #: The current writer's records are of a newer format version: not read.
         self.skipped = False
 
     def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]:
-        """Records as ``(kind, tag, event)``; headers, footers and meta update the writer."""
+        """Records as ``(kind, tag, event)``; headers, footers, process ends and meta update the writer."""
         out: list[tuple[str, str, object]] = []
         for offset, record in items:
             field_name = record.WhichOneof("kind")
@@ -44,6 +46,9 @@ class RecordDecoder:
                     self._on_header(offset, record.header)
                 elif field_name == "footer":
                     self.footer = record.footer
+                elif field_name == "process_end":
+                    if self.end is None:
+                        self.end = record.process_end
                 elif field_name == "meta" and record.meta.display_name and self.header is not None:
                     self.header.display_name = record.meta.display_name
                 continue
@@ -73,6 +78,7 @@ class RecordDecoder:
         if self.header is None:
             self.header = header
         self.footer = None  # the file goes on: not closed until a footer follows
+        self.end = None
 
     def unshown(self) -> tuple[tuple[str, str, int], ...]:
         """Nothing: every kind of ours has a view."""

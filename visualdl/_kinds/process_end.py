@@ -1,0 +1,70 @@
+"""The process-end record: how a writer's process ended (closed, an exception, a signal).
+
+Not a kind of :data:`visualdl._kinds.table.KINDS`: like the meta record it holds no data
+to show, only a property of its writer, which the format's decoder keeps with the
+writer's header and footer. The SDK writes one per writer (``sdk/_ends.py``); the first
+of a writer's stretch of a file wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from visualdl.proto import pb
+
+__all__ = ["HOWS", "MESSAGE_CHARS", "TRACEBACK_CHARS", "ProcessEnd", "decode_process_end", "encode_process_end"]
+
+How = Literal["closed", "exception", "signal"]
+HOWS: tuple[str, ...] = ("closed", "exception", "signal")
+#: A traceback is kept to its last this many characters (the innermost frames and the error).
+TRACEBACK_CHARS = 16_384
+#: An exception's message is kept to its first this many characters.
+MESSAGE_CHARS = 4_096
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessEnd:
+    """How a writer's process ended. ``step`` is the last scalar step it logged (None: none)."""
+
+    how: str
+    wall_time: float
+    exception_type: str = ""
+    message: str = ""
+    traceback: str = ""
+    signal: str = ""
+    thread: str = ""
+    step: int | None = None
+
+
+def encode_process_end(end: ProcessEnd) -> pb.Record:
+    if end.how not in HOWS:
+        raise ValueError(f"process end {end.how!r} is none of {HOWS}; pick one")
+    traceback = end.traceback
+    if len(traceback) > TRACEBACK_CHARS:
+        traceback = "...\n" + traceback[-(TRACEBACK_CHARS - 4) :]
+    message = pb.ProcessEnd(
+        how=end.how,
+        wall_time=end.wall_time,
+        exception_type=end.exception_type,
+        message=end.message[:MESSAGE_CHARS],
+        traceback=traceback,
+        signal=end.signal,
+        thread=end.thread,
+    )
+    if end.step is not None:
+        message.last_step = end.step
+    return pb.Record(process_end=message)
+
+
+def decode_process_end(msg: pb.ProcessEnd) -> ProcessEnd:
+    return ProcessEnd(
+        how=msg.how,
+        wall_time=msg.wall_time,
+        exception_type=msg.exception_type,
+        message=msg.message,
+        traceback=msg.traceback,
+        signal=msg.signal,
+        thread=msg.thread,
+        step=msg.last_step if msg.HasField("last_step") else None,
+    )
