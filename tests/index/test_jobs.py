@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import tracemalloc
+import math
 import warnings
 
 import numpy as np
@@ -183,9 +184,29 @@ def test_aggregate_matches_a_plain_python_reduction(per_rank):
 
 
 def _nanquantiles(values: list[float]) -> np.ndarray:
+    """``np.nanquantile``, but where its interpolation meets an infinity (NaN there even with
+    a zero weight): the order statistic at a zero weight or between equal values, the
+    infinity between a finite and an infinite value, NaN between -inf and +inf."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN steps and infinities
-        return np.nanquantile(np.asarray(values, float), QUANTILES) if values else np.full(len(QUANTILES), np.nan)
+        if not values:
+            return np.full(len(QUANTILES), np.nan)
+        out = np.nanquantile(np.asarray(values, float), QUANTILES)
+    real = sorted(v for v in values if not math.isnan(v))
+    for j, q in enumerate(QUANTILES):
+        if not real:
+            continue
+        virtual = (len(real) - 1) * q
+        low = math.floor(virtual)
+        a, b = real[low], real[min(low + 1, len(real) - 1)]
+        if math.isinf(a) or math.isinf(b):
+            if virtual == low or a == b:
+                out[j] = a
+            elif math.isinf(a) and math.isinf(b):
+                out[j] = math.nan
+            else:
+                out[j] = a if math.isinf(a) else b
+    return out
 
 
 def _odd_values(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:

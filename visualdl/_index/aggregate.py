@@ -9,9 +9,11 @@ Contract of :func:`aggregate`, given one step-ordered series per rank:
 * ``min_rank``/``max_rank`` name the rank holding the minimum/maximum (the lowest
   rank on ties; -1 where every value is NaN);
 * ``quantiles[j]`` is the ``QUANTILES[j]`` quantile of the ranks' values at
-  each step exactly as ``np.nanquantile`` computes it (linear interpolation, NaN ignored,
-  NaN where every value is NaN; where the interpolation meets an infinity, even with a
-  zero weight, NaN too, as ``np.quantile`` gives); row 2 is the median;
+  each step as ``np.nanquantile`` computes it (linear interpolation, NaN ignored, NaN where
+  every value is NaN), except where the interpolation meets an infinity, where numpy says
+  NaN even with a zero weight: there the quantile is the value at a zero weight or between
+  equal values, the infinity between a finite value and an infinite one, and NaN only
+  between -inf and +inf; row 2 is the median;
 * ``wall_times`` is the latest wall time of the step over the ranks (when the step
   was complete);
 * a rank that logged a step twice contributes its last point of that step.
@@ -85,6 +87,15 @@ def _sorted_quantiles(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
         diff = b - a
         out: np.ndarray = a + diff * gamma
         np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+        infinite = ~(np.isfinite(a) & np.isfinite(b))
+        if infinite.any():
+            # numpy's formula gives NaN wherever it meets an infinity, even with a zero weight
+            # (the median of [-2, 1, 3, inf, inf] would be NaN, not 3): the quantile is the lower
+            # value at a zero weight or between equal values, the infinite one between a finite
+            # and an infinite value, and undefined (NaN) only between -inf and +inf.
+            exact = (gamma == 0) | (a == b)
+            towards = np.where(np.isfinite(a), b, np.where(np.isfinite(b), a, np.nan))
+            out = np.where(infinite, np.where(exact, a, towards), out)
     out[:, valid == 0] = np.nan
     return out
 
