@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
@@ -9,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import tracemalloc
-import math
 import warnings
 
 import numpy as np
