@@ -148,12 +148,20 @@ def test_sdk_ends_signal(tmp_path, child_env, signum):
         assert end.exception_type == "KeyboardInterrupt" and "KeyboardInterrupt" in end.traceback
 
 
-def test_sdk_ends_hooks_only_while_a_writer_is_open(tmp_path):
-    before = (sys.excepthook, threading.excepthook)
-    w = LogWriter(str(tmp_path))
-    assert (sys.excepthook, threading.excepthook) != before
+def test_sdk_ends_hooks_only_while_a_writer_is_open(tmp_path, child_env):
+    """In a process of its own: a writer another test left open would keep the hooks here."""
+    body = """
     w.close()
-    assert (sys.excepthook, threading.excepthook) == before
+    before = (sys.excepthook, threading.excepthook)
+    second = LogWriter(sys.argv[1] + "/second")
+    assert (sys.excepthook, threading.excepthook) != before, "no hooks while a writer is open"
+    second.close()
+    assert (sys.excepthook, threading.excepthook) == before, "hooks left after the last close"
+    assert before == (sys.__excepthook__, threading.__excepthook__), before
+    print("ok")
+    """
+    done = _run(str(tmp_path), body, child_env)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
 def test_sdk_ends_forked_child_records_its_own_end(tmp_path):
