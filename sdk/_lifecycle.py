@@ -75,8 +75,18 @@ def guard_child_exit(sink: Sink) -> None:
     write what is pending on SIGTERM (``Pool.__exit__`` and ``Pool.terminate()``)."""
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is not None:
-        mp_util.Finalize(sink, sink.close, exitpriority=100)
+        mp_util.Finalize(sink, _close_child_sink, args=(sink,), exitpriority=100)
     sigterm.install(_flush_all)
+
+
+def _close_child_sink(sink: Sink) -> None:
+    """A multiprocessing process ends: its target's exception, which ``multiprocessing``
+    catches and prints itself (``sys.excepthook`` never sees it), is still in flight
+    while its finalizers run. Record it as the end, then close."""
+    exc, tb = sys.exc_info()[1:]
+    if exc is not None and not (isinstance(exc, SystemExit) and exc.code in (0, None)):
+        sink.record_end(ends.exception_end(exc, tb, threading.current_thread().name))
+    sink.close()
 
 
 def _flush_all(deadline: float) -> None:

@@ -667,6 +667,9 @@ class NullSink:
     def put_item(self, item: Item, nbytes: int) -> None:
         pass
 
+    def record_end(self, end: ProcessEnd) -> None:
+        pass
+
     def flush(self) -> None:
         pass
 

@@ -14,6 +14,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert
 from visualdl.sdk import _curves as curves
 from visualdl.sdk import _embeddings as embeddings
+from visualdl.sdk import _ends as ends
 from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
@@ -578,7 +580,9 @@ class LogWriter:
     def __enter__(self) -> LogWriter:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc is not None:  # the block ends the writer by an exception: that is how it ended
+            self._sink.record_end(ends.exception_end(exc, tb, threading.current_thread().name))
         self.close()
 
     def __repr__(self) -> str:
