@@ -9,10 +9,17 @@ their gradients to the pservers holding them.
   trainer, applies the averaged gradient, then answers them all: a barrier per step.
 * ``--mode async``: asynchronous SGD. Each push is applied at once; its *staleness* is
   how many updates the pserver applied since the trainer pulled the parameters.
-* ``--elastic``: trainer 1 is killed (SIGKILL) mid-run and restarted (attempt 1); it
-  resumes from its last checkpoint, a few steps back, with the pservers' current
-  parameters. Its first attempt's file has no footer; the reader keeps the new attempt's
-  points from its first step on.
+* ``--elastic``: trainer 1 raises a (simulated) CUDA out-of-memory error mid-run and
+  is restarted (attempt 1); it resumes from its last checkpoint, a few steps back, with
+  the pservers' current parameters. Its first attempt's log records the error, its
+  traceback and its last step; the reader keeps the new attempt's points from its first
+  step on, and the jobs page counts the time lost and the steps done twice.
+
+Every run also has what makes a distributed job hard to read: the last trainer is slowed
+by CPU contention (a thread of its own process hogging the CPU, as a runaway data loader
+does), trainer 0's loss goes NaN for a few steps (an overflowing batch, skipped), and
+every process samples its system metrics (CPU, memory, threads; GPUs where NVML finds
+them) beside its scalars.
 
 Processes talk over local sockets (``multiprocessing.connection``), so a restarted
 trainer simply connects again. Every process logs into the same run directory with its
@@ -36,7 +43,6 @@ import argparse
 import multiprocessing
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import threading
@@ -202,6 +208,9 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
     )
     batch = cfg["batch"]
     slow = cfg["slow_ms"] / 1000 if rank == cfg["trainers"] - 1 else 0.0
+    if rank == cfg["trainers"] - 1 and cfg["contention"]:
+        threading.Thread(target=_hog_cpu, name="data-loader", daemon=True).start()
+    nan_steps = range(cfg["nan_step"], cfg["nan_step"] + 3) if rank == 0 else range(0)
     params: dict[str, np.ndarray] = {}
     for step in range(start, cfg["steps"]):
         t0 = time.perf_counter()
@@ -214,6 +223,9 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
             pulled = max(pulled, version)
         idx = rng.choice(len(y), size=batch, replace=False)
         loss, acc, grads = ps_model.loss_and_grads(params, x[idx], y[idx])
+        if step in nan_steps:  # an overflowing batch: its loss is NaN, its update skipped
+            loss = float("nan")
+            grads = {n: np.zeros_like(g) for n, g in grads.items()}
         if slow:
             time.sleep(slow)  # a slower machine: this trainer is the job's straggler
         for j, conn in servers.items():
@@ -230,10 +242,11 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
                 f.write(str(step))
             os.replace(checkpoint + ".tmp", checkpoint)
         if attempt == 0 and rank == cfg["victim"] and step == cfg["kill_step"]:
-            writer.flush()  # what a real trainer has flushed when its machine goes away
-            with open(os.path.join(cfg["state_dir"], "victim.ready"), "w") as f:
-                f.write(str(step))
-            time.sleep(600)  # the launcher kills this process here
+            # What a real trainer meets on a busy GPU; the launcher restarts it.
+            raise RuntimeError(
+                "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 1; 15.78 GiB total capacity; "
+                "13.91 GiB already allocated) [simulated by the demo]"
+            )
         if rank == 0 and (step % cfg["eval_every"] == 0 or step == cfg["steps"] - 1):
             writer.add_scalar("val/accuracy", ps_model.accuracy(params, x_val, y_val), step)
             sample = slice(0, 16)
@@ -253,6 +266,14 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
     for conn in servers.values():
         conn.send(("bye",))
         conn.close()
+
+
+def _hog_cpu() -> None:
+    """A runaway thread of the straggler's own process: pure Python, so it also holds the GIL."""
+    x = 0
+    while True:
+        for i in range(10_000):
+            x = (x + i * i) % 1_000_003
 
 
 # -- launcher --------------------------------------------------------------------------------
@@ -282,11 +303,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pservers", type=int, default=2)
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--mode", choices=("sync", "async"), default="sync")
-    parser.add_argument("--elastic", action="store_true", help="kill trainer 1 mid-run and restart it")
+    parser.add_argument(
+        "--elastic", action="store_true", help="trainer 1 fails mid-run (CUDA out of memory) and is restarted"
+    )
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=64)
     parser.add_argument("--lr", type=float, default=0.1)
-    parser.add_argument("--slow-ms", type=float, default=4.0, help="extra milliseconds per step of the last trainer")
+    parser.add_argument("--slow-ms", type=float, default=0.0, help="extra milliseconds per step of the last trainer")
+    parser.add_argument(
+        "--no-contention", dest="contention", action="store_false",
+        help="no CPU-hogging thread in the last trainer (it is the job's straggler by default)",
+    )  # fmt: skip
+    parser.add_argument("--metrics-secs", type=float, default=1.0, help="seconds between two system samples")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--upload-secs", type=float, default=2.0,
@@ -312,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         again += 1
         run_dir = join(f"{job}-{again}")
     job = os.path.basename(run_dir)
-    # The job's own state (checkpoints, the elastic demo's signal) on a local disk: beside
+    # The job's own state (checkpoints) on a local disk: beside
     # the logs (readers skip dot-directories), or in a temporary directory for a URL.
     state_dir = tempfile.mkdtemp(prefix=f"{job}-state-") if remote else os.path.join(run_dir, ".state")
     os.makedirs(state_dir, exist_ok=True)
@@ -329,6 +357,9 @@ def main(argv: list[str] | None = None) -> int:
         "lr": args.lr,
         "seed": args.seed,
         "slow_ms": args.slow_ms,
+        "contention": args.contention,
+        "metrics_secs": args.metrics_secs,
+        "nan_step": args.steps // 3,
         "upload_secs": args.upload_secs,
         "hist_every": max(1, args.steps // 10),
         "eval_every": max(1, args.steps // 10),
@@ -353,14 +384,10 @@ def main(argv: list[str] | None = None) -> int:
         p.start()
     if args.elastic:
         victim = cfg["victim"]
-        marker = os.path.join(state_dir, "victim.ready")
-        while not os.path.exists(marker) and trainers[victim].is_alive():
-            time.sleep(0.01)
-        if trainers[victim].is_alive():
-            os.kill(trainers[victim].pid or 0, signal.SIGKILL)
-            trainers[victim].join()
+        trainers[victim].join()
+        if trainers[victim].exitcode != 0:  # as an elastic launcher does: restart the failed trainer
             step = _step_of(cfg, victim)
-            print(f"killed trainer {victim}; restarting it from its checkpoint of step {step}", flush=True)
+            print(f"trainer {victim} failed; restarting it from its checkpoint of step {step}", flush=True)
             trainers[victim] = ctx.Process(target=run_trainer, args=(cfg, victim, addresses, 1), name="trainer1-retry")
             trainers[victim].start()
     failed = []
