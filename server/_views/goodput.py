@@ -1,7 +1,8 @@
 """Goodput of a job: how much of each rank's wall time produced new steps, and what each restart cost. Pure.
 
 Built from the same progress traces as the job page (:mod:`.jobs`): per log file its
-writer's header and one ``(wall time, highest step so far)`` entry per scalar record. A
+writer's header and one ``(wall time, highest step so far)`` entry per scalar record (and
+one for the file's first point), so times are known to a flush (``flush_secs``). A
 *place* is a ``(role, rank)``; its *attempts* are its files, in the order of their attempt
 number then start time. All of it is numpy over the traces of every place at once, so a
 job of 10,000 ranks costs a few sorts and sums, not a Python loop per point.
@@ -21,7 +22,8 @@ Definitions, per place:
   closes at the first new entry stamped after it, of any attempt: the new attempt has
   redone what was lost and logged a step above the highest one reached before. A gap not
   closed by the place's end (the new attempt never passed the old high mark, or is still
-  redoing) runs to the place's end and its place is *recovering*.
+  redoing) runs to the place's end and its place is *recovering*. An attempt that logged
+  nothing opens no gap of its own: it lies inside the gap of the attempt before it.
 * Between two consecutive merged entries, the time is *lost* when a gap was open at the
   first of the two, and *productive* otherwise. ``lost_seconds`` is the union of the gaps
   (gaps that overlap, a restart during the redo of another, count once);
