@@ -321,14 +321,14 @@ def goodput_answer(g: Goodput) -> dict[str, Any]:
     columns = {}
     for role in names:
         m = roles == role
-        columns[role] = {
+        columns[role] = {  # to the millisecond and 1e-5: a third of the bytes at 10,000 ranks
             "rank": ranks[m],
-            "wall_seconds": wall[m],
-            "productive_seconds": g.productive[m],
-            "lost_seconds": g.lost[m],
+            "wall_seconds": np.round(wall[m], 3),
+            "productive_seconds": np.round(g.productive[m], 3),
+            "lost_seconds": np.round(g.lost[m], 3),
             "restarts": g.restarts[m],
             "steps_done_twice": g.twice[m],
-            "goodput": ratio[m],
+            "goodput": np.round(ratio[m], 5),
             "recovering": g.recovering[m],
         }
     gp = g.gaps["place"]

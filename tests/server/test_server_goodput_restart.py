@@ -74,7 +74,7 @@ def test_goodput_of_a_rank_killed_and_restarted_from_an_older_step(tmp_path, mak
     ranks = goodput["ranks"]["trainer"]
     assert ranks["rank"] == [0, 1] and ranks["restarts"] == [0, 1] and ranks["recovering"] == [False, False]
     productive = (before[29] - before[0]) + (after[39] - after[30])
-    assert ranks["productive_seconds"][1] == pytest.approx(productive, abs=1e-6)
+    assert ranks["productive_seconds"][1] == pytest.approx(productive, abs=1e-3)  # to the millisecond
     assert 0 < ranks["goodput"][1] < 1
     # Its throughput: the 39 new steps over the time spent producing them, like any rank's.
     rate = next(e for e in job["throughput"]["trainer"] if e["rank"] == 1)
