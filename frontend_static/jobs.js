@@ -141,7 +141,7 @@ export class JobsView {
         type: 'bar', name: escPlotly(role), x: entries.map((e) => `${escPlotly(role)} ${e.rank}`),
         y: entries.map((e) => e.recent_steps_per_second ?? e.steps_per_second ?? 0),
         marker: { color: entries.map((e) => (e.straggler ? STATE_COLORS.killed : color(role))) },
-        customdata: entries.map((e) => [fmtValue(e.steps_per_second ?? NaN), e.last_step ?? '–', e.straggler ? 'straggler' : '']),
+        customdata: entries.map((e) => [fmtValue(e.steps_per_second ?? NaN), e.last_step ?? '–', e.straggler ? 'straggler' : (e.recovering ? 'recovering from a restart' : '')]),
         hovertemplate: '%{x}: %{y:.3g} steps/s recently, %{customdata[0]} overall · last step %{customdata[1]} %{customdata[2]}<extra></extra>',
       });
     }
