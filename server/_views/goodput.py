@@ -142,6 +142,11 @@ def _segment_cummax(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
     return out
 
 
+def _sums(at: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+    """``weights`` summed by ``at`` into ``size`` floats (also when there is nothing to sum)."""
+    return np.bincount(at, weights=weights, minlength=size).astype(float, copy=False)
+
+
 def measure_goodput(files: Sequence[Progress]) -> Goodput:
     """The goodput of each place of a job from its files' progress (see the module docstring)."""
     files = sorted(files, key=lambda p: (p[0].role, p[0].rank, p[0].attempt, p[0].start_time))
@@ -212,9 +217,9 @@ def measure_goodput(files: Sequence[Progress]) -> Goodput:
     step_rise[first] = 0.0
     lost_here[first] = False
     good = ~lost_here
-    productive = np.bincount(pl, weights=dur * good, minlength=n_places)
-    rise = np.bincount(pl, weights=step_rise * good, minlength=n_places)
-    lost = np.bincount(pl, weights=dur * lost_here, minlength=n_places)
+    productive = _sums(pl, dur * good, n_places)
+    rise = _sums(pl, step_rise * good, n_places)
+    lost = _sums(pl, dur * lost_here, n_places)
 
     # Each place's span: headers' starts, footers' times, its entries' times.
     begin = np.full(n_places, np.inf)
@@ -244,8 +249,8 @@ def measure_goodput(files: Sequence[Progress]) -> Goodput:
         left_after = at_end[pl] - done  # productive time of the place after each interval
         # the intervals from the one where the last quarter of the place's productive time begins
         window = good & ~first & ((left_after + timed <= productive[pl] / 4) | (left_after <= 0))
-        recent_time = np.bincount(pl, weights=timed * window, minlength=n_places)
-        recent_rise = np.bincount(pl, weights=step_rise * window, minlength=n_places)
+        recent_time = _sums(pl, timed * window, n_places)
+        recent_rise = _sums(pl, step_rise * window, n_places)
         recent = np.where(recent_time > 0, recent_rise / recent_time, np.nan)
 
     # Steps done twice: each attempt's steps at or below its place's earlier highest.
@@ -255,7 +260,7 @@ def measure_goodput(files: Sequence[Progress]) -> Goodput:
         earlier[1:] = np.where(file_place[1:] == file_place[:-1], running[:-1], -1)
     redo = np.minimum(top, earlier) - lowest + 1
     twice_file = np.where(has_low & (earlier >= 0) & (top >= 0), np.maximum(redo, 0), 0)
-    twice = np.bincount(file_place, weights=twice_file, minlength=n_places).astype(np.int64)
+    twice = _sums(file_place, twice_file, n_places).astype(np.int64)
     restarts = np.bincount(file_place, minlength=n_places) - 1
 
     # One row per restart: the followed attempt, when its gap opened and closed.

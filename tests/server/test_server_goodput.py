@@ -189,3 +189,12 @@ def test_goodput_line_reads_like_a_sentence():
     assert line.startswith("goodput ") and "(wall 1h03m, lost 23s to 1 restart, 11 steps done twice)" in line
     assert goodput_line([_steady(0), _steady(1)]).endswith("(wall 1m22s, no restart)")
     assert goodput_line([]) == ""
+
+
+def test_goodput_of_writers_without_scalars():
+    files = [_file(0, 0, [], [], start=5.0, end=9.0), _file(1, 0, [], [], start=6.0)]
+    g = measure_goodput(files)
+    answer = goodput_answer(g)
+    assert answer["wall_seconds"] == 4.0 and answer["productive_seconds"] == 0.0 and answer["lost_seconds"] == 0.0
+    assert answer["goodput"] == 0.0 and np.isnan(g.rate).all()
+    assert goodput_line(files) == "goodput 0.0% (wall 4.0s, no restart)"
