@@ -16,7 +16,10 @@ after the data provider's first full poll:
    restarts resolved and ranks aggregated for that tag) and the same request again
    (cached); medians over ``--repeats`` tags;
 3. the per-rank lines of one tag (``ranks=each``), first request;
-4. the job page, ``/api/job?run=job``, median of ``--repeats`` requests (it is not cached).
+4. the job page, ``/api/job?run=job``, median of ``--repeats`` requests (it is not cached),
+   and its goodput alone (``server/_views/goodput.py``: measured and answered);
+5. with ``--before REV``: the job page's view (``job_answer``) of the git revision REV and
+   of this checkout, on the same files' progress, in the same run (``jobs_view_*_ms``).
 
 Targets (issue 5): job chart <= 200 ms, job page <= 1 s.
 
@@ -24,16 +27,20 @@ Run::
 
     python benchmarks/bench_jobs.py --dir /tmp/vdl-jobs   # keep the 100,000,000-point logdir
     python benchmarks/bench_jobs.py --quick               # 100 ranks x 20 tags: about 5 s
+    python benchmarks/bench_jobs.py --ranks 10000 --tags 1 --steps 200 --restart-every 50 \
+        --before fb92a6e                                  # the job page of 10,000 ranks, 200 restarted
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import multiprocessing
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,14 +50,15 @@ import numpy as np
 RESTARTED = (7, 333, 777)
 
 
-def _write_rank(args: tuple[str, int, int, int, int, float]) -> None:
-    logdir, rank, world, tags, steps, t0 = args
+def _write_rank(args: tuple[str, int, int, int, int, float, int]) -> None:
+    logdir, rank, world, tags, steps, t0, every = args
     from visualdl import LogWriter
 
     rng = np.random.default_rng(rank)
     names = [f"group{t // 10}/metric{t % 10}" for t in range(tags)]
     speed = 2.0 if rank % 97 else 1.4  # steps per second; every 97th rank is a straggler
-    cut = steps // 2 if rank in RESTARTED else steps
+    restarted = rank % every == 7 if every else rank in RESTARTED
+    cut = steps // 2 if restarted else steps
 
     def attempt(first: int, last: int, number: int) -> None:
         w = LogWriter(logdir, rank=rank, world_size=world, role="trainer", job="bench", attempt=number)
@@ -77,14 +85,39 @@ def _write_rank(args: tuple[str, int, int, int, int, float]) -> None:
         attempt(0, steps, 0)
 
 
-def build(logdir: str, ranks: int, tags: int, steps: int) -> float:
+def build(logdir: str, ranks: int, tags: int, steps: int, every: int = 0) -> float:
     start = time.perf_counter()
     t0 = time.time() - steps
-    jobs = [(logdir, r, ranks, tags, steps, t0) for r in range(ranks)]
+    jobs = [(logdir, r, ranks, tags, steps, t0, every) for r in range(ranks)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         for _ in pool.imap_unordered(_write_rank, jobs, chunksize=4):
             pass
     return time.perf_counter() - start
+
+
+def _view_of(revision: str) -> object:
+    """The job page's view module (``server/_views/jobs.py``) of a git revision, loaded apart."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    source = subprocess.run(
+        ["git", "show", f"{revision}:server/_views/jobs.py"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    path = os.path.join(tempfile.mkdtemp(prefix="vdl-bench-view-"), "jobs_before.py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location("jobs_before", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _median_ms(call: object, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        call()  # type: ignore[operator]
+        times.append(time.perf_counter() - t)
+    return round(1e3 * statistics.median(times), 1)
 
 
 def _rss_kb() -> int:
@@ -103,20 +136,28 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="100 ranks x 20 tags x 1,000 steps")
+    parser.add_argument(
+        "--restart-every",
+        type=int,
+        default=0,
+        help="restart every Nth rank (rank %% N == 7); default ranks 7, 333, 777",
+    )
+    parser.add_argument("--before", default=None, help="a git revision whose job page view is timed too")
     args = parser.parse_args()
     if args.ranks is None:
         args.ranks = 100 if args.quick else 1000
     if args.tags is None:
         args.tags = 20 if args.quick else 100
     root = args.dir or tempfile.mkdtemp(prefix="vdl-bench-jobs-")
-    logdir = os.path.join(root, f"jobs-{args.ranks}x{args.tags}x{args.steps}")
+    shape = f"{args.ranks}x{args.tags}x{args.steps}" + (f"r{args.restart_every}" if args.restart_every else "")
+    logdir = os.path.join(root, f"jobs-{shape}")
     run_dir = os.path.join(logdir, "job")
     points = args.ranks * args.tags * args.steps
     try:
         if not os.path.isdir(run_dir):
             print(f"building {args.ranks} ranks x {args.tags} tags x {args.steps} steps ({points:,} points) ...",
                   flush=True)  # fmt: skip
-            seconds = build(run_dir + ".tmp", args.ranks, args.tags, args.steps)
+            seconds = build(run_dir + ".tmp", args.ranks, args.tags, args.steps, args.restart_every)
             os.rename(run_dir + ".tmp", run_dir)
             print(f"built in {seconds:.1f} s", flush=True)
         from visualdl.server._settings import Settings
@@ -157,6 +198,17 @@ def main() -> int:
             page.append(time.perf_counter() - t)
         job = response.get_json()
         killed = sum(w["state"] == "killed" for w in job["writers"])
+        from visualdl.server._views import jobs as jobs_view
+        from visualdl.server._views.goodput import goodput_answer, measure_goodput
+
+        progress = provider.read_job(run="job")
+        now = time.time()
+        views = {"jobs_view_after_ms": _median_ms(lambda: jobs_view.job_answer("job", progress, now=now), args.repeats)}
+        if args.before:
+            before = _view_of(args.before)
+            call = lambda: before.job_answer("job", progress, now=now)  # type: ignore[attr-defined]  # noqa: E731
+            views["jobs_view_before_ms"] = _median_ms(call, args.repeats)
+        goodput_ms = _median_ms(lambda: goodput_answer(measure_goodput(progress)), args.repeats)
         ms = lambda xs: 1e3 * statistics.median(xs)  # noqa: E731
         rows = {
             "points": points,
@@ -169,7 +221,11 @@ def main() -> int:
             "per_rank_bytes": len(each.get_data()),
             "job_page_ms": round(ms(page), 1),
             "job_page_bytes": len(response.get_data()),
+            "goodput_ms": goodput_ms,
+            **views,
+            "trace_entries": int(sum(p[1].size for p in progress)),
             "killed_files_found": killed,
+            "restarts_measured": job["goodput"]["restarts"],
             "stragglers_found": len(job["stragglers"].get("trainer", [])),
         }
         print(json.dumps(rows, indent=1))

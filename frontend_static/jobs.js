@@ -7,6 +7,7 @@
 import { getJSON } from './api.js';
 import { h } from './dom.js';
 import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
+import { GoodputView } from './jobgoodput.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
@@ -44,6 +45,7 @@ export class JobsView {
       skew: panel.querySelector('#job-skew'),
     };
     this.table = panel.querySelector('#job-writers');
+    this.goodput = new GoodputView(this.body);
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -92,6 +94,7 @@ export class JobsView {
       `${job.restarts.length} restarted rank${job.restarts.length === 1 ? '' : 's'} (${killed} killed)`,
       stragglers.length ? `stragglers: ${stragglers.join('; ')}` : 'no stragglers (no rank below 80% of its role\'s median recent rate)',
     ].join(' · ');
+    this.goodput.draw(job);
     const dateAxis = { type: 'date', gridcolor: '#eee' };
 
     Plotly.react(this.plots.alive, roles.map((role) => ({
@@ -138,7 +141,7 @@ export class JobsView {
         type: 'bar', name: escPlotly(role), x: entries.map((e) => `${escPlotly(role)} ${e.rank}`),
         y: entries.map((e) => e.recent_steps_per_second ?? e.steps_per_second ?? 0),
         marker: { color: entries.map((e) => (e.straggler ? STATE_COLORS.killed : color(role))) },
-        customdata: entries.map((e) => [fmtValue(e.steps_per_second ?? NaN), e.last_step ?? '–', e.straggler ? 'straggler' : '']),
+        customdata: entries.map((e) => [fmtValue(e.steps_per_second ?? NaN), e.last_step ?? '–', e.straggler ? 'straggler' : (e.recovering ? 'recovering from a restart' : '')]),
         hovertemplate: '%{x}: %{y:.3g} steps/s recently, %{customdata[0]} overall · last step %{customdata[1]} %{customdata[2]}<extra></extra>',
       });
     }

@@ -115,6 +115,7 @@ def _exists(logdir: str) -> bool:
 
 def summarise(logdir: str) -> str:
     from visualdl._index.logreader import LogReader
+    from visualdl.server._views.goodput import goodput_line
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
@@ -123,6 +124,8 @@ def summarise(logdir: str) -> str:
         graph_sizes = {graph.name: graph.size for graph in reader.graphs(run)}
         lines.append(f"  run {run!r}: {len(writers)} file(s)")
         lines.extend(f"    {line}" for line in map(_end_line, writers) if line)
+        if len({(w.role, w.rank) for w in writers if w.rank >= 0}) >= 2:  # a job
+            lines.append(f"    {goodput_line(reader.file_progress(run))}")
         for kind, tags in reader.tags(run).items():
             for tag in tags:
                 if kind == "scalars":

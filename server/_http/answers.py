@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from visualdl._kinds.table import KINDS
+from visualdl.server._http.answers_goodput import GOODPUT
 from visualdl.server._http.jsonschema import (
     BOOLEAN,
     INTEGER,
@@ -235,6 +236,7 @@ JOB = obj(
                         "recent_steps_per_second": NULLABLE_NUMBER,
                         "last_step": NULLABLE_INTEGER,
                         "straggler": BOOLEAN,
+                        "recovering": BOOLEAN,
                     }
                 )
             ),
@@ -243,5 +245,6 @@ JOB = obj(
         "stragglers": mapping(array(INTEGER), PER_ROLE + "ranks below 80% of the median recent throughput"),
         "restarts": array(obj({"role": STRING, "rank": INTEGER, "files": INTEGER})),
         "median_recent_steps_per_second": mapping(NULLABLE_NUMBER),
+        "goodput": GOODPUT,
     }
 )

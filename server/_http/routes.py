@@ -214,7 +214,8 @@ ROUTES: tuple[Route, ...] = (
         "job",
         "/api/job",
         "A job's writers (role, rank, attempt, state running/closed/killed/silent), ranks alive over time per "
-        "role, restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
+        "role, restarts, per-rank throughput in steps/s with stragglers, step skew per role over time, and "
+        "goodput (time producing new steps, time lost to each restart, steps done twice) per job, role and rank",
         (_RUN,),
         JOB,
     ),

@@ -12,10 +12,10 @@ Definitions:
 * a file without a footer is ``killed`` when a later file of the same place (role and
   rank) exists, ``silent`` when it has written nothing for ``silent_after`` seconds, and
   ``running`` otherwise;
-* *throughput* of a place is steps per second over the trace of its newest file, and
-  *recent* throughput over the last quarter of that trace's duration (at least two
-  entries); *stragglers* are places whose recent throughput is below 80% of their
-  role's median;
+* *throughput* of a place is new steps per second over its productive time, over all its
+  attempts, and *recent* throughput over the last quarter of that time (restart gaps left
+  out: see :mod:`.goodput`, which also measures each place's goodput); *stragglers* are
+  places whose recent throughput is below 80% of their role's median;
 * *step skew* at time t is, per role, the highest minus the lowest step reached by the
   places alive at t (the step a place had reached is interpolated along its trace).
 """
@@ -29,26 +29,13 @@ from typing import Any
 import numpy as np
 
 from visualdl._index.index import WriterInfo
+from visualdl.server._views.goodput import goodput_answer, measure_goodput
 
 __all__ = ["job_answer", "job_overview"]
 
 Progress = tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]
 
 STRAGGLER_RATIO = 0.8
-
-
-def _rate(walls: np.ndarray, steps: np.ndarray) -> float | None:
-    if walls.size < 2 or walls[-1] <= walls[0]:
-        return None
-    return float((steps[-1] - steps[0]) / (walls[-1] - walls[0]))
-
-
-def _recent_rate(walls: np.ndarray, steps: np.ndarray) -> float | None:
-    if walls.size < 2:
-        return None
-    cutoff = walls[-1] - (walls[-1] - walls[0]) / 4
-    i = min(int(np.searchsorted(walls, cutoff, side="left")), walls.size - 2)
-    return _rate(walls[i:], steps[i:])
 
 
 def _finite_or_none(x: float) -> float | None:
@@ -68,6 +55,7 @@ def job_overview(
     """The job page's JSON for one run (see the module docstring)."""
     files = sorted(progress, key=lambda p: (p[0].role, p[0].rank, p[0].attempt, p[0].start_time))
     writers, starts, ends = _writers(files, now, silent_after)
+    good = measure_goodput(files)
     places: dict[tuple[str, int], list[int]] = {}
     for i, (info, *_rest) in enumerate(files):
         places.setdefault((info.role, info.rank), []).append(i)
@@ -95,7 +83,7 @@ def job_overview(
                 restarts.append({"role": role, "rank": rank, "files": len(idx)})
             rows.append(_steps_over_time(files, idx, times, starts, ends))
             ranks.append(rank)
-            entries.append(_throughput(files, idx, rank))
+            entries.append(good.throughput((role, rank)))
         skew[role] = _skew(rows, ranks, grid)
         stragglers[role] = _mark_stragglers(entries)
         throughput[role] = sorted(entries, key=lambda e: e["rank"])
@@ -118,6 +106,7 @@ def job_overview(
         "median_recent_steps_per_second": {
             role: _median([e["recent_steps_per_second"] for e in throughput[role]]) for role in roles
         },
+        "goodput": goodput_answer(good),
     }
 
 
@@ -193,18 +182,6 @@ def _steps_over_time(
             inside = (times >= starts[i]) & (times <= ends[i])
             row[inside] = np.interp(times[inside], w, s.astype(float), left=np.nan)
     return row
-
-
-def _throughput(files: Sequence[Progress], idx: list[int], rank: int) -> dict[str, Any]:
-    """A place's steps per second over its newest file's trace, recent and overall, and its last step."""
-    steps = np.concatenate([files[i][2] for i in idx]).astype(float)
-    last = files[idx[-1]]
-    return {
-        "rank": rank,
-        "steps_per_second": _rate(last[1], last[2]),
-        "recent_steps_per_second": _recent_rate(last[1], last[2]),
-        "last_step": int(steps.max()) if steps.size else None,
-    }
 
 
 def _skew(rows: list[np.ndarray], ranks: list[int], grid: int) -> dict[str, list[Any]]:

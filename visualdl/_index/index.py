@@ -427,7 +427,8 @@ class Index(Poller):
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
-        (one entry per scalar record written), and the number of scalar points."""
+        (one entry per scalar record written, and first one for the file's first point when
+        its first record holds later ones too), and the number of scalar points."""
         return [(info, walls, steps, points) for info, walls, steps, points, _ in self.file_progress(run)]
 
     def file_progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]]:

@@ -131,7 +131,8 @@ class LogReader(Index):
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
-        (one entry per scalar record written), and the number of scalar points."""
+        (one entry per scalar record written, and first one for the file's first point when
+        its first record holds later ones too), and the number of scalar points."""
         return super().progress(run)
 
     def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:

@@ -59,8 +59,9 @@ class Run:
 
 
 class Progress:
-    """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record,
-    and the lowest step it logged."""
+    """How far a writer got, over time: one ``(wall, max step)`` entry per scalar record (and,
+    first, one for its first point when the first record holds later ones too), and the
+    lowest step it logged."""
 
     __slots__ = ("walls", "steps", "points", "first", "refused")
 
@@ -83,6 +84,8 @@ class Progress:
     def add(self, blocks: list[ScalarBlock]) -> None:
         for block in blocks:
             if block.steps.size:
+                if not self.steps:
+                    self._start(block)
                 low = int(block.steps.min())
                 self.first = low if self.first is None else min(self.first, low)
                 top = int(block.steps.max())
@@ -91,6 +94,16 @@ class Progress:
                 self.steps.append(top)
                 self.walls.append(float(block.wall_times.max()))
                 self.points += int(block.steps.size)
+
+    def _start(self, block: ScalarBlock) -> None:
+        """An entry for the file's first point when its first record also holds later ones
+        (one flush of many steps): where a file's logging began, not only where its first
+        record ended (a rate needs two entries; a killed attempt may leave one record)."""
+        walls = block.wall_times
+        earliest = float(walls.min())
+        if earliest < float(walls.max()):  # NaN compares false: no entry
+            self.steps.append(int(block.steps[walls == earliest].max()))
+            self.walls.append(earliest)
 
 
 #: A place in a job: ``(role, rank)``; rank -1 for writers that do not know theirs.

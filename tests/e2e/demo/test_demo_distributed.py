@@ -101,5 +101,9 @@ def test_demo_logs_served_as_a_job(demo_logs, make_app):
     states = {(w["role"], w["rank"], w["attempt"]): w["state"] for w in job["writers"]}
     assert states[("trainer", 1, 0)] != "running" and states[("trainer", 1, 1)] == "closed"
     assert job["restarts"] == [{"role": "trainer", "rank": 1, "files": 2}]
+    # The restarted trainer has a throughput like the others; its restart cost 40..45 again.
+    assert all(e["steps_per_second"] is not None for e in job["throughput"]["trainer"])
+    (gap,) = job["goodput"]["gaps"]
+    assert (gap["rank"], gap["steps_done_twice"]) == (1, 6) and gap["lost_seconds"] > 0
     graphs = client.get("/api/graphs").get_json()["graphs"]
     assert {(g["run"], g["name"]) for g in graphs} == {("ps-async-elastic", "digits_mlp"), ("ps-sync", "digits_mlp")}
