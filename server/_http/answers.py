@@ -57,6 +57,19 @@ SERIES = {
     "nonfinite": NONFINITE,
     "range_points": {"type": "integer", "description": "points in the step range before downsampling"},
 }
+_ROW5 = {"type": "array", "items": INTEGER, "minItems": 5, "maxItems": 5}
+_ROW2 = {"type": "array", "items": INTEGER, "minItems": 2, "maxItems": 2}
+EXTREME_HOLDERS = obj(
+    {
+        "ranges": {
+            **array(_ROW5),
+            "description": "[first_step, last_step, rank, held, points]: the rank holding the extreme over the "
+            "steps first..last (held == points); past 200 ranges, each range a window naming the rank holding it "
+            "at most points (held of points)",
+        },
+        "top": {**array(_ROW2), "description": "[rank, points held]: the most frequent holders, most first"},
+    }
+)
 JOB_ROLE = obj(
     {
         "role": STRING,
@@ -74,7 +87,13 @@ JOB_ROLE = obj(
             for field, what in QUANTILE_NAMES.items()
         },
         **{f"{field}_nonfinite": NONFINITE for field in QUANTILE_NAMES},
+        "extremes": obj(
+            {"min": EXTREME_HOLDERS, "max": EXTREME_HOLDERS},
+            description="who holds the minimum and the maximum, by range of steps over the whole step range "
+            "asked for (not only the points sent)",
+        ),
     },
+    optional=("extremes",),
     description="one role's mean over ranks with its min/max band, the rank at each extreme, and the "
     "quantiles of the ranks' values (numpy's linear interpolation, NaN ignored)",
 )

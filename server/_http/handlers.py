@@ -78,8 +78,16 @@ def _tags(q: Query) -> Any:
 
 def _scalars(q: Query) -> Any:
     # x_min above x_max: a range that holds no point (an empty answer, not an error).
+    role, _, rank = (q["rank"] or "").rpartition("/")
     chart = _provider().read_scalar_runs(
-        runs=q["run"], tag=q["tag"], max_points=q["max_points"], x_min=q["x_min"], x_max=q["x_max"], ranks=q["ranks"]
+        runs=q["run"],
+        tag=q["tag"],
+        max_points=q["max_points"],
+        x_min=q["x_min"],
+        x_max=q["x_max"],
+        ranks=q["ranks"],
+        rank=int(rank) if rank else None,
+        role=role or None,
     )
     return scalars_answer(chart)
 

@@ -168,6 +168,14 @@ ROUTES: tuple[Route, ...] = (
                 type="enum",
                 choices=("mean", "each"),
             ),
+            Param(
+                "rank",
+                "for jobs: only this rank's own series (in 'line' and 'per_rank'), no aggregation over ranks: "
+                "RANK (of the first role having it, trainers first) or ROLE/RANK",
+                pattern="(?:[^\\u0000]{1,256}/)?[0-9]{1,9}",
+                hint="a rank, or ROLE/RANK such as trainer/7",
+                example="trainer/0",
+            ),
         ),
         SCALARS,
     ),
