@@ -20,6 +20,7 @@ from visualdl.server._http.jsonschema import (
 __all__ = [
     "HEALTH",
     "JOB",
+    "JOB_HEATMAP",
     "JOB_ROLE",
     "KIND_LIST",
     "NONFINITE",
@@ -262,5 +263,33 @@ JOB = obj(
         "stragglers": mapping(array(INTEGER), PER_ROLE + "ranks below 80% of the median recent throughput"),
         "restarts": array(obj({"role": STRING, "rank": INTEGER, "files": INTEGER})),
         "median_recent_steps_per_second": mapping(NULLABLE_NUMBER),
+    }
+)
+JOB_HEATMAP = obj(
+    {
+        "run": STRING,
+        "role": STRING,
+        "metric": STRING,
+        "unit": STRING,
+        "rows": {**array(INTEGER), "description": "the rank of each row, ascending"},
+        "times": {**array(NUMBER), "description": "the edges of the time grid's cells (columns + 1), as /api/job"},
+        "columns": INTEGER,
+        "min": {**NULLABLE_NUMBER, "description": "the value of byte 0 (null: no value at all)"},
+        "max": {**NULLABLE_NUMBER, "description": "the value of byte 254"},
+        "values": {
+            "type": "string",
+            "contentEncoding": "base64",
+            "description": "rows x columns bytes, row by row: min + byte / 254 * (max - min); 255: no value",
+        },
+        "overlays": obj(
+            {
+                "row": array(INTEGER),
+                "time": array(NUMBER),
+                "kind": array({"enum": ["restart", "end"]}),
+                "text": array(STRING),
+            },
+            description="markers, column-wise: a rank's later attempt started (restart) or one of its files "
+            "ended (end), at a row and a wall time",
+        ),
     }
 )

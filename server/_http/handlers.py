@@ -21,6 +21,7 @@ from visualdl.server._views.audio import audio_answer, audio_clip
 from visualdl.server._views.curves import curves
 from visualdl.server._views.distribution import distribution_answer
 from visualdl.server._views.health import health_answer
+from visualdl.server._views.heatmap import job_heatmap
 from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
@@ -144,6 +145,10 @@ def _job(q: Query) -> Any:
     return job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
 
 
+def _job_heatmap(q: Query) -> Any:
+    return job_heatmap(_provider(), run=q["run"], role=q["role"], metric=q["metric"])
+
+
 def _distribution(q: Query) -> Any:
     events = _provider().read_events(run=q["run"], kind="histograms", tag=q["tag"])
     return distribution_answer(q["run"], q["tag"], events)
@@ -204,6 +209,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "image": _image,
     "histograms": _histograms,
     "job": _job,
+    "job_heatmap": _job_heatmap,
     "distribution": _distribution,
     "graphs": _graph_list,
     "graph": _graph,

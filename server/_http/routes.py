@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visualdl.server._http.answers import HEALTH, JOB, KIND_LIST, RUNS, SCALARS, TAGS
+from visualdl.server._http.answers import HEALTH, JOB, JOB_HEATMAP, KIND_LIST, RUNS, SCALARS, TAGS
 from visualdl.server._http.answers_graph import GRAPH, GRAPH_NODE, GRAPH_SEARCH, GRAPHS
 from visualdl.server._http.answers_kinds import (
     AUDIO,
@@ -40,6 +40,7 @@ from visualdl.server._http.params import (
     NUMBER_BOUNDS,
     Param,
 )
+from visualdl.server._views.heatmap import METRICS
 
 __all__ = ["ERRORS", "ROUTES", "Route"]
 
@@ -225,6 +226,18 @@ ROUTES: tuple[Route, ...] = (
         "role, restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
         (_RUN,),
         JOB,
+    ),
+    Route(
+        "job_heatmap",
+        "/api/job/heatmap",
+        "A rank x time heatmap of a job's role: a metric (steps per second) per rank over the job's time grid, "
+        "as bytes quantised over [min, max], with restarts and process ends as markers",
+        (
+            _RUN,
+            Param("role", "the role (default: the first, trainers first)"),
+            Param("metric", "what is drawn", type="enum", choices=tuple(METRICS)),
+        ),
+        JOB_HEATMAP,
     ),
     Route(
         "distribution",
