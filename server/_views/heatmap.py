@@ -160,10 +160,13 @@ def throughput_matrix(files: Sequence[Progress], members: list[int], edges: np.n
     block = max(1, BLOCK_CELLS // max(1, edges.size))
     for b0 in range(0, len(traced), block):  # a block of files at a time
         part = traced[b0 : b0 + block]
-        rows = np.array([p[0] for p in part])
+        rows = np.array([p[0] for p in part])  # ascending: the files are sorted by rank
         done, secs = _interpolated(part, edges)
-        np.add.at(steps_done, rows, done)
-        np.add.at(seconds, rows, secs)
+        first = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))  # a rank's files together
+        if first.size < rows.size:  # restarts: a rank's attempts add up
+            done, secs = np.add.reduceat(done, first, axis=0), np.add.reduceat(secs, first, axis=0)
+        steps_done[rows[first]] += done
+        seconds[rows[first]] += secs
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(seconds > 0, steps_done / seconds, np.nan)
     return ranks, rate
