@@ -95,6 +95,7 @@ def test_server_heatmap_bytes_quantise_over_min_max():
 @pytest.fixture
 def job_logdir(tmp_path):
     t0 = time.time() - 1000
+    killed = []
     for rank in range(5):
         slow = rank == 3
         attempts = ((0, 0, 120), (1, 100, 200)) if rank == 1 else ((0, 0, 200),)
@@ -110,9 +111,12 @@ def job_logdir(tmp_path):
                 assert isinstance(sink, Sink)
                 sink._appender = None
                 sink._closed = True
+                killed.append(w)
             else:
                 w.close()
-    return tmp_path
+    yield tmp_path
+    for w in killed:
+        w.close()
 
 
 def test_server_heatmap_answer_rows_are_ranks_and_the_slow_row_is_dim(job_logdir, make_app):
