@@ -8,6 +8,7 @@ import { getJSON } from './api.js';
 import { h } from './dom.js';
 import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
 import { GoodputView } from './jobgoodput.js';
+import { JobHeatmap } from './jobheatmap.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
@@ -46,6 +47,7 @@ export class JobsView {
     };
     this.table = panel.querySelector('#job-writers');
     this.goodput = new GoodputView(this.body);
+    this.heatmap = new JobHeatmap(panel.querySelector('.job-grid'));
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -83,6 +85,7 @@ export class JobsView {
 
   draw(job) {
     const roles = job.roles.map((r) => r.role);
+    this.heatmap.show(this.run, roles);
     const color = (role) => ROLE_COLORS[roles.indexOf(role) % ROLE_COLORS.length];
     const times = job.times.map(localMs);
     const killed = job.writers.filter((w) => w.state === 'killed').length;

@@ -6,6 +6,7 @@ import { fetchJSON } from './api.js';
 import { LazyCard } from './card.js';
 import { button, h, safeFileName, saveFile } from './dom.js';
 import { canQuickDraw, quickPlot } from './quickplot.js';
+import { RankPins, clickedEdge } from './rankpins.js';
 import { scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs, toCSV, toJSON, toStepRange } from './scalarfigure.js';
 
@@ -54,6 +55,7 @@ export class ScalarChart extends LazyCard {
     this.uirevision = 1;
     this.firstWall = new Map(); // run -> wall time of its first point, for relative time
     this.needsDraw = false; // data or settings changed since the last draw
+    this.pins = new RankPins(tag, () => this.settingsChanged('pins')); // ranks' own lines, pinned by a click
     this.plot = h('div', { class: 'plot', 'aria-label': `chart of ${tag}` });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
     this.note = h('div', { class: 'card-note' });
@@ -164,6 +166,8 @@ export class ScalarChart extends LazyCard {
   figure() {
     const selected = new Set(this.runs);
     const series = expandJobs(this.data.runs.filter((s) => selected.has(s.run)), this.ctx.scalar.perRank);
+    this.pins.keep(this.runs);
+    series.push(...this.pins.series());
     const fig = buildFigure(series, {
       ...this.ctx.scalar,
       runColor: this.ctx.runColor,
@@ -201,6 +205,16 @@ export class ScalarChart extends LazyCard {
     }, (error) => this.showError(`Drawing failed: ${error.message}`));
     if (!this.plotted) {
       this.plot.on('plotly_relayout', (event) => this.onRelayout(event));
+      this.plot.on('plotly_click', (event) => {
+        const edge = clickedEdge(event, this.plot);
+        if (edge) this.pins.toggle(edge);
+      });
+      this.plot.on('plotly_legendclick', (event) => {
+        const name = event.data[event.curveNumber]?.meta?.run;
+        if (!this.pins.has(name)) return true;
+        this.pins.remove(name);
+        return false;
+      });
       this.plotted = true;
     }
     this.note.textContent = this.noteText(series);

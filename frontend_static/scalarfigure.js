@@ -2,6 +2,7 @@
 // axis, raw (faint) and smoothed (solid) lines, markers for non-finite values, the
 // "ignore outliers" y range; and back from a zoomed x range to a step range.
 
+import { countedSteps, holderText, holdersSummary } from './bandoutliers.js';
 import { assignColors, lighten, withAlpha } from './colors.js';
 import { escPlotly, fmtValue, localMs, parseAxisDate } from './format.js';
 import { smooth } from './smoothing.js';
@@ -155,7 +156,7 @@ export function expandJobs(runs, perRank) {
         steps: role.steps, values: role.values, wall_times: role.wall_times, nonfinite: role.nonfinite,
         range_points: role.range_points,
         band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
-          ranks: role.ranks.length, role: role.role, quantiles: quantilesOf(role) },
+          ranks: role.ranks.length, role: role.role, quantiles: quantilesOf(role), extremes: role.extremes ?? null },
       });
     }
   }
@@ -184,19 +185,24 @@ function bandTraces(s) {
   const count = broken(band.count, s.breaks);
   const text = (values, ranks, what) => values.map((v, i) => `${what} ${v === null ? '–' : fmtValue(v)} (rank ${ranks[i]})`);
   const custom = s.steps.map((step, i) => [step, count[i], band.ranks, escPlotly(s.run)]);
+  // Per edge: who holds it over which steps (from the answer's ranges), and the rank a click pins.
+  const held = (name, ranks) => s.steps.map((step, i) => [...custom[i],
+    step === null ? '' : escPlotly(holderText(band.extremes?.[name]?.ranges, step)), ranks[i]]);
   const common = { type: 'scatter', mode: 'lines', x: s.xs, showlegend: false, customdata: custom, connectgaps: false,
     legendgroup: s.run };
+  const meta = { run: s.run, job: s.job ?? s.run, role: band.role };
   return [
     {
       ...common, y: band.min, line: { width: 0, color: s.color }, text: text(band.min, minRank, 'min'),
-      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[1]} of %{customdata[2]} ranks<extra></extra>',
-      meta: { run: s.run, kind: 'band-min' },
+      customdata: held('min', minRank),
+      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[1]} of %{customdata[2]} ranks · %{customdata[4]}<extra></extra>',
+      meta: { ...meta, kind: 'band-min' },
     },
     {
       ...common, y: band.max, line: { width: 0, color: s.color }, fill: 'tonexty', fillcolor: withAlpha(s.color, STYLE.band_alpha),
-      text: text(band.max, maxRank, 'max'),
-      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
-      meta: { run: s.run, kind: 'band-max' },
+      text: text(band.max, maxRank, 'max'), customdata: held('max', maxRank),
+      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[4]}<extra></extra>',
+      meta: { ...meta, kind: 'band-max' },
     },
     ...quantileTraces(s, band.quantiles, common),
   ];
@@ -324,14 +330,30 @@ function legendRows(shown) {
 const LINEAR_TICKS = { exponentformat: 'SI', separatethousands: false };
 const LOG_TICKS = { exponentformat: 'power', minorloglabels: 'none' };
 
+/** One line per job role: the ranks most often at its maximum and minimum, above the plot. */
+function holdersNotes(shown) {
+  const notes = [];
+  for (const s of shown) {
+    const text = holdersSummary(s.band?.extremes, s.band?.role, countedSteps(s.band?.extremes));
+    if (text) notes.push(shown.filter((o) => o.band).length > 1 ? `${s.run} · most often at ${text}` : `most often at ${text}`);
+  }
+  return notes;
+}
+
 function layoutOf(shown, opt) {
   const yRange = opt.zoomY ?? (opt.ignoreOutliers ? outlierRange(shown.map((s) => s.values), opt.logY) : null);
   const legend = opt.legend && shown.length > 0;
   const rows = legend ? legendRows(shown) : 0;
+  const notes = holdersNotes(shown);
   return {
     uirevision: opt.uirevision,
-    height: 270 + 18 * rows,
-    margin: { l: 58, r: 14, t: 10, b: 42 },
+    height: 270 + 18 * rows + 14 * notes.length,
+    margin: { l: 58, r: 14, t: 10 + 14 * notes.length, b: 42 },
+    annotations: notes.map((text, i) => ({
+      text: escPlotly(text), xref: 'paper', yref: 'paper', x: 0, xanchor: 'left', y: 1, yanchor: 'bottom',
+      yshift: 14 * (notes.length - 1 - i), showarrow: false, font: { size: 10, color: '#555' },
+      name: 'extreme-holders',
+    })),
     showlegend: legend,
     legend: { orientation: 'h', x: 0, xanchor: 'left', y: -0.18, yanchor: 'top', font: { size: 10 },
       itemclick: 'toggle', itemdoubleclick: 'toggleothers', bgcolor: 'rgba(255,255,255,0)' },

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from visualdl._index.index import WriterInfo
+from visualdl._index.outliers import RankRuns
 
 __all__ = [
     "Health",
@@ -84,11 +85,15 @@ class RoleLine:
     max_rank: np.ndarray
     count: np.ndarray
     quantiles: np.ndarray
+    #: Who holds the minimum and the maximum, by range of steps over the whole step range
+    #: asked for (not only the points kept): :func:`visualdl._index.outliers.extreme_runs`.
+    min_runs: RankRuns | None = None
+    max_runs: RankRuns | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RankLine:
-    """One rank's own series (asked for with ``ranks="each"``)."""
+    """One rank's own series (asked for with ``ranks="each"``, or alone by its place)."""
 
     role: str
     rank: int

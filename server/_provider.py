@@ -23,8 +23,9 @@ import numpy as np
 from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
 from visualdl._index.aggregate import JobSeries
 from visualdl._index.cache import ByteCache
-from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, select_range
+from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, downsample_lines, select_range
 from visualdl._index.index import Index, WriterInfo
+from visualdl._index.outliers import extreme_runs
 from visualdl._index.series import ScalarSeries
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._storage import is_url, open_store
@@ -254,24 +255,32 @@ class DataProvider:
         x_min: float | None = None,
         x_max: float | None = None,
         ranks: str = "mean",
+        rank: int | None = None,
+        role: str | None = None,
     ) -> RunScalars:
         """One run's series of ``tag`` in the step range, at most ``max_points`` points.
 
         For a job (a run with two or more ranked writers of ``tag``), ``job`` holds per
-        role the mean over ranks with its min/max band, the rank at each extreme and the
-        quantiles over ranks (p5, p25, median, p75, p95), and
+        role the mean over ranks with its min/max band, the rank at each extreme (per point,
+        and by range of steps) and the quantiles over ranks (p5, p25, median, p75, p95), and
         ``line`` is the first role's mean (trainers first); with ``ranks="each"``,
-        ``per_rank`` also holds every rank's own series.
+        ``per_rank`` also holds every rank's own series. With ``rank`` (and ``role``; by
+        default the first role having that rank, trainers first), only that rank's own
+        series, as ``line`` and the one entry of ``per_rank``: no rank is aggregated.
         """
         reader, local = self.resolve(run)
         if not _has_tag(reader, local, "scalars", tag):
             raise NotFound(f"run {run!r} has no scalar tag {tag!r}")
         version = reader.version(local, "scalars", tag)
-        key = (run, tag, version, max_points, x_min, x_max, ranks)
+        key = (run, tag, version, max_points, x_min, x_max, ranks, rank, role)
         hit = self._charts.get(key)
         if hit is not None:
             return hit
         total = reader.count(local, "scalars", tag)
+        if rank is not None:
+            result = _one_rank(reader, local, run, tag, rank, role, total, max_points, x_min, x_max)
+            self._charts.put(key, result)
+            return result
         streamed = reader.chart_scalars(local, tag, max_points=max_points, x_min=x_min, x_max=x_max)
         if streamed is not None:  # one long series: downsampled as it is read back
             kept, in_range = streamed
@@ -307,6 +316,8 @@ class DataProvider:
         x_min: float | None = None,
         x_max: float | None = None,
         ranks: str = "mean",
+        rank: int | None = None,
+        role: str | None = None,
     ) -> ScalarRuns:
         """:meth:`read_scalars` of each of ``runs``; a known run without ``tag`` is listed in
         ``missing`` (the chart shows the others), an unknown one is :class:`NotFound`."""
@@ -318,7 +329,9 @@ class DataProvider:
                 missing.append(run)
                 continue
             series.append(
-                self.read_scalars(run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks)
+                self.read_scalars(
+                    run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks, rank=rank, role=role
+                )
             )
         return ScalarRuns(tag, max_points, tuple(series), tuple(missing))
 
@@ -444,26 +457,42 @@ def _downsampled(series: ScalarSeries, max_points: int, x_min: float | None, x_m
     return Line(steps[keep], series.values[start:stop][keep], series.wall_times[start:stop][keep], int(steps.size))
 
 
+def _one_rank(
+    reader: Index,
+    local: str,
+    run: str,
+    tag: str,
+    rank: int,
+    role: str | None,
+    total: int,
+    max_points: int,
+    x_min: float | None,
+    x_max: float | None,
+) -> RunScalars:
+    """The series of one place of a job (``role`` None: the first role having ``rank``,
+    trainers first), read from that place's streams alone."""
+    roles = sorted({r for r, k in reader.streams(local, tag) if k == rank}, key=lambda r: (r != "trainer", r))
+    if role is None and roles:
+        role = roles[0]
+    if role not in roles:
+        have = ", ".join(repr(r) for r in roles) or "none"
+        raise NotFound(
+            f"run {run!r} has no writer of {tag!r} with role {role!r} and rank {rank}; roles with that rank: {have}"
+        )
+    line = _downsampled(reader.scalars(local, tag, role=role, rank=rank), max_points, x_min, x_max)
+    return RunScalars(run, total, line, (), (RankLine(role, rank, line),))
+
+
 def _role_line(
     role: str, ranks: list[int], job: JobSeries, max_points: int, x_min: float | None, x_max: float | None
 ) -> RoleLine:
-    """One role's mean line and min/max band; the points kept are those that keep the spikes
-    of any of the three (each downsampled at a third of the budget, then joined)."""
+    """One role's mean line, min/max band and quantiles; the points kept are those that keep the
+    spikes of every one of these lines (:func:`downsample_lines`). Who holds each extreme is
+    told by range of steps over the whole step range (:func:`extreme_runs`)."""
     start, stop = select_range(job.steps, x_min, x_max)
     steps = job.steps[start:stop]
-    if steps.size <= max_points:
-        keep = np.arange(start, stop)
-    else:
-        third = max(PICKS_PER_BUCKET, max_points // 3)
-        keep = (
-            np.union1d(
-                np.union1d(
-                    downsample(steps, job.mean[start:stop], third), downsample(steps, job.min[start:stop], third)
-                ),
-                downsample(steps, job.max[start:stop], third),
-            )
-            + start
-        )
+    lines = [job.mean[start:stop], job.min[start:stop], job.max[start:stop], *job.quantiles[:, start:stop]]
+    keep = downsample_lines(steps, lines, max_points) + start
     mean = Line(job.steps[keep], job.mean[keep], job.wall_times[keep], int(steps.size))
     return RoleLine(
         role,
@@ -475,6 +504,8 @@ def _role_line(
         job.max_rank[keep],
         job.count[keep],
         job.quantiles[:, keep],
+        extreme_runs(steps, job.min_rank[start:stop]),
+        extreme_runs(steps, job.max_rank[start:stop]),
     )
 
 

@@ -21,6 +21,7 @@ from visualdl.server._http.jsonschema import (
 __all__ = [
     "HEALTH",
     "JOB",
+    "JOB_HEATMAP",
     "JOB_ROLE",
     "KIND_LIST",
     "NONFINITE",
@@ -58,6 +59,19 @@ SERIES = {
     "nonfinite": NONFINITE,
     "range_points": {"type": "integer", "description": "points in the step range before downsampling"},
 }
+_ROW5 = {"type": "array", "items": INTEGER, "minItems": 5, "maxItems": 5}
+_ROW2 = {"type": "array", "items": INTEGER, "minItems": 2, "maxItems": 2}
+EXTREME_HOLDERS = obj(
+    {
+        "ranges": {
+            **array(_ROW5),
+            "description": "[first_step, last_step, rank, held, points]: the rank holding the extreme over the "
+            "steps first..last (held == points); past 200 ranges, each range a window naming the rank holding it "
+            "at most points (held of points)",
+        },
+        "top": {**array(_ROW2), "description": "[rank, points held]: the most frequent holders, most first"},
+    }
+)
 JOB_ROLE = obj(
     {
         "role": STRING,
@@ -75,7 +89,13 @@ JOB_ROLE = obj(
             for field, what in QUANTILE_NAMES.items()
         },
         **{f"{field}_nonfinite": NONFINITE for field in QUANTILE_NAMES},
+        "extremes": obj(
+            {"min": EXTREME_HOLDERS, "max": EXTREME_HOLDERS},
+            description="who holds the minimum and the maximum, by range of steps over the whole step range "
+            "asked for (not only the points sent)",
+        ),
     },
+    optional=("extremes",),
     description="one role's mean over ranks with its min/max band, the rank at each extreme, and the "
     "quantiles of the ranks' values (numpy's linear interpolation, NaN ignored)",
 )
@@ -246,5 +266,33 @@ JOB = obj(
         "restarts": array(obj({"role": STRING, "rank": INTEGER, "files": INTEGER})),
         "median_recent_steps_per_second": mapping(NULLABLE_NUMBER),
         "goodput": GOODPUT,
+    }
+)
+JOB_HEATMAP = obj(
+    {
+        "run": STRING,
+        "role": STRING,
+        "metric": STRING,
+        "unit": STRING,
+        "rows": {**array(INTEGER), "description": "the rank of each row, ascending"},
+        "times": {**array(NUMBER), "description": "the edges of the time grid's cells (columns + 1), as /api/job"},
+        "columns": INTEGER,
+        "min": {**NULLABLE_NUMBER, "description": "the value of byte 0 (null: no value at all)"},
+        "max": {**NULLABLE_NUMBER, "description": "the value of byte 254"},
+        "values": {
+            "type": "string",
+            "contentEncoding": "base64",
+            "description": "rows x columns bytes, row by row: min + byte / 254 * (max - min); 255: no value",
+        },
+        "overlays": obj(
+            {
+                "row": array(INTEGER),
+                "time": array(NUMBER),
+                "kind": array({"enum": ["restart", "end"]}),
+                "text": array(STRING),
+            },
+            description="markers, column-wise: a rank's later attempt started (restart) or one of its files "
+            "ended (end), at a row and a wall time",
+        ),
     }
 )

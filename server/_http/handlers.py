@@ -21,6 +21,7 @@ from visualdl.server._views.audio import audio_answer, audio_clip
 from visualdl.server._views.curves import curves
 from visualdl.server._views.distribution import distribution_answer
 from visualdl.server._views.health import health_answer
+from visualdl.server._views.heatmap import job_heatmap
 from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
@@ -78,8 +79,16 @@ def _tags(q: Query) -> Any:
 
 def _scalars(q: Query) -> Any:
     # x_min above x_max: a range that holds no point (an empty answer, not an error).
+    role, _, rank = (q["rank"] or "").rpartition("/")
     chart = _provider().read_scalar_runs(
-        runs=q["run"], tag=q["tag"], max_points=q["max_points"], x_min=q["x_min"], x_max=q["x_max"], ranks=q["ranks"]
+        runs=q["run"],
+        tag=q["tag"],
+        max_points=q["max_points"],
+        x_min=q["x_min"],
+        x_max=q["x_max"],
+        ranks=q["ranks"],
+        rank=int(rank) if rank else None,
+        role=role or None,
     )
     return scalars_answer(chart)
 
@@ -134,6 +143,10 @@ def _histograms(q: Query) -> Any:
 
 def _job(q: Query) -> Any:
     return job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
+
+
+def _job_heatmap(q: Query) -> Any:
+    return job_heatmap(_provider(), run=q["run"], role=q["role"], metric=q["metric"])
 
 
 def _distribution(q: Query) -> Any:
@@ -196,6 +209,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "image": _image,
     "histograms": _histograms,
     "job": _job,
+    "job_heatmap": _job_heatmap,
     "distribution": _distribution,
     "graphs": _graph_list,
     "graph": _graph,

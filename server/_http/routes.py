@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visualdl.server._http.answers import HEALTH, JOB, KIND_LIST, RUNS, SCALARS, TAGS
+from visualdl.server._http.answers import HEALTH, JOB, JOB_HEATMAP, KIND_LIST, RUNS, SCALARS, TAGS
 from visualdl.server._http.answers_graph import GRAPH, GRAPH_NODE, GRAPH_SEARCH, GRAPHS
 from visualdl.server._http.answers_kinds import (
     AUDIO,
@@ -40,6 +40,7 @@ from visualdl.server._http.params import (
     NUMBER_BOUNDS,
     Param,
 )
+from visualdl.server._views.heatmap import METRICS
 
 __all__ = ["ERRORS", "ROUTES", "Route"]
 
@@ -168,6 +169,14 @@ ROUTES: tuple[Route, ...] = (
                 type="enum",
                 choices=("mean", "each"),
             ),
+            Param(
+                "rank",
+                "for jobs: only this rank's own series (in 'line' and 'per_rank'), no aggregation over ranks: "
+                "RANK (of the first role having it, trainers first) or ROLE/RANK",
+                pattern="(?:[^\\u0000]{1,256}/)?[0-9]{1,9}",
+                hint="a rank, or ROLE/RANK such as trainer/7",
+                example="trainer/0",
+            ),
         ),
         SCALARS,
     ),
@@ -218,6 +227,18 @@ ROUTES: tuple[Route, ...] = (
         "goodput (time producing new steps, time lost to each restart, steps done twice) per job, role and rank",
         (_RUN,),
         JOB,
+    ),
+    Route(
+        "job_heatmap",
+        "/api/job/heatmap",
+        "A rank x time heatmap of a job's role: a metric (steps per second) per rank over the job's time grid, "
+        "as bytes quantised over [min, max], with restarts and process ends as markers",
+        (
+            _RUN,
+            Param("role", "the role (default: the first, trainers first)"),
+            Param("metric", "what is drawn", type="enum", choices=tuple(METRICS)),
+        ),
+        JOB_HEATMAP,
     ),
     Route(
         "distribution",

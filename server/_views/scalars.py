@@ -10,6 +10,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from visualdl._index.outliers import RankRuns
 from visualdl.server._data import Line, RankLine, RoleLine, RunScalars, ScalarRuns
 
 __all__ = ["ScalarsAnswer", "scalars_answer"]
@@ -63,7 +64,15 @@ def _role(role: RoleLine) -> dict[str, Any]:
     for name, row in zip(QUANTILE_FIELDS, role.quantiles, strict=True):
         out[name] = row
         out[f"{name}_nonfinite"] = nonfinite(row)
+    if role.min_runs is not None and role.max_runs is not None:
+        out["extremes"] = {"min": _extremes(role.min_runs), "max": _extremes(role.max_runs)}
     return out
+
+
+def _extremes(runs: RankRuns) -> dict[str, Any]:
+    """Who holds an extreme: ``ranges`` as rows ``[first_step, last_step, rank, held, points]``
+    and ``top`` as rows ``[rank, held]``, most first."""
+    return {"ranges": runs.table(), "top": np.column_stack((runs.top_rank, runs.top_held)).reshape(-1, 2)}
 
 
 def _rank(rank: RankLine) -> dict[str, Any]:
@@ -76,8 +85,8 @@ def run_scalars_json(series: RunScalars) -> dict[str, Any]:
     out = _line(series.line)
     if series.job:
         out["job"] = [_role(role) for role in series.job]
-        if series.per_rank is not None:
-            out["per_rank"] = [_rank(rank) for rank in series.per_rank]
+    if series.per_rank is not None:
+        out["per_rank"] = [_rank(rank) for rank in series.per_rank]
     out.update(run=series.run, total_points=series.total_points)
     return out
 

@@ -166,7 +166,9 @@ test('a job: its mean line with a min/max band whose hover names the ranks', () 
   assert.equal(low.connectgaps, false);
   assert.deepEqual(low.text, ['min 0 (rank 0)', 'min 1 (rank 2)', 'min – (rank 1)']);
   assert.deepEqual(high.text, ['max 2 (rank 1)', 'max 3 (rank 1)', 'max 4 (rank 0)']);
-  assert.deepEqual(low.customdata[2], [2, 2, 3, 'job · trainer']);
+  // step, ranks reporting, ranks, run; who holds the edge over which steps (no ranges sent: none); the rank a click pins
+  assert.deepEqual(low.customdata[2], [2, 2, 3, 'job · trainer', '', 1]);
+  assert.deepEqual(fig.layout.annotations, []);
   assert.equal(kind(fig, 'smoothed')[0].line.color, color);
 
   // One role: the job's own name. Per-rank lines: one series per rank, no band.

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-__all__ = ["PICKS_PER_BUCKET", "Downsampler", "downsample", "select_range"]
+__all__ = ["PICKS_PER_BUCKET", "Downsampler", "downsample", "downsample_lines", "select_range"]
 
 #: Points kept per bucket at most: first, last, min, max, first NaN.
 PICKS_PER_BUCKET = 5
@@ -215,3 +215,22 @@ class Downsampler:
         values = np.concatenate([p[2] for p in self._picks])[first].astype(np.float64, copy=False)
         walls = np.concatenate([p[3] for p in self._picks])[first].astype(np.float64, copy=False)
         return steps, values, walls
+
+
+def downsample_lines(steps: np.ndarray, lines: list[np.ndarray], max_points: int) -> np.ndarray:
+    """Indices of at most ``max_points`` points of ``steps`` that keep the spikes of every one of
+    ``lines`` (values at ``steps``, each as :func:`downsample` keeps them at a share of the budget):
+    the union of each line's points. The share starts at half the budget and shrinks until the
+    union fits (lines that move together share most of their points); at worst it is
+    ``max_points // len(lines)`` (at least :data:`PICKS_PER_BUCKET`), whose union always fits
+    when that is at least :data:`PICKS_PER_BUCKET`."""
+    n = steps.size
+    if n <= max_points or not lines:
+        return np.arange(n)
+    floor = max(PICKS_PER_BUCKET, max_points // len(lines))
+    share = max(floor, max_points // 2)
+    while True:
+        keep = np.unique(np.concatenate([downsample(steps, line, share) for line in lines]))
+        if keep.size <= max_points or share == floor:
+            return keep
+        share = max(floor, share * max_points // keep.size - 1)

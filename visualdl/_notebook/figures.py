@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from visualdl._notebook.bands import add_bands
 from visualdl._notebook.style import (
     STYLE,
     _alpha,
@@ -92,9 +93,11 @@ def scalars(
     ``tags``/``runs``: a regular expression (searched) or a list of exact names; None: all.
     ``x_axis``: ``"step"``, ``"relative"`` (time since the run started, in seconds, minutes or
     hours as the chart's span asks) or ``"wall"``.
-    A job's run is drawn as its mean over ranks with a min/max band per role, or one line
-    per rank with ``ranks="each"``. NaN and ±Inf are gaps in the line, marked at the top
-    (NaN: x, +Inf: triangle up) or bottom (-Inf: triangle down) of the chart, as in the web UI.
+    A job's run is drawn as its mean over ranks with its bands per role (min-max faint,
+    p5-p95, p25-p75, the median dashed; the hover names the rank at each extreme and the
+    steps it holds it over), or one line per rank with ``ranks="each"``. NaN and ±Inf are gaps
+    in the line, marked at the top (NaN: x, +Inf: triangle up) or bottom (-Inf: triangle down)
+    of the chart, as in the web UI.
     """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -135,7 +138,7 @@ def scalars(
                 values = np.asarray(series.values, np.float64)
                 shown = dict(row=row, col=col)
                 if band is not None:
-                    _add_band(fig, go, name, x, band, color, shown)
+                    add_bands(fig, go, name, x, band, color, shown)
                 _add_line(fig, go, name, x, values, color, smoothing, i == 0, shown)
                 _add_nonfinite(fig, go, name, x, values, color, shown)
         fig.update_xaxes(
@@ -173,45 +176,6 @@ def _span(entries: list[tuple[str, RunScalars]], starts: dict[str, float | None]
             if len(walls):
                 span = max(span, float(walls[-1]) - (starts.get(run) or float(walls[0])))
     return span
-
-
-def _add_band(fig: Any, go: Any, name: str, x: Any, band: RoleLine, color: str, shown: dict[str, int]) -> None:
-    """A job role's min/max band, filled, its hover naming the rank at each extreme."""
-    lo = np.asarray(band.min, np.float64)
-    hi = np.asarray(band.max, np.float64)
-    rank_text = [
-        f"min {a:.6g} (rank {ra}) · max {b:.6g} (rank {rb})"
-        for a, b, ra, rb in zip(lo, hi, band.min_rank.tolist(), band.max_rank.tolist(), strict=True)
-    ]
-    fig.add_trace(
-        go.Scatter(
-            legendgroup=name,
-            x=x,
-            y=lo,
-            mode="lines",
-            line=dict(width=0, color=color),
-            showlegend=False,
-            hoverinfo="skip",
-            name=f"{name} min",
-        ),
-        **shown,
-    )
-    fig.add_trace(
-        go.Scatter(
-            legendgroup=name,
-            x=x,
-            y=hi,
-            mode="lines",
-            line=dict(width=0, color=color),
-            fill="tonexty",
-            fillcolor=_alpha(color, STYLE["band_alpha"]),
-            showlegend=False,
-            text=rank_text,
-            hovertemplate="%{text}<extra>" + name + "</extra>",
-            name=f"{name} band",
-        ),
-        **shown,
-    )
 
 
 def _add_line(

@@ -1,0 +1,43 @@
+// Who holds a job's extremes, from the `extremes` of a role of /api/scalars: the range of
+// steps a point's extreme rank holds, and the ranks most often at the minimum or maximum.
+// Pure functions: the chart's hover, its annotation and the click on a band's edge use them.
+
+/** The row [first, last, rank, held, points] of `ranges` (by first step, ascending) holding `step`; null if none. */
+export function rangeAt(ranges, step) {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [first, last] = ranges[mid];
+    if (step < first) hi = mid - 1;
+    else if (step > last) lo = mid + 1;
+    else return ranges[mid];
+  }
+  return null;
+}
+
+/** "rank 7 over steps 100–240" (or "most often rank 7: 62 of 80 steps 100–240"), for one point's hover. */
+export function holderText(ranges, step) {
+  const row = ranges ? rangeAt(ranges, step) : null;
+  if (!row) return '';
+  const [first, last, rank, held, points] = row;
+  const span = first === last ? `step ${first}` : `steps ${first}–${last}`;
+  return held === points ? `rank ${rank} over ${span}` : `most often rank ${rank}: ${held} of ${points} ${span}`;
+}
+
+/** "max: trainer 4 (50%), 1 (35%) · min: trainer 2 (88%)": the most frequent holders of a role's extremes. */
+export function holdersSummary(extremes, role, steps) {
+  if (!extremes || !steps) return '';
+  const part = (name) => {
+    const top = extremes[name]?.top ?? [];
+    if (!top.length) return '';
+    return `${name}: ${role} ${top.slice(0, 3).map(([rank, held]) => `${rank} (${Math.round((100 * held) / steps)}%)`).join(', ')}`;
+  };
+  return ['max', 'min'].map(part).filter(Boolean).join(' · ');
+}
+
+/** Steps the extremes were counted over (the holders' counts add up to at most this). */
+export function countedSteps(extremes) {
+  const ranges = extremes?.max?.ranges ?? [];
+  return ranges.reduce((total, row) => total + row[4], 0);
+}

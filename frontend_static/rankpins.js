@@ -1,0 +1,88 @@
+// One rank's own line pinned on a job chart: a click on a band's edge (its min or max)
+// fetches the rank holding that edge there (/api/scalars with rank=ROLE/RANK: that rank's
+// series alone, no aggregation) and draws it; a second click on an edge held by the same
+// rank, or a click on its legend entry, removes it.
+
+import { fetchJSON } from './api.js';
+
+/** The name of a pinned rank's line (its legend entry and trace meta.run). */
+export const pinName = (job, role, rank) => `${job} · ${role} ${rank} (pinned)`;
+
+/**
+ * Of a plotly click's points, the band edge (min or max) nearest the pointer's height:
+ * {job, role, rank} or null. In 'x unified' hover every trace has a point at the x clicked.
+ */
+export function edgeAt(points, pointerY) {
+  let best = null;
+  for (const p of points) {
+    const kind = p.data?.meta?.kind;
+    if (kind !== 'band-min' && kind !== 'band-max') continue;
+    const rank = p.customdata?.[5];
+    if (rank === undefined || rank === null || rank < 0) continue;
+    const distance = pointerY === null ? 0 : Math.abs(p.yPixel - pointerY);
+    if (!best || distance < best.distance) best = { distance, job: p.data.meta.job, role: p.data.meta.role, rank };
+  }
+  return best && { job: best.job, role: best.role, rank: best.rank };
+}
+
+export class RankPins {
+  /** tag: the chart's tag; redraw(): called when a pinned line arrives or goes. */
+  constructor(tag, redraw) {
+    this.tag = tag;
+    this.redraw = redraw;
+    this.pins = new Map(); // name -> {job, role, rank, line: null until fetched}
+  }
+
+  has(name) {
+    return this.pins.has(name);
+  }
+
+  /** Pin the rank's line, or unpin it if it is pinned. */
+  toggle({ job, role, rank }) {
+    const name = pinName(job, role, rank);
+    if (this.pins.delete(name)) {
+      this.redraw();
+      return;
+    }
+    const pin = { job, role, rank, line: null };
+    this.pins.set(name, pin);
+    fetchJSON('scalars', { tag: this.tag, run: job, rank: `${role}/${rank}` }).then(({ body }) => {
+      if (this.pins.get(name) !== pin) return; // removed meanwhile
+      pin.line = body.runs[0]?.per_rank?.[0] ?? null;
+      this.redraw();
+    }, (error) => {
+      this.pins.delete(name);
+      console.warn(`cannot pin ${name}: ${error.message}`);
+    });
+  }
+
+  remove(name) {
+    if (this.pins.delete(name)) this.redraw();
+  }
+
+  /** Drop the pins of runs no longer shown. */
+  keep(runs) {
+    for (const [name, pin] of this.pins) if (!runs.includes(pin.job)) this.pins.delete(name);
+  }
+
+  /** The pinned lines as series of the figure (buildFigure draws them as lines of their own). */
+  series() {
+    const out = [];
+    for (const [name, pin] of this.pins) {
+      if (!pin.line) continue;
+      out.push({ ...pin.line, run: name, colorKey: name, job: pin.job, pinned: true });
+    }
+    return out;
+  }
+}
+
+/** The band edge a plotly_click on chart `div` was nearest to (see edgeAt), or null. */
+export function clickedEdge(event, div) {
+  const pointerY = event.event ? event.event.clientY - div.getBoundingClientRect().top : null;
+  const points = (event.points ?? []).map((p) => ({
+    data: p.data,
+    customdata: p.customdata,
+    yPixel: p.yaxis && p.y !== null && p.y !== undefined ? p.yaxis._offset + p.yaxis.l2p(p.yaxis.c2l(p.y)) : Infinity,
+  }));
+  return edgeAt(points, pointerY);
+}
