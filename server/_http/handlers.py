@@ -24,6 +24,7 @@ from visualdl.server._views.health import health_answer
 from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
+from visualdl.server._views.job_ends import job_end_answer
 from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
@@ -136,6 +137,10 @@ def _job(q: Query) -> Any:
     return job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
 
 
+def _job_end(q: Query) -> Any:
+    return job_end_answer(q["run"], [p[0] for p in _provider().read_job(run=q["run"])], q["file"])
+
+
 def _distribution(q: Query) -> Any:
     events = _provider().read_events(run=q["run"], kind="histograms", tag=q["tag"])
     return distribution_answer(q["run"], q["tag"], events)
@@ -196,6 +201,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "image": _image,
     "histograms": _histograms,
     "job": _job,
+    "job_end": _job_end,
     "distribution": _distribution,
     "graphs": _graph_list,
     "graph": _graph,

@@ -18,6 +18,7 @@ from typing import Any
 
 from visualdl.server._http.answers import HEALTH, JOB, KIND_LIST, RUNS, SCALARS, TAGS
 from visualdl.server._http.answers_graph import GRAPH, GRAPH_NODE, GRAPH_SEARCH, GRAPHS
+from visualdl.server._http.answers_job_ends import JOB_END
 from visualdl.server._http.answers_kinds import (
     AUDIO,
     CURVES,
@@ -213,10 +214,18 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "job",
         "/api/job",
-        "A job's writers (role, rank, attempt, state running/closed/killed/silent), ranks alive over time per "
-        "role, restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
+        "A job's writers (role, rank, attempt, state running/closed/killed/silent/raised/signalled/crashed), how "
+        "their processes ended (a timeline: the first end, the others grouped), ranks alive over time per role, "
+        "restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
         (_RUN,),
         JOB,
+    ),
+    Route(
+        "job_end",
+        "/api/job/end",
+        "How one writer of a job ended, with its traceback (an exception's, or faulthandler's for a fatal signal)",
+        (_RUN, Param("file", "a log file's name, as /api/job lists it in writers[].file", required=True)),
+        JOB_END,
     ),
     Route(
         "distribution",

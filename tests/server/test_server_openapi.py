@@ -22,7 +22,7 @@ TAGS = {
     **{"scalars": "loss", "image": "img", "images": "img", "histograms": "h", "distribution": "h", "text": "t"},
     **{"audio": "clip", "clip": "clip", "curves": "pr", "embeddings": "emb", "projection": "emb", "neighbors": "emb"},
 }
-GOOD = {"run": "train", "model": "0", "node": "n0", "q": "conv", "name": "convnet", "index": "0", "point": "0"}
+GOOD = {"run": "train", "file": "x.vdlog", "model": "0", "node": "n0", "q": "conv", "name": "convnet", "index": "0", "point": "0"}
 
 
 @pytest.fixture(scope="module")
