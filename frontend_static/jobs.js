@@ -7,10 +7,13 @@
 import { getJSON } from './api.js';
 import { h } from './dom.js';
 import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
+import { JobEnds } from './jobends.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
-const STATE_COLORS = { closed: '#2e7d32', running: '#1565c0', silent: '#f9a825', killed: '#c62828' };
+const STATE_COLORS = {
+  closed: '#2e7d32', running: '#1565c0', silent: '#f9a825', killed: '#c62828', raised: '#ad1457', signalled: '#6a1b9a', crashed: '#4e342e',
+};
 const ROLE_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b'];
 /** An attempt number as people count them; -1 (the launcher gave none) as a dash. */
 const attemptText = (attempt) => (attempt < 0 ? '—' : String(attempt));
@@ -44,6 +47,7 @@ export class JobsView {
       skew: panel.querySelector('#job-skew'),
     };
     this.table = panel.querySelector('#job-writers');
+    this.ends = new JobEnds(panel.querySelector('.job-grid'), () => this.run);
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -93,6 +97,7 @@ export class JobsView {
       stragglers.length ? `stragglers: ${stragglers.join('; ')}` : 'no stragglers (no rank below 80% of its role\'s median recent rate)',
     ].join(' · ');
     const dateAxis = { type: 'date', gridcolor: '#eee' };
+    this.ends.draw(job);
 
     Plotly.react(this.plots.alive, roles.map((role) => ({
       type: 'scatter', mode: 'lines', name: escPlotly(role), x: times, y: job.alive[role], line: { shape: 'hv', color: color(role) },

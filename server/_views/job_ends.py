@@ -183,7 +183,8 @@ def _group_text(group: dict[str, Any]) -> str:
     if lo >= 0:
         return f"{text} within {_seconds(hi)}"
     if hi <= 0:
-        return f"{text} {_seconds(-lo)} to {_seconds(-hi)} before"
+        span = _seconds(-lo) if _seconds(-lo) == _seconds(-hi) else f"{_seconds(-hi)} to {_seconds(-lo)}"
+        return f"{text} {span} before"
     return f"{text} from {_seconds(-lo)} before to {_seconds(hi)} after"
 
 
