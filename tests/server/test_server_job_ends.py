@@ -98,7 +98,7 @@ def test_server_job_ends_each_end_read_exactly(job):
     assert abort.startswith("Fatal Python error: Aborted") and " in give_up" in abort
     assert ends[(0, 0)].message == "CUDA out of memory" and ends[(5, 0)].message == "bad shard"
     # In the order the processes ended.
-    order = sorted(ends, key=lambda k: ends[k].wall_time)  # type: ignore[union-attr]
+    order = sorted(ends, key=lambda k: ends[k].wall_time)
     assert order == [(r, a) for r, a, _, _ in PLAN]
 
 
