@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from kit.foreign import scalar_event, write_tfevents
 
 from visualdl import LogReader, LogWriter
 from visualdl._formats.fatal import FatalDump, preamble
@@ -35,6 +36,7 @@ def test_ends_inferred_killed_when_superseded_or_silent():
     silent = _infer(now=1061.0)
     assert silent is not None and (silent.how, silent.cause) == ("killed", HANG_OR_KILL)
     assert _infer(now=1061.0, silent_after=120.0) is None
+    assert _infer(superseded=True, now=1e9, foreign=True) is None  # a TensorBoard file never says
 
 
 @pytest.mark.parametrize(
@@ -79,3 +81,9 @@ def test_ends_inferred_garbled_sidecar_is_a_problem(tmp_path):
     w.close()
     with open(path + ".fatal", "rb") as f:
         assert f.read().endswith(b" not a dump\n")  # a close takes back only its own line
+
+
+def test_ends_inferred_never_for_a_tensorboard_file(tmp_path):
+    write_tfevents(tmp_path, [scalar_event("loss", 1, 0.5)])
+    (writer,) = LogReader(str(tmp_path)).writers(".", now=1e12)  # long silent
+    assert writer.format == "tfevents" and writer.ended is None

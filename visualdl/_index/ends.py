@@ -82,11 +82,13 @@ def infer_end(
     now: float,
     silent_after: float = SILENT_AFTER,
     memory: HostMemory | None = None,
+    foreign: bool = False,
 ) -> ProcessEnd | None:
     """How a writer's process ended (see the module docstring). ``closed_at``: the footer's
     time (None: no footer); ``fatal_time``: when the sidecar was written (None: unknown,
     then ``last_seen``); ``last_seen``: the wall time of the log's last record (or its
-    start); ``last_step``: the highest step the log holds."""
+    start); ``last_step``: the highest step the log holds. ``foreign``: a file of another
+    writer (TensorBoard's, VisualDL 2's), which never writes an end: nothing is inferred."""
     if recorded is not None:
         return recorded
     if fatal is not None and fatal.signal:
@@ -94,7 +96,7 @@ def infer_end(
         return ProcessEnd("fatal signal", when, signal=fatal.signal, traceback=fatal.traceback, step=last_step)
     if closed_at is not None:
         return ProcessEnd("closed", closed_at)
-    if not superseded and not (now - last_seen > silent_after):
+    if foreign or (not superseded and not (now - last_seen > silent_after)):
         return None
     cause = OUT_OF_MEMORY if memory_exhausted(memory, last_seen) else ("" if superseded else HANG_OR_KILL)
     return ProcessEnd("killed", last_seen, step=last_step, cause=cause)

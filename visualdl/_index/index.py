@@ -426,6 +426,7 @@ class Index(Poller):
                     last_step=int(last_step) if last_step is not None else None,
                     superseded=newest[(h.role, h.rank)][2] != path,
                     now=now,
+                    foreign=logfile.format.name != "visualdl",
                     silent_after=silent_after,
                     memory=None,  # the host's last memory sample, once system metrics are recorded
                 )
