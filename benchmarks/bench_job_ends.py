@@ -73,13 +73,13 @@ def main() -> None:
             log = os.path.join(root, f"vdl.{rank}.vdlog")
             with open(log + ".fatal", "wb") as f:
                 f.write(preamble(f"{rank:032x}", rank))
-            candidates.append((log, log + ".fatal", f"{rank:032x}"))
+            candidates.append((log, log + ".fatal", f"{rank:032x}", rank))
         sidecars = Sidecars(store)
         t = time.perf_counter()
         sidecars.check(candidates)
         first = (time.perf_counter() - t) * 1e3
         ms = _median_ms(lambda: sidecars.check(candidates), args.repeats)
-        print(f"sidecar check, {args.ranks:,} running writers: first {first:.1f} ms (all read), then {ms:.1f} ms")
+        print(f"sidecar check, {args.ranks:,} running writers: first {first:.1f} ms, then {ms:.1f} ms (stats, no read)")
         with open(candidates[3][1], "ab") as f:
             f.write(b"Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n")
         t = time.perf_counter()

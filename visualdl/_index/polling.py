@@ -258,7 +258,7 @@ class Poller:
         sidecars = self._discovery.sidecars
         with self._lock:
             candidates = [
-                (path, sidecars[path], logfile.header.writer_id)
+                (path, sidecars[path], logfile.header.writer_id, logfile.header.pid)
                 for state in self._runs.values()
                 for path, logfile in state.files.items()
                 if path in sidecars and logfile.header is not None and logfile.end is None and logfile.footer is None

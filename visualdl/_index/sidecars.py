@@ -3,8 +3,8 @@ through the store with their logs.
 
 The listing names them (:class:`~visualdl._index.discovery.Discovery` keeps them apart
 from the logs). After each poll, the sidecar of each log that holds neither an end record
-nor a footer is stat'ed, and read again only when its size changed: a running writer's
-sidecar holds its one line, so 10,000 running ranks cost 10,000 stats a poll and no read.
+nor a footer is stat'ed, and read only when its size changed and is more than its
+writer's one line: 10,000 running ranks cost 10,000 stats a poll and no read.
 A sidecar that cannot be read, or whose text is not faulthandler's, is a problem
 reported with its path; it never stops a poll.
 """
@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from visualdl._formats.fatal import MAX_BYTES, FatalDump, parse
+from visualdl._formats.fatal import MAX_BYTES, FatalDump, parse, preamble
 from visualdl._index.tail import Problem
 from visualdl._storage import Store
 
@@ -42,12 +42,13 @@ class Sidecars:
         #: Sidecars found wrong: sidecar path -> problem.
         self.problems: dict[str, Problem] = {}
 
-    def check(self, candidates: Iterable[tuple[str, str, str]]) -> bool:
-        """Read the sidecars of ``(log path, sidecar path, writer id)`` whose size changed;
-        forget those of logs no longer given. Whether a dump was found or went away."""
+    def check(self, candidates: Iterable[tuple[str, str, str, int]]) -> bool:
+        """Read the sidecars of ``(log path, sidecar path, writer id, writer's pid)`` whose
+        size changed and is more than their writer's line; forget those of logs no longer
+        given. Whether a dump was found or went away."""
         seen: dict[str, _Seen] = {}
         problems: dict[str, Problem] = {}
-        for log_path, path, writer_id in candidates:
+        for log_path, path, writer_id, pid in candidates:
             before = self._seen.get(log_path)
             try:
                 size = self.store.stat(path)[1]
@@ -55,6 +56,9 @@ class Sidecars:
                     seen[log_path] = before
                     if before.dump is not None and before.dump.problem:
                         problems[path] = Problem(path, 0, before.dump.problem)
+                    continue
+                if size <= len(preamble(writer_id, pid)):  # its writer's line alone: nothing to read
+                    seen[log_path] = _Seen(size, None, None)
                     continue
                 with self.store.open(path) as f:
                     if size > MAX_BYTES:
