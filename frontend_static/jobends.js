@@ -22,11 +22,21 @@ export class JobEnds {
       h('h3', { class: 'card-title' }, 'How the processes ended'), this.first, this.groups, this.traceback);
     grid.prepend(this.card);
     this.seq = 0;
+    this.drawn = null;
+    this.opened = new Set(); // the groups unfolded, kept across the live refreshes
   }
 
   draw(job) {
     const ends = job.ends;
-    this.traceback.hidden = true;
+    // A live job is redrawn every few seconds: unchanged ends are left as they are, and a
+    // traceback shown or a group unfolded stays so.
+    const drawn = JSON.stringify([this.run(), ends]);
+    if (drawn === this.drawn) return;
+    if (this.drawn !== null && JSON.parse(this.drawn)[0] !== this.run()) {
+      this.traceback.hidden = true;
+      this.opened.clear();
+    }
+    this.drawn = drawn;
     this.groups.replaceChildren();
     if (!ends.first) {
       this.first.replaceChildren(`No process has ended yet (${ends.running} running).`);
@@ -42,12 +52,16 @@ export class JobEnds {
       first.cause ? h('span', { class: 'muted' }, ` (${first.cause})`) : '',
       ' ', this.button(first, first.has_traceback ? 'traceback' : 'details'),
     );
+    const groupKey = (g) => `${g.how}|${g.signal}|${g.exception_type}`;
     this.groups.replaceChildren(...ends.groups.map((g) => h('li', {},
-      h('details', {},
+      h('details', {
+        open: this.opened.has(groupKey(g)),
+        ontoggle: (event) => (event.target.open ? this.opened.add(groupKey(g)) : this.opened.delete(groupKey(g))),
+      },
         h('summary', {}, g.text),
         h('ul', { class: 'job-ends-members' },
           ...g.members.map((m) => h('li', {}, this.button(m, `${m.role || 'rank'} ${m.rank}`),
-            ` attempt ${m.attempt} · step ${m.step ?? '–'}${offset(m.wall_time - first.wall_time)}`)),
+            ` attempt ${m.attempt} · step ${m.step?.toLocaleString('en-US') ?? '–'}${offset(m.wall_time - first.wall_time)}`)),
           g.more ? h('li', { class: 'muted' }, `and ${g.more.toLocaleString()} more`) : '')))));
     if (ends.running) this.groups.append(h('li', { class: 'muted' }, `${ends.running.toLocaleString()} still running`));
   }

@@ -25,6 +25,17 @@ def test_fatal_sidecar_a_writers_own_section():
     assert parse(data, "ccc") is None
 
 
+def test_fatal_sidecar_the_crashing_thread_first():
+    other = b'Thread 0x01 (most recent call first):\n  File "t.py", line 1 in run'
+    threads = DUMP.replace(b"\n\nCurrent", b"\n\n" + other + b"\n\nCurrent")
+    dump = parse(preamble("w", 1) + threads + b"\nExtension modules: numpy (total: 1)\n", "w")
+    assert dump is not None
+    blocks = dump.traceback.split("\n\n")
+    assert blocks[0] == "Fatal Python error: Segmentation fault"
+    assert blocks[1].startswith("Current thread ") and blocks[2].startswith("Thread 0x01")
+    assert blocks[3].startswith("Extension modules")
+
+
 def test_fatal_sidecar_the_last_section_of_a_writer_wins():
     data = preamble("aaa", 10) + DUMP + preamble("aaa", 12)
     assert parse(data, "aaa") is None  # appended to later by the same writer id: that one lived

@@ -38,8 +38,8 @@ _FATAL = re.compile(r"^Fatal Python error: (.+)$", re.MULTILINE)
 @dataclass(frozen=True, slots=True)
 class FatalDump:
     """A writer's section of a sidecar: the signal (``"SIGSEGV"``; ``""`` when the dump
-    names none) and faulthandler's text; ``problem``: what is wrong with it (garbled,
-    truncated), ``""`` when nothing is."""
+    names none) and faulthandler's text (the thread that received the signal first);
+    ``problem``: what is wrong with it (garbled, truncated), ``""`` when nothing is."""
 
     writer_id: str
     pid: int
@@ -87,5 +87,16 @@ def parse(data: bytes, writer_id: str) -> FatalDump | None:
             problem = "the sidecar holds bytes that are not UTF-8 (garbled)"
         if not problem and "(most recent call first)" not in body:
             problem = "the sidecar's traceback is cut short (truncated)"
-        return FatalDump(writer_id, pid, signal, body[fatal.start() :], problem)
+        return FatalDump(writer_id, pid, signal, _current_first(body[fatal.start() :]), problem)
     return None
+
+
+def _current_first(text: str) -> str:
+    """faulthandler's dump with the thread that received the signal right after the error
+    line (faulthandler writes it after the other threads)."""
+    blocks = text.split("\n\n")
+    current = [i for i, b in enumerate(blocks) if b.startswith("Current thread ")]
+    if len(blocks) < 3 or not current or current[0] == 1:
+        return text
+    block = blocks.pop(current[0])
+    return "\n\n".join([blocks[0], block, *blocks[1:]])

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from kit.pages import open_tab, wait_for
+from kit.pages import open_tab, settle, wait_for
 from kit.servers import serve_cli
 
 CHILD = """
@@ -69,6 +69,12 @@ def test_job_ends_timeline_shows_the_first_end_and_its_traceback(page, server):
     page.locator(".job-ends-members button").filter(has_text="trainer 1").click()
     wait_for(lambda: "signal SIGTERM" in traceback.text_content(), "the SIGTERM end")
     assert "no traceback" in traceback.text_content()
+    # A refresh (every few seconds while a job runs) leaves what was opened open.
+    with page.expect_response(lambda r: "api/job?" in r.url):
+        page.locator("#refresh-now").click()
+    settle(page)
+    assert traceback.is_visible() and "signal SIGTERM" in traceback.text_content()
+    assert page.locator(".job-ends-groups details").nth(1).evaluate("(el) => el.open")
     state = page.locator("#job-writers tr.state-raised td:nth-child(4)").all_text_contents()
     assert state == ["raised"]
     assert not page.errors, page.errors
