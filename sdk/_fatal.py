@@ -15,7 +15,11 @@ reader then sees the process as killed without a trace. faulthandler cannot be a
 where it writes, so a program that enables it *after* a writer opened has it disabled
 when the last writer closes.
 
-Object stores get no sidecar: a process that segfaults cannot upload anything.
+Object stores get no sidecar: a process that segfaults cannot upload anything. A local
+spool (the dump kept on the host's disk, uploaded next to its log by the next writer that
+opens on that host) would tell a crash when the launcher restarts the rank on the same
+host (torchrun's elastic agent does), not when the machine or pod is gone (a preemption,
+where such a rank reads as killed anyway); it is not built.
 """
 
 from __future__ import annotations

@@ -125,7 +125,19 @@ def test_server_job_ends_states_and_timeline(job, make_app):
         (4, 0): "crashed",
         (5, 0): "raised",
     }
-    assert all("traceback" not in (w["ended"] or {}) for w in body["writers"])
+    ended = {(w["rank"], w["attempt"]): w["ended"] for w in body["writers"]}
+    got = {k: (e["how"], e["signal"], e["exception_type"], e["thread"], e["step"]) for k, e in ended.items()}
+    assert got == {
+        (0, 0): ("exception", "", "RuntimeError", "MainThread", 1204),
+        (1, 0): ("signal", "SIGTERM", "", "MainThread", 1204),
+        (2, 0): ("killed", "", "", "", 1204),
+        (2, 1): ("closed", "", "", "MainThread", 1204),
+        (3, 0): ("fatal signal", "SIGSEGV", "", "", 1204),
+        (4, 0): ("fatal signal", "SIGABRT", "", "", 1204),
+        (5, 0): ("exception", "", "ValueError", "loader", 1204),
+    }
+    assert [k for k, e in ended.items() if e["has_traceback"]] == [(0, 0), (3, 0), (4, 0), (5, 0)]
+    assert all("traceback" not in e for e in ended.values())
     ends = body["ends"]
     assert (ends["ended"], ends["running"]) == (7, 0)
     first = ends["first"]
