@@ -87,3 +87,21 @@ def test_ends_inferred_never_for_a_tensorboard_file(tmp_path):
     write_tfevents(tmp_path, [scalar_event("loss", 1, 0.5)])
     (writer,) = LogReader(str(tmp_path)).writers(".", now=1e12)  # long silent
     assert writer.format == "tfevents" and writer.ended is None
+
+
+def test_ends_inferred_out_of_memory_through_the_reader(tmp_path, monkeypatch):
+    # The wiring point for system metrics: the host's last memory sample before the end.
+    w = LogWriter(str(tmp_path), rank=0, world_size=2, role="trainer")
+    w.add_scalar("loss", 1.0, 9, walltime=1000.0)
+    w.flush()
+    asked = []
+
+    def exhausted(self, run, host, before):
+        asked.append((run, host, before))
+        return HostMemory(used=63 * GIB, available=0.5 * GIB, total=64 * GIB, wall_time=before - 2)
+
+    monkeypatch.setattr(LogReader, "_host_memory", exhausted)
+    (writer,) = LogReader(str(tmp_path)).writers(".", now=1e12)
+    assert writer.ended is not None and (writer.ended.how, writer.ended.cause) == ("killed", OUT_OF_MEMORY)
+    assert asked and asked[0][1] == writer.host
+    w.close()

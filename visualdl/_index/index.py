@@ -32,7 +32,7 @@ import numpy as np
 from visualdl._index.aggregate import JobSeries, aggregate
 from visualdl._index.blobs import format_of_path, open_blob, read_gathered
 from visualdl._index.downsample import Downsampler, select_range
-from visualdl._index.ends import SILENT_AFTER, infer_end
+from visualdl._index.ends import SILENT_AFTER, HostMemory, infer_end
 from visualdl._index.polling import Poller
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
@@ -428,7 +428,7 @@ class Index(Poller):
                     now=now,
                     foreign=logfile.format.name != "visualdl",
                     silent_after=silent_after,
-                    memory=None,  # the host's last memory sample, once system metrics are recorded
+                    memory=self._host_memory(run, h.host, last_seen),
                 )
                 info = WriterInfo(
                     path=path,
@@ -453,6 +453,12 @@ class Index(Poller):
                 )
                 out.append(info)
             return out
+
+    def _host_memory(self, run: str, host: str, before: float) -> HostMemory | None:
+        """The last sample of ``host``'s memory in ``run`` at or before ``before``, for an
+        inferred end's "probably out of memory". None until system metrics are recorded:
+        the place to read them from (under the index lock)."""
+        return None
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
