@@ -9,10 +9,13 @@ import { h } from './dom.js';
 import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
 import { GoodputView } from './jobgoodput.js';
 import { JobHeatmap } from './jobheatmap.js';
+import { JobEnds } from './jobends.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
-const STATE_COLORS = { closed: '#2e7d32', running: '#1565c0', silent: '#f9a825', killed: '#c62828' };
+const STATE_COLORS = {
+  closed: '#2e7d32', running: '#1565c0', silent: '#f9a825', killed: '#c62828', raised: '#ad1457', signalled: '#6a1b9a', crashed: '#4e342e',
+};
 const ROLE_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b'];
 /** An attempt number as people count them; -1 (the launcher gave none) as a dash. */
 const attemptText = (attempt) => (attempt < 0 ? '—' : String(attempt));
@@ -48,6 +51,7 @@ export class JobsView {
     this.table = panel.querySelector('#job-writers');
     this.goodput = new GoodputView(this.body);
     this.heatmap = new JobHeatmap(panel.querySelector('.job-grid'));
+    this.ends = new JobEnds(panel.querySelector('.job-grid'), () => this.run);
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -99,6 +103,7 @@ export class JobsView {
     ].join(' · ');
     this.goodput.draw(job);
     const dateAxis = { type: 'date', gridcolor: '#eee' };
+    this.ends.draw(job);
 
     Plotly.react(this.plots.alive, roles.map((role) => ({
       type: 'scatter', mode: 'lines', name: escPlotly(role), x: times, y: job.alive[role], line: { shape: 'hv', color: color(role) },

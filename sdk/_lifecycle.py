@@ -10,8 +10,9 @@ bytes wait in memory for their upload (an object store) is flushed on SIGTERM to
 
 While a writer is open, how the process ends is recorded by each (:mod:`~visualdl.sdk._ends`):
 an uncaught exception in any thread and SIGTERM are written at once, before the flush;
-``close()`` records a clean end. So SIGTERM is caught (and the pending data written) in
-every process whose main thread opened a writer, not only in children, unless the
+``close()`` records a clean end; a fatal signal (a segfault, an abort) has faulthandler
+write a sidecar next to a local log (:mod:`~visualdl.sdk._fatal`). So SIGTERM is caught
+(and the pending data written) in every process whose main thread opened a writer, not only in children, unless the
 program handles SIGTERM itself.
 """
 
@@ -29,12 +30,13 @@ from typing import TYPE_CHECKING
 
 from visualdl._kinds.table import ProcessEnd
 from visualdl.sdk import _ends as ends
+from visualdl.sdk import _fatal as fatal
 from visualdl.sdk import _sigterm as sigterm
 
 if TYPE_CHECKING:
     from visualdl.sdk._sink import Sink
 
-__all__ = ["forget", "guard_child_exit", "guard_uploads", "track"]
+__all__ = ["forget", "guard_child_exit", "guard_uploads", "reopened", "track"]
 
 log = logging.getLogger("visualdl.writer")
 
@@ -44,15 +46,27 @@ _LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
 def track(sink: Sink) -> None:
     """Keep ``sink`` for the process's exit (and, in a child process, guard that exit)."""
     _LIVE.add(sink)
+    if sink.local_path:
+        fatal.watch(sink.local_path, sink.writer_id)
     ends.install(_tell_all)
     sigterm.install(_flush_all)
     if _in_multiprocessing_child():
         guard_child_exit(sink)
 
 
+def reopened(sink: Sink, old_local_path: str) -> None:
+    """``sink`` opened its log anew (in a forked child, or its file was deleted)."""
+    if old_local_path and old_local_path != sink.local_path:
+        fatal.release(old_local_path)
+    if sink.local_path:
+        fatal.watch(sink.local_path, sink.writer_id)
+
+
 def forget(sink: Sink) -> None:
     """``sink`` is closed: nothing to do for it at exit."""
     _LIVE.discard(sink)
+    if sink.local_path:
+        fatal.release(sink.local_path)
     if not _LIVE:
         ends.uninstall()
 

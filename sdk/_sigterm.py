@@ -18,6 +18,9 @@ process itself (exit status 143).
 
 Nothing is installed when SIGTERM already has a handler or a wakeup fd is in use (the
 program's own wins), or off the main thread (Python allows signal handlers only there).
+A handler the program sets later replaces ours: SIGTERM is then still recorded and the
+pending data written, but the program's handler alone decides whether and how the
+process ends (the watcher neither re-sends SIGTERM nor ends the process).
 """
 
 from __future__ import annotations
@@ -126,6 +129,8 @@ def _watch(guard: _Guard) -> None:
         log.exception("flushing on SIGTERM failed")
     finally:
         guard.flushed.set()
+    if signal.getsignal(signal.SIGTERM) is not _on_sigterm:
+        return  # the program set a handler of its own since: it decides what SIGTERM does
     main = threading.main_thread().ident
     pause = threading.Event()
     while time.monotonic() < deadline + 1.0 and main is not None:

@@ -551,8 +551,9 @@ class Sink:
         """Append ``data`` whole (the appender undoes a partial write). Opens a new log when
         there is none (after ``fork()``) or the file was deleted, and says so."""
         if self._appender is None or self._appender.gone():
-            deleted = self.path
+            deleted, was_local = self.path, getattr(self, "local_path", "")
             self._open()
+            lifecycle.reopened(self, was_local)
             notice = None
             if deleted:
                 notice = WriterError(f"log file {deleted} was deleted; continuing in {self.path}")
@@ -572,6 +573,10 @@ class Sink:
         out, header = self._open_file()
         out.begin(frame(header.SerializeToString()))
         self.path, self._appender = out.path, out
+        #: The writer's id and, for a log written in place (a local file), the log whose
+        #: fatal-signal sidecar faulthandler may write (:mod:`~visualdl.sdk._fatal`).
+        self.writer_id = header.header.writer_id
+        self.local_path = "" if out.buffered else out.path
         if out.buffered:  # what waits for its upload must go up before the process ends
             lifecycle.guard_uploads()
 
@@ -607,7 +612,7 @@ class Sink:
         if self._appender is not None:
             self._appender.abandon()  # the parent writes (or uploads) what waits
         self._appender = None
-        self.path = ""
+        self.path = self.local_path = ""
         self._init_state()
 
 

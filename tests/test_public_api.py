@@ -128,7 +128,7 @@ LOGREADER = {
     "tags": "(self, run: 'str') -> 'dict[str, list[str]]'",
     "texts": "(self, run: 'str', tag: 'str') -> 'list[TextEvent]'",
     "version": "(self, run: 'str', kind: 'str', tag: 'str') -> 'tuple[int, int]'",
-    "writers": "(self, run: 'str') -> 'list[WriterInfo]'",
+    "writers": "(self, run: 'str', *, now: 'float | None' = None, silent_after: 'float' = 60.0) -> 'list[WriterInfo]'",
 }
 LOGREADER_PROPERTIES = ["problems"]
 

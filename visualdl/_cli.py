@@ -116,6 +116,7 @@ def _exists(logdir: str) -> bool:
 def summarise(logdir: str) -> str:
     from visualdl._index.logreader import LogReader
     from visualdl.server._views.goodput import goodput_line
+    from visualdl.server._views.job_ends import end_timeline, timeline_lines
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
@@ -123,7 +124,7 @@ def summarise(logdir: str) -> str:
         writers = reader.writers(run)
         graph_sizes = {graph.name: graph.size for graph in reader.graphs(run)}
         lines.append(f"  run {run!r}: {len(writers)} file(s)")
-        lines.extend(f"    {line}" for line in map(_end_line, writers) if line)
+        lines.extend(f"    {line}" for line in timeline_lines(end_timeline(writers)))
         if len({(w.role, w.rank) for w in writers if w.rank >= 0}) >= 2:  # a job
             lines.append(f"    {goodput_line(reader.file_progress(run))}")
         for kind, tags in reader.tags(run).items():
@@ -138,26 +139,6 @@ def summarise(logdir: str) -> str:
     for problem in reader.problems:
         lines.append(f"  problem: {problem.path} at byte {problem.offset}: {problem.message}")
     return "\n".join(lines)
-
-
-def _end_line(writer: Any) -> str:
-    """How a writer's process ended, when not by a clean close (a ``WriterInfo``), e.g.
-    ``trainer 3 raised RuntimeError: CUDA out of memory at step 1,204, 15:02:11``."""
-    end = writer.ended
-    if end is None or end.how == "closed":
-        return ""
-    if writer.rank >= 0:
-        who = f"{writer.role or 'rank'} {writer.rank}"
-    else:
-        who = writer.display_name or os.path.basename(writer.path)
-    if end.how == "signal":
-        what = f"ended by {end.signal}"
-    else:
-        what = f"raised {end.exception_type}: {end.message}" if end.message else f"raised {end.exception_type}"
-        if end.thread and end.thread != "MainThread":
-            what += f" in thread {end.thread!r}"
-    at = f" at step {end.step:,}" if end.step is not None else ""
-    return f"{who} {what}{at}, {time.strftime('%H:%M:%S', time.localtime(end.wall_time))}"
 
 
 def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from visualdl._kinds.table import KINDS
 from visualdl.server._http.answers_goodput import GOODPUT
+from visualdl.server._http.answers_job_ends import END_TIMELINE, ENDED, STATES
 from visualdl.server._http.jsonschema import (
     BOOLEAN,
     INTEGER,
@@ -14,7 +15,6 @@ from visualdl.server._http.jsonschema import (
     WALL_TIME,
     array,
     mapping,
-    nullable,
     obj,
 )
 
@@ -211,30 +211,17 @@ JOB = obj(
                     "host": STRING,
                     "pid": INTEGER,
                     "file": STRING,
-                    "state": {"enum": ["running", "closed", "killed", "silent"]},
+                    "state": {"enum": STATES},
                     "start_time": WALL_TIME,
                     "end_time": WALL_TIME,
                     "points": INTEGER,
                     "first_step": NULLABLE_INTEGER,
                     "last_step": NULLABLE_INTEGER,
-                    "ended": nullable(
-                        obj(
-                            {
-                                "how": {"enum": ["closed", "exception", "signal"]},
-                                "wall_time": WALL_TIME,
-                                "step": NULLABLE_INTEGER,
-                                "exception_type": STRING,
-                                "message": STRING,
-                                "signal": STRING,
-                                "thread": STRING,
-                            },
-                            description="how the writer's process ended (null: unknown, still running or"
-                            " killed without a trace); the traceback is in LogReader.writers, not here",
-                        )
-                    ),
+                    "ended": ENDED,
                 }
             )
         ),
+        "ends": END_TIMELINE,
         "times": array(NUMBER),
         "alive": mapping(array(INTEGER), PER_ROLE + "ranks alive at each of times"),
         "skew": mapping(

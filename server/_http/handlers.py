@@ -25,6 +25,7 @@ from visualdl.server._views.heatmap import job_heatmap
 from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
+from visualdl.server._views.job_ends import job_end_answer
 from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
@@ -149,6 +150,10 @@ def _job_heatmap(q: Query) -> Any:
     return job_heatmap(_provider(), run=q["run"], role=q["role"], metric=q["metric"])
 
 
+def _job_end(q: Query) -> Any:
+    return job_end_answer(q["run"], [p[0] for p in _provider().read_job(run=q["run"])], q["file"])
+
+
 def _distribution(q: Query) -> Any:
     events = _provider().read_events(run=q["run"], kind="histograms", tag=q["tag"])
     return distribution_answer(q["run"], q["tag"], events)
@@ -210,6 +215,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "histograms": _histograms,
     "job": _job,
     "job_heatmap": _job_heatmap,
+    "job_end": _job_end,
     "distribution": _distribution,
     "graphs": _graph_list,
     "graph": _graph,

@@ -18,6 +18,7 @@ from typing import Any
 
 from visualdl.server._http.answers import HEALTH, JOB, JOB_HEATMAP, KIND_LIST, RUNS, SCALARS, TAGS
 from visualdl.server._http.answers_graph import GRAPH, GRAPH_NODE, GRAPH_SEARCH, GRAPHS
+from visualdl.server._http.answers_job_ends import JOB_END
 from visualdl.server._http.answers_kinds import (
     AUDIO,
     CURVES,
@@ -222,9 +223,10 @@ ROUTES: tuple[Route, ...] = (
     Route(
         "job",
         "/api/job",
-        "A job's writers (role, rank, attempt, state running/closed/killed/silent), ranks alive over time per "
-        "role, restarts, per-rank throughput in steps/s with stragglers, step skew per role over time, and "
-        "goodput (time producing new steps, time lost to each restart, steps done twice) per job, role and rank",
+        "A job's writers (role, rank, attempt, state running/closed/killed/silent/raised/signalled/crashed), how "
+        "their processes ended (a timeline: the first end, the others grouped), ranks alive over time per role, "
+        "restarts, per-rank throughput in steps/s with stragglers, step skew per role over time, and goodput "
+        "(time producing new steps, time lost to each restart, steps done twice) per job, role and rank",
         (_RUN,),
         JOB,
     ),
@@ -239,6 +241,13 @@ ROUTES: tuple[Route, ...] = (
             Param("metric", "what is drawn", type="enum", choices=tuple(METRICS)),
         ),
         JOB_HEATMAP,
+    ),
+    Route(
+        "job_end",
+        "/api/job/end",
+        "How one writer of a job ended, with its traceback (an exception's, or faulthandler's for a fatal signal)",
+        (_RUN, Param("file", "a log file's name, as /api/job lists it in writers[].file", required=True)),
+        JOB_END,
     ),
     Route(
         "distribution",

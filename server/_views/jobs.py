@@ -9,9 +9,11 @@ Definitions:
 
 * a file's *end* is its footer's time when the writer closed cleanly, else the wall
   time of its last record;
-* a file without a footer is ``killed`` when a later file of the same place (role and
-  rank) exists, ``silent`` when it has written nothing for ``silent_after`` seconds, and
-  ``running`` otherwise;
+* a file whose process's end is known is ``closed``, ``raised``, ``signalled`` or
+  ``crashed`` (:func:`~visualdl.server._views.job_ends.end_state`); another is ``killed``
+  when a later file of the same place (role and rank) exists, ``silent`` when it has
+  written nothing for ``silent_after`` seconds, and ``running`` otherwise; ``ends`` is
+  the timeline of the ends (:mod:`~visualdl.server._views.job_ends`);
 * *throughput* of a place is new steps per second over its productive time, over all its
   attempts, and *recent* throughput over the last quarter of that time (restart gaps left
   out: see :mod:`.goodput`, which also measures each place's goodput); *stragglers* are
@@ -24,12 +26,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from visualdl._index.index import WriterInfo
+from visualdl._kinds.table import ProcessEnd
 from visualdl.server._views.goodput import goodput_answer, measure_goodput
+from visualdl.server._views.job_ends import end_state, end_timeline, ended_json
 
 __all__ = ["job_answer", "job_overview"]
 
@@ -103,6 +107,7 @@ def job_overview(
         "throughput": throughput,
         "stragglers": stragglers,
         "restarts": restarts,
+        "ends": end_timeline([f[0] for f in files]),
         "median_recent_steps_per_second": {
             role: _median([e["recent_steps_per_second"] for e in throughput[role]]) for role in roles
         },
@@ -124,9 +129,11 @@ def _writers(
         last_seen = float(walls[-1]) if walls.size else info.start_time
         # Logged wall times may be the user's own (walltime=...): the file's span covers them.
         begin = _finite(min, info.start_time, float(walls[0]) if walls.size else math.nan)
-        if info.closed:
-            state = "closed"
-            end = _finite(max, info.end_time if info.end_time is not None else last_seen, last_seen)
+        told = end_state(info.ended)
+        if told is not None:  # closed, raised, signalled, crashed
+            state = told
+            told_at = cast(ProcessEnd, info.ended).wall_time
+            end = _finite(max, info.end_time if info.end_time is not None else told_at, told_at, last_seen)
         elif newest[(info.role, info.rank)] != i:
             state, end = "killed", _finite(max, last_seen)
         elif now - last_seen > silent_after:
@@ -148,26 +155,10 @@ def _writers(
                 "points": points,
                 "first_step": first,  # the lowest step logged (the trace's first entry is its first record's highest)
                 "last_step": int(steps[-1]) if steps.size else None,
-                "ended": _ended(info),
+                "ended": ended_json(info.ended),
             }
         )
     return writers, starts, ends
-
-
-def _ended(info: WriterInfo) -> dict[str, Any] | None:
-    """How the writer's process ended, without its traceback (up to 16 KiB a writer)."""
-    end = info.ended
-    if end is None:
-        return None
-    return {
-        "how": end.how,
-        "wall_time": end.wall_time if math.isfinite(end.wall_time) else None,
-        "step": end.step,
-        "exception_type": end.exception_type,
-        "message": end.message,
-        "signal": end.signal,
-        "thread": end.thread,
-    }
 
 
 def _steps_over_time(

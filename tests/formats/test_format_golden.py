@@ -225,9 +225,10 @@ def test_format_v1_reader_writer_headers_and_footers(reader):
         (TORN_FILE, "a417800684ca99513dca21ecdc13388e", "node-c", 15055, T0, "3.0.0.dev0", "",
          -1, -1, -1, "", "", -1, "", False, None),
     ]  # fmt: skip
-    # Written before process ends were recorded: a footer alone is a clean close, no footer is unknown.
+    # Written before process ends were recorded: a footer alone is a clean close; no footer and a
+    # later attempt of the same rank is killed without a trace, at its last record and step.
     killed = [w.ended for w in reader.writers("job") if w.path.endswith(RANK1_KILLED_FILE)]
-    assert killed == [None]
+    assert killed == [ProcessEnd("killed", T0 + 15.25, step=5)]
     (kinds,) = reader.writers("kinds")
     assert kinds.ended == ProcessEnd("closed", T0 + 60)
 

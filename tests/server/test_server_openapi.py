@@ -23,6 +23,7 @@ TAGS = {
     **{"audio": "clip", "clip": "clip", "curves": "pr", "embeddings": "emb", "projection": "emb", "neighbors": "emb"},
 }
 GOOD = {"run": "train", "model": "0", "node": "n0", "q": "conv", "name": "convnet", "index": "0", "point": "0"}
+GOOD["file"] = "x.vdlog"  # /api/job/end: a file the run does not hold (404)
 
 
 @pytest.fixture(scope="module")

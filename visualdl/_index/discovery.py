@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 
+from visualdl._formats.fatal import SUFFIX, is_sidecar_name
 from visualdl._formats.table import format_of
 from visualdl._formats.vdlog.format import VDLOG
 from visualdl._index.tail import LogFile, Problem
@@ -25,6 +26,10 @@ __all__ = ["Discovery", "is_log_name", "open_log"]
 
 def is_log_name(name: str) -> bool:
     return format_of(name) is not None
+
+
+def _wanted(name: str) -> bool:
+    return is_log_name(name) or (is_sidecar_name(name) and is_log_name(name[: -len(SUFFIX)]))
 
 
 def open_log(path: str, store: Store) -> LogFile:
@@ -42,6 +47,7 @@ class Discovery:
         self.logdir = store.logdir
         #: Paths found wrong while listing the logdir (not files being read): path -> problem.
         self.problems: dict[str, Problem] = {}
+        self.sidecars: dict[str, str] = {}
 
     def exists(self) -> bool:
         """Whether the logdir exists, as the latest listing found it where asking costs a
@@ -50,9 +56,18 @@ class Discovery:
 
     def discover(self) -> tuple[dict[str, list[str]], dict[str, str]]:
         """Runs and their log files (regular files only), and what could not be listed or read:
-        ``({run: [path, ...]}, {path: problem})``. A writer's segments are one log file."""
-        listing = self.store.list(is_log_name, sizes=False)  # each file read is stat'ed as it is read
-        found = {self.store.relative(d): list(logs) for d, logs in listing.directories.items()}
+        ``({run: [path, ...]}, {path: problem})``. A writer's segments are one log file.
+        The logs' fatal-signal sidecars listed are kept in :attr:`sidecars`."""
+        listing = self.store.list(_wanted, sizes=False)  # each file read is stat'ed as it is read
+        found: dict[str, list[str]] = {}
+        sidecars: dict[str, str] = {}
+        for directory, paths in listing.directories.items():
+            logs = [p for p in paths if not is_sidecar_name(p)]
+            sidecars.update((p[: -len(SUFFIX)], p) for p in paths if is_sidecar_name(p))
+            if logs:
+                found[self.store.relative(directory)] = logs
+        #: Log path -> its fatal-signal sidecar's path, as the latest listing found them.
+        self.sidecars = {log: path for log, path in sidecars.items() if is_log_name(os.path.basename(log))}
         return found, dict(listing.problems)
 
     def note(self, trouble: dict[str, str]) -> set[str]:

@@ -19,6 +19,7 @@ index answers what a server needs by public names: :meth:`Index.generation`,
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 import time
@@ -31,6 +32,7 @@ import numpy as np
 from visualdl._index.aggregate import JobSeries, aggregate
 from visualdl._index.blobs import format_of_path, open_blob, read_gathered
 from visualdl._index.downsample import Downsampler, select_range
+from visualdl._index.ends import SILENT_AFTER, HostMemory, infer_end
 from visualdl._index.polling import Poller
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
@@ -393,14 +395,41 @@ class Index(Poller):
         writer's segments read as one file); ``OSError`` when it cannot be read."""
         return self.store.open(path)
 
-    def writers(self, run: str) -> list[WriterInfo]:
-        """One entry per log file of ``run``: who wrote it, and whether it was closed cleanly."""
+    def writers(self, run: str, *, now: float | None = None, silent_after: float = SILENT_AFTER) -> list[WriterInfo]:
+        """One entry per log file of ``run``: who wrote it, whether it was closed cleanly, and
+        how its process ended (:func:`visualdl._index.ends.infer_end`, at ``now``: by default
+        the time of the call)."""
+        now = time.time() if now is None else now
         with self._lock:
+            state = self._run(run)
+            files = [(path, f) for path, f in sorted(state.files.items()) if f.header is not None]
+            newest: dict[tuple[str, int], tuple[int, float, str]] = {}
+            for path, f in files:
+                h = cast(pb.Header, f.header)
+                key = (h.attempt, h.start_time, path)
+                newest[(h.role, h.rank)] = max(newest.get((h.role, h.rank), key), key)
             out = []
-            for path, logfile in sorted(self._run(run).files.items()):
-                h = logfile.header
-                if h is None:
-                    continue
+            for path, logfile in files:
+                h = cast(pb.Header, logfile.header)
+                progress = state.progress.get(path)
+                last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None)
+                last_step = (
+                    progress.steps[-1] if progress is not None and len(progress.steps) else None
+                )  # the highest so far
+                dump, dumped_at = self._sidecars.dump(path)
+                ended = infer_end(
+                    recorded=decode_process_end(logfile.end) if logfile.end is not None else None,
+                    closed_at=logfile.footer.wall_time if logfile.footer is not None else None,
+                    fatal=dump,
+                    fatal_time=dumped_at,
+                    last_seen=last_seen,
+                    last_step=int(last_step) if last_step is not None else None,
+                    superseded=newest[(h.role, h.rank)][2] != path,
+                    now=now,
+                    foreign=logfile.format.name != "visualdl",
+                    silent_after=silent_after,
+                    memory=self._host_memory(run, h.host, last_seen),
+                )
                 info = WriterInfo(
                     path=path,
                     writer_id=h.writer_id,
@@ -418,12 +447,18 @@ class Index(Poller):
                     launcher=h.launcher,
                     closed=logfile.footer is not None,
                     end_time=logfile.footer.wall_time if logfile.footer is not None else None,
-                    ended=_ended(logfile.end, logfile.footer),
+                    ended=ended,
                     format=logfile.format.name,
                     unshown=logfile.decoder.unshown(),
                 )
                 out.append(info)
             return out
+
+    def _host_memory(self, run: str, host: str, before: float) -> HostMemory | None:
+        """The last sample of ``host``'s memory in ``run`` at or before ``before``, for an
+        inferred end's "probably out of memory". None until system metrics are recorded:
+        the place to read them from (under the index lock)."""
+        return None
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
@@ -452,7 +487,7 @@ class Index(Poller):
         that are not regular files)."""
         with self._lock:
             found = [p for state in self._runs.values() for f in state.files.values() for p in f.problems]
-            return found + list(self._discovery.problems.values())
+            return found + list(self._discovery.problems.values()) + list(self._sidecars.problems.values())
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.runs())
@@ -466,10 +501,10 @@ class Index(Poller):
     _progress = file_progress
 
 
-def _ended(end: pb.ProcessEnd | None, footer: pb.Footer | None) -> ProcessEnd | None:
-    """How a file's writer ended: its end record, else a footer's clean close, else unknown."""
-    if end is not None:
-        return decode_process_end(end)
-    if footer is not None:
-        return ProcessEnd("closed", footer.wall_time)
-    return None
+def _last_seen(start_time: float, walls: Any) -> float:
+    """A file's last sign of life: its last record's wall time, else its header's start."""
+    if walls is not None and len(walls):
+        last = float(walls[-1])
+        if math.isfinite(last):
+            return max(last, start_time) if math.isfinite(start_time) else last
+    return start_time

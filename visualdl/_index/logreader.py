@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from visualdl._index.aggregate import JobSeries
+from visualdl._index.ends import SILENT_AFTER
 from visualdl._index.index import Index, Stream, WriterInfo
 from visualdl._index.polling import PollResult
 from visualdl._index.series import ScalarSeries
@@ -123,11 +124,15 @@ class LogReader(Index):
         of an audio event, the vectors of an embeddings event (float32, row after row)."""
         return super().read_blob(event)
 
-    def writers(self, run: str) -> list[WriterInfo]:
+    def writers(self, run: str, *, now: float | None = None, silent_after: float = SILENT_AFTER) -> list[WriterInfo]:
         """One entry per log file of ``run``: who wrote it, whether it was closed cleanly, and
-        how its process ended (``ended``: closed, an exception or a signal, with the step and
-        time; None while unknown: still running, or killed without a trace)."""
-        return super().writers(run)
+        how its process ended (``ended``): ``"closed"``, ``"exception"`` or ``"signal"`` as
+        the log says; ``"fatal signal"`` (a segfault, an abort) as its sidecar says, with
+        faulthandler's traceback; ``"killed"`` (without a trace) when the log ends without
+        an end record and its writer is gone: a later file of the same role and rank exists,
+        or nothing came for ``silent_after`` seconds before ``now`` (default: the time of
+        the call); None while it runs. The step is the last one logged."""
+        return super().writers(run, now=now, silent_after=silent_after)
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then

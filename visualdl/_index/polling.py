@@ -43,6 +43,7 @@ from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.discovery import Discovery, open_log
 from visualdl._index.runs import CACHE_BYTES, POINTS_PER_BYTE, Progress, Run, series_of, split_blocks
 from visualdl._index.series import CACHE_DIR_ENV, Series, SpillFile
+from visualdl._index.sidecars import Sidecars
 from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import ScalarBlock
 from visualdl._storage import Store
@@ -184,6 +185,8 @@ class Poller:
         self.logdir = store.logdir
         #: Which runs and files the logdir holds, and what could not be listed.
         self._discovery = Discovery(store)
+        #: What the fatal-signal sidecars of the logs without an end say.
+        self._sidecars = Sidecars(store)
         self._runs: dict[str, Run] = {}
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
@@ -242,12 +245,27 @@ class Poller:
                             todo.append((state, logfile))
             self._spill_failures = 0
             result = self._read_files(todo, progress)
+            self._check_sidecars()
             self._compact_spill()
             with self._lock:
                 if self._spill_failures == 0 and self._spill_error is not None:
                     log.warning("the scratch file of scalar points takes points again")
                     self._spill_error = None
             return result
+
+    def _check_sidecars(self) -> None:
+        """Read the sidecars of the logs that hold no end (see :mod:`visualdl._index.sidecars`)."""
+        sidecars = self._discovery.sidecars
+        with self._lock:
+            candidates = [
+                (path, sidecars[path], logfile.header.writer_id, logfile.header.pid)
+                for state in self._runs.values()
+                for path, logfile in state.files.items()
+                if path in sidecars and logfile.header is not None and logfile.end is None and logfile.footer is None
+            ]
+        if self._sidecars.check(candidates):
+            with self._lock:
+                self._generation += 1
 
     def _read_files(
         self, todo: list[tuple[Run, LogFile]], progress: Callable[[int, int, int], None] | None

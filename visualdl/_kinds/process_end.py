@@ -4,6 +4,11 @@ Not a kind of :data:`visualdl._kinds.table.KINDS`: like the meta record it holds
 to show, only a property of its writer, which the format's decoder keeps with the
 writer's header and footer. The SDK writes one per writer (``sdk/_ends.py``); the first
 of a writer's stretch of a file wins.
+
+Readers infer two more ends that no process can write (:mod:`visualdl._index.ends`): a
+``"fatal signal"`` (a segfault or an abort, told by the ``faulthandler`` sidecar file
+next to the log) and ``"killed"`` (a file that ends without an end record, its writer
+gone: SIGKILL, the OOM killer, a preempted machine).
 """
 
 from __future__ import annotations
@@ -13,10 +18,20 @@ from typing import Literal
 
 from visualdl.proto import pb
 
-__all__ = ["HOWS", "MESSAGE_CHARS", "TRACEBACK_CHARS", "ProcessEnd", "decode_process_end", "encode_process_end"]
+__all__ = [
+    "HOWS",
+    "INFERRED_HOWS",
+    "MESSAGE_CHARS",
+    "TRACEBACK_CHARS",
+    "ProcessEnd",
+    "decode_process_end",
+    "encode_process_end",
+]
 
 How = Literal["closed", "exception", "signal"]
 HOWS: tuple[str, ...] = ("closed", "exception", "signal")
+#: Ends a reader infers, never written in a log.
+INFERRED_HOWS: tuple[str, ...] = ("fatal signal", "killed")
 #: A traceback is kept to its last this many characters (the innermost frames and the error).
 TRACEBACK_CHARS = 16_384
 #: An exception's message is kept to its first this many characters.
@@ -25,7 +40,9 @@ MESSAGE_CHARS = 4_096
 
 @dataclass(frozen=True, slots=True)
 class ProcessEnd:
-    """How a writer's process ended. ``step`` is the last scalar step it logged (None: none)."""
+    """How a writer's process ended. ``step`` is the last scalar step it logged (None: none).
+    ``cause``: what a reader guesses of an inferred end (``"probably out of memory"``);
+    never written."""
 
     how: str
     wall_time: float
@@ -35,6 +52,7 @@ class ProcessEnd:
     signal: str = ""
     thread: str = ""
     step: int | None = None
+    cause: str = ""
 
 
 def encode_process_end(end: ProcessEnd) -> pb.Record:

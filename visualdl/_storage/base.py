@@ -139,6 +139,11 @@ class Store(abc.ABC):
     def stat(self, path: str) -> tuple[object, int]:
         """``(identity, size)`` of a listed log; an identity changes when the file is replaced."""
 
+    def modified(self, path: str) -> float | None:
+        """When a listed file was last written (seconds since the epoch), where a store tells
+        it at no extra request; None where it does not."""
+        return None
+
     @abc.abstractmethod
     def relative(self, directory: str) -> str:
         """A listed directory as a run name: ``.`` for the logdir, ``a/b`` below it."""

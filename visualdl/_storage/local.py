@@ -187,6 +187,11 @@ class LocalStore(Store):
         st = os.stat(path)
         return (st.st_dev, st.st_ino), st.st_size
 
+    def modified(self, path: str) -> float | None:
+        if path in self._sources:
+            return None
+        return os.stat(self._inside(path)).st_mtime
+
     def relative(self, directory: str) -> str:
         if directory == self.logdir:
             return "."

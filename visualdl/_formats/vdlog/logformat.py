@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from google.protobuf.message import DecodeError
 
+from visualdl._formats.fatal import is_sidecar_name
 from visualdl._formats.protowire import LEN, Window, fields
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb
@@ -40,7 +41,8 @@ WALLTIME_MS_THRESHOLD = 1e11
 
 
 def is_log_file(basename: str) -> bool:
-    return FILE_MARKER in basename and not basename.startswith(".")
+    """Whether ``basename`` names one of our logs (not a log's fatal-signal sidecar)."""
+    return FILE_MARKER in basename and not basename.startswith(".") and not is_sidecar_name(basename)
 
 
 def parse_record(payload: bytes) -> pb.Record:
