@@ -136,6 +136,8 @@ def overlays(grid: JobGrid, role: str, rows: list[int]) -> Overlays:
                 how = f"raised {ended['exception_type']}"
             elif ended and ended["how"] == "signal":
                 how = f"ended by {ended['signal']}"
+            elif ended and ended["how"] == "killed":  # inferred: no end record
+                how = f"killed ({ended['cause']})" if ended.get("cause") else "killed without a trace"
             out.row.append(row)
             out.time.append(float(w["end_time"]))
             out.kind.append("end")

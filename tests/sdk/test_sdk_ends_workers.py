@@ -30,7 +30,7 @@ def _ended(logdir: str):
     return writer.ended
 
 
-def _spawn(logdir: str, how: str) -> int:
+def _spawn(logdir: str, how: str) -> int | None:
     p = multiprocessing.get_context("spawn").Process(target=_worker, args=(logdir, how))
     p.start()
     p.join(60)
