@@ -22,7 +22,7 @@ from __future__ import annotations
 import operator
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
 
@@ -36,6 +36,7 @@ from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, merge, pieces
 from visualdl._index.tail import Problem
+from visualdl._index.wrong import Divergence, FirstNonfinite, divergence, first_nonfinite, minority_of
 from visualdl._kinds.table import (
     HPARAMS_TAG,
     KINDS,
@@ -298,6 +299,21 @@ class Index(Poller):
             if state.versions.get(("scalars", tag), 0) == version:
                 state.cache[("job", tag)] = (version, out)
         return out
+
+    def first_nonfinite(self, run: str) -> list[FirstNonfinite]:
+        """Per scalar tag of ``run``, its first non-finite value (:mod:`visualdl._index.wrong`)."""
+        with self._lock:
+            return first_nonfinite(self._run(run))
+
+    def divergence(self, run: str, *, replicated: Callable[[str], bool] | None = None) -> list[Divergence]:
+        """Per role and replicated tag of ``run``, the first step its ranks disagree at
+        (:mod:`visualdl._index.wrong`); ``replicated(tag)`` names more replicated tags."""
+        with self._lock:
+            return divergence(
+                self._run(run),
+                replicated=replicated,
+                minority=lambda role, tag, step, value: minority_of(self._resolved(run, tag), role, step, value),
+            )
 
     def _events(self, run: str, kind: str, tag: str) -> list[Any]:
         with self._lock:
