@@ -42,7 +42,8 @@ def agree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Elementwise: ``a`` and ``b`` are the same value (see the module docstring)."""
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.abs(a - b) <= TOLERANCE * np.maximum(np.abs(a), np.abs(b))
-    return (a == b) | close | (np.isnan(a) & np.isnan(b))
+    same: np.ndarray = (a == b) | close | (np.isnan(a) & np.isnan(b))
+    return same
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +61,19 @@ class Split:
 class Consensus:
     """The per-step comparison of one run's role's tag (see the module docstring)."""
 
-    __slots__ = ("n", *_FIELDS)
+    __slots__ = ("n", "steps", "ref", "alt", "n_ref", "n_alt", "n_other", "ref_rank", "alt_rank", "other_rank")
 
     def __init__(self) -> None:
-        self.n = 0
-        for name, dtype in zip(_FIELDS, _DTYPES, strict=True):
-            setattr(self, name, np.empty(0, dtype))
+        self.n = 0  # steps held; each column's first n entries, by step
+        self.steps = np.empty(0, np.int64)
+        self.ref = np.empty(0)  # the first value logged at the step
+        self.alt = np.empty(0)  # the first value that differed from it
+        self.n_ref = np.empty(0, np.int32)  # points that held each, and neither
+        self.n_alt = np.empty(0, np.int32)
+        self.n_other = np.empty(0, np.int32)
+        self.ref_rank = np.empty(0, np.int32)  # the first rank of each group
+        self.alt_rank = np.empty(0, np.int32)
+        self.other_rank = np.empty(0, np.int32)
 
     @property
     def nbytes(self) -> int:
@@ -76,12 +84,18 @@ class Consensus:
         take its values as their reference."""
         if not steps.size:
             return
-        order = np.argsort(steps, kind="stable")
-        steps, values = steps[order], np.asarray(values, np.float64)[order]
-        last = np.ones(steps.size, bool)  # a step twice in a block: its last point
-        last[:-1] = steps[1:] != steps[:-1]
-        steps, values = steps[last], values[last]
+        values = np.asarray(values, np.float64)
+        if steps.size > 1 and not (steps[1:] > steps[:-1]).all():  # out of order, or a step twice
+            order = np.argsort(steps, kind="stable")
+            steps, values = steps[order], values[order]
+            last = np.ones(steps.size, bool)  # a step twice in a block: its last point
+            last[:-1] = steps[1:] != steps[:-1]
+            steps, values = steps[last], values[last]
         n = self.n
+        if n and steps.size <= n and steps[0] == self.steps[0] and steps[-1] == self.steps[steps.size - 1]:
+            if np.array_equal(steps, self.steps[: steps.size]):  # the common case: the same steps as the first rank
+                self._compare(rank, np.arange(steps.size), values)
+                return
         pos = np.searchsorted(self.steps[:n], steps)
         known = pos < n
         known[known] = self.steps[pos[known]] == steps[known]
@@ -91,7 +105,12 @@ class Consensus:
             self._insert(rank, steps[~known], values[~known])
 
     def _compare(self, rank: int, at: np.ndarray, values: np.ndarray) -> None:
-        same_ref = agree(values, self.ref[at])
+        ref = self.ref[at]
+        same_ref = values == ref
+        if same_ref.all():  # the common case of a replicated tag: no other comparison
+            self.n_ref[at] += 1
+            return
+        same_ref |= agree(values, ref)
         has_alt = self.n_alt[at] > 0
         same_alt = ~same_ref & has_alt & agree(values, self.alt[at])
         new_alt = ~same_ref & ~has_alt
@@ -108,7 +127,17 @@ class Consensus:
 
     def _insert(self, rank: int, steps: np.ndarray, values: np.ndarray) -> None:
         k = steps.size
-        new = (steps, values, np.zeros(k), np.ones(k), np.zeros(k), np.zeros(k), np.full(k, rank), np.full(k, -1), np.full(k, -1))
+        new = (
+            steps,
+            values,
+            np.zeros(k),
+            np.ones(k),
+            np.zeros(k),
+            np.zeros(k),
+            np.full(k, rank),
+            np.full(k, -1),
+            np.full(k, -1),
+        )
         n = self.n
         if n == 0 or steps[0] > self.steps[n - 1]:  # appended: amortised, into spare capacity
             if n + k > self.steps.size:

@@ -46,9 +46,13 @@ class Firsts:
             return
         low = int(steps.min())
         self.first_step = low if self.first_step is None else min(self.first_step, low)
-        with np.errstate(invalid="ignore"):
-            top = float(np.nanmax(walls)) if not np.isnan(walls).all() else -math.inf
+        top = float(walls.max())
+        if math.isnan(top):  # a crafted file's times: the others count
+            with np.errstate(invalid="ignore"):
+                top = float(np.nanmax(walls)) if not np.isnan(walls).all() else -math.inf
         self.last_wall = max(self.last_wall, top)
+        if np.isfinite(values.sum()):  # no non-finite value (a sum overflowing to inf is checked below)
+            return
         bad = ~np.isfinite(values)
         if not bad.any():
             return

@@ -75,10 +75,6 @@ class Divergence:
     why: str  # "declared" (by the writer), "setting" (the server's pattern) or "detected"
 
 
-def _ranked(header: Any) -> bool:
-    return header is not None and header.rank >= 0
-
-
 def note_points(state: Run, path: str, parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> None:
     """Take the points just stored for the file ``path`` of ``state``: ``(tag, steps, values,
     wall times)`` per tag."""
@@ -108,7 +104,7 @@ def forget_file(state: Run, path: str, tags: list[str]) -> None:
             per_file = state.data.get(("scalars", tag), {})
             for other in sorted(per_file):
                 header = state.files[other].header if other in state.files else None
-                if _ranked(header) and stream_of(header)[0] == r:
+                if header is not None and header.rank >= 0 and stream_of(header)[0] == r:
                     view = per_file[other].view()
                     state.consensus.setdefault((r, tag), Consensus()).add(int(header.rank), view.steps, view.values)
 
