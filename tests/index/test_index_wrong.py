@@ -112,7 +112,9 @@ def test_index_wrong_divergence_is_numpys_and_per_rank_tags_never_diverge(job):
     found = {d.tag: d for d in job.divergence("job")}
     assert set(found) == {"loss", "grad_norm"}  # lr agrees; throughput differs by design
     for tag in ("loss", "grad_norm"):
-        step, ranks = expected_divergence(tag)
+        expect = expected_divergence(tag)
+        assert expect is not None
+        step, ranks = expect
         d = found[tag]
         assert (d.step, list(d.ranks), d.minority, d.points, d.role) == (step, ranks, len(ranks), RANKS, "trainer")
     assert (found["loss"].step, found["loss"].ranks, found["loss"].why) == (70, (5,), "detected")
