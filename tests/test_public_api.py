@@ -110,10 +110,10 @@ SUMMARYWRITER_PROPERTIES = ["log_dir"]
 LOGREADER = {
     "audio": "(self, run: 'str', tag: 'str') -> 'list[AudioEvent]'",
     "count": "(self, run: 'str', kind: 'str', tag: 'str') -> 'int'",
-    "divergence": "(self, run: 'str', *, replicated: 'Callable[[str], bool] | Collection[str] | None' = None) "
-    "-> 'list[Divergence]'",
+    "divergence": "(self, run: 'str', *, replicated: 'Callable[[str], bool] | Collection[str] | None' = None, "
+    "tag: 'str | None' = None) -> 'list[Divergence]'",
     "embeddings": "(self, run: 'str', tag: 'str') -> 'list[EmbeddingsEvent]'",
-    "first_nonfinite": "(self, run: 'str') -> 'list[FirstNonfinite]'",
+    "first_nonfinite": "(self, run: 'str', *, tag: 'str | None' = None) -> 'list[FirstNonfinite]'",
     "graphs": "(self, run: 'str') -> 'list[GraphEvent]'",
     "histograms": "(self, run: 'str', tag: 'str') -> 'list[HistogramEvent]'",
     "hparams": "(self, run: 'str') -> 'HParamsEvent | None'",

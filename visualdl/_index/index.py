@@ -300,19 +300,22 @@ class Index(Poller):
                 state.cache[("job", tag)] = (version, out)
         return out
 
-    def first_nonfinite(self, run: str) -> list[FirstNonfinite]:
-        """Per scalar tag of ``run``, its first non-finite value (:mod:`visualdl._index.wrong`)."""
+    def first_nonfinite(self, run: str, *, tag: str | None = None) -> list[FirstNonfinite]:
+        """Per scalar tag of ``run`` (or ``tag``), its first non-finite value (:mod:`visualdl._index.wrong`)."""
         with self._lock:
-            return first_nonfinite(self._run(run))
+            return first_nonfinite(self._run(run), tag)
 
-    def divergence(self, run: str, *, replicated: Callable[[str], bool] | None = None) -> list[Divergence]:
-        """Per role and replicated tag of ``run``, the first step its ranks disagree at
-        (:mod:`visualdl._index.wrong`); ``replicated(tag)`` names more replicated tags."""
+    def divergence(
+        self, run: str, *, replicated: Callable[[str], bool] | None = None, tag: str | None = None
+    ) -> list[Divergence]:
+        """Per role and replicated tag of ``run`` (or ``tag``), the first step its ranks disagree
+        at (:mod:`visualdl._index.wrong`); ``replicated(tag)`` names more replicated tags."""
         with self._lock:
             return divergence(
                 self._run(run),
                 replicated=replicated,
-                minority=lambda role, tag, step, value: minority_of(self._resolved(run, tag), role, step, value),
+                minority=lambda role, name, step, value: minority_of(self._resolved(run, name), role, step, value),
+                tag=tag,
             )
 
     def _events(self, run: str, kind: str, tag: str) -> list[Any]:

@@ -58,8 +58,8 @@ class Run:
     progress: dict[str, Progress] = field(default_factory=dict)
     #: path -> the (wall time, step) of each session start in a TensorBoard event file
     starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
-    #: (tag, path) -> that file's first non-finite point of the tag (visualdl._index.wrong)
-    firsts: dict[tuple[str, str], Firsts] = field(default_factory=dict)
+    #: tag -> path -> that file's first non-finite point of the tag (visualdl._index.wrong)
+    firsts: dict[str, dict[str, Firsts]] = field(default_factory=dict)
     #: (role, tag) -> the ranks' agreement on the tag, step by step (visualdl._index.wrong)
     consensus: dict[tuple[str, str], Consensus] = field(default_factory=dict)
 

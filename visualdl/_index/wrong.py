@@ -82,9 +82,12 @@ def note_points(state: Run, path: str, parts: list[tuple[str, np.ndarray, np.nda
     header = logfile.header if logfile is not None else None
     role, rank = stream_of(header)
     for tag, steps, values, walls in parts:
-        firsts = state.firsts.get((tag, path))
+        per_file = state.firsts.get(tag)
+        if per_file is None:
+            per_file = state.firsts[tag] = {}
+        firsts = per_file.get(path)
         if firsts is None:
-            firsts = state.firsts[(tag, path)] = Firsts()
+            firsts = per_file[path] = Firsts()
         firsts.add(steps, values, walls)
         if rank >= 0:
             consensus = state.consensus.get((role, tag))
@@ -97,7 +100,10 @@ def forget_file(state: Run, path: str, tags: list[str]) -> None:
     """The file ``path`` (of ``tags``) is gone from ``state``: its firsts go, and the
     comparisons of its role's tags are made again from the files left."""
     for tag in tags:
-        state.firsts.pop((tag, path), None)
+        of_tag = state.firsts.get(tag, {})
+        of_tag.pop(path, None)
+        if not of_tag:
+            state.firsts.pop(tag, None)
     for r, tag in list(state.consensus):
         if tag in tags:
             del state.consensus[(r, tag)]
@@ -113,8 +119,8 @@ def _cuts(state: Run, tag: str) -> dict[str, float]:
     """Per file of ``tag``: the step from which its points were replaced by a restart (inf: none),
     decided as :func:`visualdl._index.restarts.resolve` does, from the files' firsts."""
     streams: dict[tuple[str, int], list[tuple[int, float, str, Firsts]]] = {}
-    for (t, path), firsts in state.firsts.items():
-        if t != tag or firsts.first_step is None:
+    for path, firsts in state.firsts.get(tag, {}).items():
+        if firsts.first_step is None:
             continue
         logfile = state.files.get(path)
         header = logfile.header if logfile is not None else None
@@ -138,22 +144,24 @@ def _cuts(state: Run, tag: str) -> dict[str, float]:
     return cuts
 
 
-def first_nonfinite(state: Run) -> list[FirstNonfinite]:
-    """Per tag of ``state`` with a non-finite value, the first one; by step, then tag."""
-    tags = sorted({tag for (tag, _), f in state.firsts.items() if f.bad is not None})
+def first_nonfinite(state: Run, tag: str | None = None) -> list[FirstNonfinite]:
+    """Per tag of ``state`` (or ``tag`` alone) with a non-finite value, the first one; by step, then tag."""
+    tags = sorted(
+        t for t, per_file in state.firsts.items() if (tag is None or t == tag) and any(f.bad for f in per_file.values())
+    )
     out = []
-    for tag in tags:
-        cuts = _cuts(state, tag)
+    for name in tags:
+        cuts = _cuts(state, name)
         best: tuple[Any, ...] | None = None
-        for (t, path), firsts in state.firsts.items():
-            if t != tag or firsts.bad is None or not firsts.bad[0] < cuts.get(path, math.inf):
+        for path, firsts in state.firsts[name].items():
+            if firsts.bad is None or not firsts.bad[0] < cuts.get(path, math.inf):
                 continue
             step, wall, value = firsts.bad
             logfile = state.files.get(path)
             role, rank = stream_of(logfile.header if logfile is not None else None)
             key = (step, wall if not math.isnan(wall) else math.inf, rank, path)
             if best is None or key < best[0]:
-                best = (key, FirstNonfinite(tag, step, wall, nonfinite_name(value), role, rank, path))
+                best = (key, FirstNonfinite(name, step, wall, nonfinite_name(value), role, rank, path))
         if best is not None:
             out.append(best[1])
     out.sort(key=lambda f: (f.step, f.tag))
@@ -175,6 +183,7 @@ def divergence(
     *,
     replicated: Callable[[str], bool] | None,
     minority: Callable[[str, str, int, float], list[int]],
+    tag: str | None = None,
 ) -> list[Divergence]:
     """Per role and replicated tag of ``state`` whose ranks disagree, the first step where
     they do; by step, then tag. ``replicated(tag)``: the server's pattern (None: none);
@@ -182,10 +191,12 @@ def divergence(
     ``majority`` (read from the series when more than one did)."""
     by_writer = declared(state)
     out = []
-    for (role, tag), consensus in sorted(state.consensus.items()):
-        if tag in by_writer:
+    for (role, name), consensus in sorted(state.consensus.items()):
+        if tag is not None and name != tag:
+            continue
+        if name in by_writer:
             why = "declared"
-        elif replicated is not None and replicated(tag):
+        elif replicated is not None and replicated(name):
             why = "setting"
         elif consensus.looks_replicated():
             why = "detected"
@@ -197,10 +208,10 @@ def divergence(
         if split.lone_rank is not None:
             ranks: list[int] = [split.lone_rank]
         else:
-            ranks = sorted(set(minority(role, tag, split.step, split.majority)))
+            ranks = sorted(set(minority(role, name, split.step, split.majority)))
         out.append(
             Divergence(
-                tag,
+                name,
                 role,
                 split.step,
                 tuple(ranks[:MAX_NAMED]),
