@@ -93,6 +93,11 @@ def _parser() -> argparse.ArgumentParser:
         "127.0.0.1, [::1], the --host address and the host of VISUALDL_PROXY_URL are answered by default, so "
         "that other web pages cannot read your logs (DNS rebinding)",
     )  # fmt: skip
+    parser.add_argument(
+        "--replicated-tags", type=_option("replicated_tags", str, "a regular expression"), default="", metavar="REGEX",
+        help="scalar tags every rank of a job logs with the same value (RE2, e.g. 'loss|grad_norm'): the jobs page "
+        "names the first step where the ranks disagree",
+    )  # fmt: skip
     parser.add_argument("--model", action="append", default=[], metavar="FILE", help="an ONNX model file to show")
     parser.add_argument("--inspect", action="store_true", help="print a summary of the logdirs and exit")
     parser.add_argument("--version", action="version", version=f"visualdl {__version__}")
@@ -266,6 +271,7 @@ def serve(args: argparse.Namespace) -> int:
             path_prefix=args.path_prefix,
             models=tuple(os.path.abspath(m) for m in args.model),
             allowed_hosts=_allowed_hosts(args),
+            replicated_tags=args.replicated_tags,
         )
     except (TypeError, ValueError) as e:  # the options were checked; what is left is in the logdirs
         print(f"visualdl: error: {e}", file=sys.stderr)

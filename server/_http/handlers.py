@@ -24,6 +24,7 @@ from visualdl.server._views.health import health_answer
 from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
+from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
 from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
@@ -81,7 +82,7 @@ def _scalars(q: Query) -> Any:
     chart = _provider().read_scalar_runs(
         runs=q["run"], tag=q["tag"], max_points=q["max_points"], x_min=q["x_min"], x_max=q["x_max"], ranks=q["ranks"]
     )
-    return scalars_answer(chart)
+    return mark_charts(scalars_answer(chart), lambda run, tag: _provider().read_job_wrong(run=run, tag=tag))
 
 
 def _image(q: Query) -> Response:
@@ -134,6 +135,10 @@ def _histograms(q: Query) -> Any:
 
 def _job(q: Query) -> Any:
     return job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
+
+
+def _job_wrong(q: Query) -> Any:
+    return job_wrong_answer(q["run"], _provider().read_job_wrong(run=q["run"]))
 
 
 def _distribution(q: Query) -> Any:
@@ -196,6 +201,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "image": _image,
     "histograms": _histograms,
     "job": _job,
+    "job_wrong": _job_wrong,
     "distribution": _distribution,
     "graphs": _graph_list,
     "graph": _graph,

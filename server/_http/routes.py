@@ -32,6 +32,7 @@ from visualdl.server._http.answers_kinds import (
     PROJECTION,
     TEXT,
 )
+from visualdl.server._http.answers_wrong import JOB_WRONG
 from visualdl.server._http.params import (
     MAX_EXPAND,
     MAX_PATH_DEPTH,
@@ -217,6 +218,15 @@ ROUTES: tuple[Route, ...] = (
         "role, restarts, per-rank throughput in steps/s with stragglers, and step skew per role over time",
         (_RUN,),
         JOB,
+    ),
+    Route(
+        "job_wrong",
+        "/api/job_wrong",
+        "The first rank to go wrong: per tag the first non-finite value (step, rank, role, wall time), and per "
+        "replicated tag (declared, named by --replicated-tags, or equal on every rank on most steps) the first "
+        "step at which the ranks disagree and which ranks",
+        (_RUN,),
+        JOB_WRONG,
     ),
     Route(
         "distribution",

@@ -176,3 +176,5 @@ def test_index_wrong_agreement_is_relative_and_nan_equals_nan():
     c.add(2, np.arange(4), np.array([1e9 * (1 + 2e-6), math.nan, math.inf, 0.0]))
     split = c.summary()[2]
     assert split is not None and (split.step, split.lone_rank) == (0, 2)
+    c.add(3, np.arange(1, 4), np.array([1.0, 1e300, -math.inf]))  # an infinity is near no number, nor -inf
+    assert c.n_alt[: c.n].tolist() == [1, 1, 1, 1] and c.n_other[: c.n].tolist() == [0, 0, 0, 0]

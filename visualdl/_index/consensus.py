@@ -41,7 +41,8 @@ _DTYPES = (np.int64, np.float64, np.float64, np.int32, np.int32, np.int32, np.in
 def agree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Elementwise: ``a`` and ``b`` are the same value (see the module docstring)."""
     with np.errstate(invalid="ignore", over="ignore"):
-        close = np.abs(a - b) <= TOLERANCE * np.maximum(np.abs(a), np.abs(b))
+        diff = np.abs(a - b)
+        close = (diff <= TOLERANCE * np.maximum(np.abs(a), np.abs(b))) & np.isfinite(diff)  # inf is near no number
     same: np.ndarray = (a == b) | close | (np.isnan(a) & np.isnan(b))
     return same
 
