@@ -120,6 +120,7 @@ def _exists(logdir: str) -> bool:
 
 def summarise(logdir: str) -> str:
     from visualdl._index.logreader import LogReader
+    from visualdl.server._views.job_wrong import summary_lines
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
@@ -128,6 +129,7 @@ def summarise(logdir: str) -> str:
         graph_sizes = {graph.name: graph.size for graph in reader.graphs(run)}
         lines.append(f"  run {run!r}: {len(writers)} file(s)")
         lines.extend(f"    {line}" for line in map(_end_line, writers) if line)
+        lines.extend(f"    {line}" for line in summary_lines((reader.first_nonfinite(run), reader.divergence(run))))
         for kind, tags in reader.tags(run).items():
             for tag in tags:
                 if kind == "scalars":

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Callable
 from typing import Any, TypedDict
 
 from visualdl._index.wrong import Divergence, FirstNonfinite
 
-__all__ = ["JobWrongAnswer", "chart_marks", "job_wrong_answer", "mark_charts"]
+__all__ = ["JobWrongAnswer", "chart_marks", "job_wrong_answer", "mark_charts", "summary_lines"]
 
 Found = tuple[list[FirstNonfinite], list[Divergence]]
 
@@ -103,3 +104,15 @@ def mark_charts(answer: Any, read: Callable[[str, str], Found]) -> Any:
         if "job" in entry:
             entry["wrong"] = chart_marks(read(entry["run"], answer["tag"]))
     return answer
+
+
+def summary_lines(found: Found) -> list[str]:
+    """``--inspect``'s lines, e.g. ``loss: first non-finite nan at step 1,204 on trainer 3 (15:02:11)``
+    and ``grad_norm: ranks disagree from step 880 (trainer 7 of 8)``."""
+    firsts, parted = found
+    lines = []
+    for f in firsts:
+        at = f" ({time.strftime('%H:%M:%S', time.localtime(f.wall_time))})" if math.isfinite(f.wall_time) else ""
+        lines.append(f"{f.tag}: first non-finite {f.value} at step {f.step:,} on {_who(f.role, f.rank)}{at}")
+    lines += [f"{d.tag}: {divergence_text(d)}" for d in parted]
+    return lines
