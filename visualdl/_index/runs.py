@@ -60,6 +60,8 @@ class Run:
     starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
     #: tag -> path -> that file's first non-finite point of the tag (visualdl._index.wrong)
     firsts: dict[str, dict[str, Firsts]] = field(default_factory=dict)
+    #: tag -> the paths whose ``firsts`` of the tag hold a non-finite point
+    nonfinite: dict[str, set[str]] = field(default_factory=dict)
     #: (role, tag) -> the ranks' agreement on the tag, step by step (visualdl._index.wrong)
     consensus: dict[tuple[str, str], Consensus] = field(default_factory=dict)
 

@@ -89,6 +89,8 @@ def note_points(state: Run, path: str, parts: list[tuple[str, np.ndarray, np.nda
         if firsts is None:
             firsts = per_file[path] = Firsts()
         firsts.add(steps, values, walls)
+        if firsts.bad is not None:
+            state.nonfinite.setdefault(tag, set()).add(path)
         if rank >= 0:
             consensus = state.consensus.get((role, tag))
             if consensus is None:
@@ -104,6 +106,7 @@ def forget_file(state: Run, path: str, tags: list[str]) -> None:
         of_tag.pop(path, None)
         if not of_tag:
             state.firsts.pop(tag, None)
+        state.nonfinite.get(tag, set()).discard(path)
     for r, tag in list(state.consensus):
         if tag in tags:
             del state.consensus[(r, tag)]
@@ -115,12 +118,14 @@ def forget_file(state: Run, path: str, tags: list[str]) -> None:
                     state.consensus.setdefault((r, tag), Consensus()).add(int(header.rank), view.steps, view.values)
 
 
-def _cuts(state: Run, tag: str) -> dict[str, float]:
-    """Per file of ``tag``: the step from which its points were replaced by a restart (inf: none),
-    decided as :func:`visualdl._index.restarts.resolve` does, from the files' firsts."""
+def _cuts(state: Run, tag: str, paths: list[str]) -> dict[str, float]:
+    """Per file of ``paths`` (files of ``tag``): the step from which its points were replaced by a
+    restart (inf: none), decided as :func:`visualdl._index.restarts.resolve` does, from the files' firsts."""
     streams: dict[tuple[str, int], list[tuple[int, float, str, Firsts]]] = {}
-    for path, firsts in state.firsts.get(tag, {}).items():
-        if firsts.first_step is None:
+    of_tag = state.firsts.get(tag, {})
+    for path in paths:
+        firsts = of_tag.get(path)
+        if firsts is None or firsts.first_step is None:
             continue
         logfile = state.files.get(path)
         header = logfile.header if logfile is not None else None
@@ -145,15 +150,24 @@ def _cuts(state: Run, tag: str) -> dict[str, float]:
 
 
 def first_nonfinite(state: Run, tag: str | None = None) -> list[FirstNonfinite]:
-    """Per tag of ``state`` (or ``tag`` alone) with a non-finite value, the first one; by step, then tag."""
-    tags = sorted(
-        t for t, per_file in state.firsts.items() if (tag is None or t == tag) and any(f.bad for f in per_file.values())
-    )
+    """Per tag of ``state`` (or ``tag`` alone) with a non-finite value, the first one; by step, then tag.
+
+    Only the files holding a non-finite point, and the other files of their places (their
+    restarts), are looked at: a job of 10,000 ranks with one bad rank costs a pass over its
+    files' headers."""
+    tags = sorted(t for t, paths in state.nonfinite.items() if paths and (tag is None or t == tag))
+    if not tags:
+        return []
+    by_stream: dict[tuple[str, int], list[str]] = {}
+    for path, logfile in state.files.items():
+        by_stream.setdefault(stream_of(logfile.header), []).append(path)
     out = []
     for name in tags:
-        cuts = _cuts(state, name)
+        places = {stream_of(state.files[p].header) if p in state.files else ("", -1) for p in state.nonfinite[name]}
+        cuts = _cuts(state, name, [p for place in places for p in by_stream.get(place, [])])
         best: tuple[Any, ...] | None = None
-        for path, firsts in state.firsts[name].items():
+        for path in state.nonfinite[name]:
+            firsts = state.firsts[name][path]
             if firsts.bad is None or not firsts.bad[0] < cuts.get(path, math.inf):
                 continue
             step, wall, value = firsts.bad
