@@ -159,8 +159,8 @@ def first_nonfinite(state: Run, tag: str | None = None) -> list[FirstNonfinite]:
     if not tags:
         return []
     by_stream: dict[tuple[str, int], list[str]] = {}
-    for path, logfile in state.files.items():
-        by_stream.setdefault(stream_of(logfile.header), []).append(path)
+    for path, known in state.files.items():
+        by_stream.setdefault(stream_of(known.header), []).append(path)
     out = []
     for name in tags:
         places = {stream_of(state.files[p].header) if p in state.files else ("", -1) for p in state.nonfinite[name]}
