@@ -7,6 +7,7 @@
 import { getJSON } from './api.js';
 import { h } from './dom.js';
 import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
+import { JobWrong } from './jobwrong.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
@@ -44,6 +45,7 @@ export class JobsView {
       skew: panel.querySelector('#job-skew'),
     };
     this.table = panel.querySelector('#job-writers');
+    this.wrong = new JobWrong(this.body); // the first rank to go wrong (jobwrong.js)
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -71,6 +73,7 @@ export class JobsView {
   async refresh() {
     if (!this.run) return;
     const seq = ++this.seq;
+    this.wrong.load(this.run);
     try {
       const job = await getJSON('job', { run: this.run });
       if (seq === this.seq) whenPlotly(() => seq === this.seq && this.draw(job));
