@@ -45,8 +45,8 @@ def test_jobs_tab_lists_the_first_nonfinite_value_and_the_divergence(page, serve
     wait_for(lambda: rows.count() == 3, "the three rows of what went wrong")
     texts = [" | ".join(rows.nth(i).locator("td").all_inner_texts()) for i in range(rows.count())]
     assert texts[0].startswith("loss | first nan | 30 | trainer 3 | ")
-    assert "grad_norm | ranks disagree | 45 | trainer 1 of 4 | – | named by --replicated-tags" in texts
-    assert "loss | ranks disagree | 30 | trainer 3 of 4 | – | equal on most steps" in texts
+    assert "grad_norm | ranks disagree | 45 | trainer 1 of 4 | \u2013 | named by --replicated-tags" in texts
+    assert "loss | ranks disagree | 30 | trainer 3 of 4 | \u2013 | equal on most steps" in texts
     settle(page)
     assert page.errors == []
 
