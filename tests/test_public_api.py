@@ -189,6 +189,7 @@ SETTINGS_FIELDS = [
     ("models", "tuple[str, ...]"),
     ("background", "bool"),
     ("allowed_hosts", "tuple[str, ...]"),
+    ("replicated_tags", "str"),
 ]
 
 

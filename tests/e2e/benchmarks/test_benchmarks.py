@@ -393,3 +393,12 @@ def test_bench_memory_quick_measures_audio_blobs_and_a_long_chart():
     assert "WRONG BYTES" not in out
     chart = re.search(r"chart: .* allocated at most ([\d.]+) MB", out)
     assert chart is not None and float(chart.group(1)) < 24, out  # the series is 48 MB
+
+
+def test_bench_wrong_quick_prints_the_writer_before_and_after_and_the_index_cost():
+    out = output("bench_wrong")
+    for label in ("before replicated existed", "now, replicated not given", "now, replicated=True"):
+        assert float(re.search(re.escape(label) + r"\s+([\d.]+)", out).group(1)) > 0, out
+    for label in ("note_points total", "per block (rank x tag)", "first_nonfinite query", "divergence query"):
+        assert float(re.search(re.escape(label) + r"\s+([\d.]+)", out).group(1)) > 0, out
+    assert "(2 tags parted)" in out
