@@ -178,3 +178,19 @@ def test_index_wrong_agreement_is_relative_and_nan_equals_nan():
     assert split is not None and (split.step, split.lone_rank) == (0, 2)
     c.add(3, np.arange(1, 4), np.array([1.0, 1e300, -math.inf]))  # an infinity is near no number, nor -inf
     assert c.n_alt[: c.n].tolist() == [1, 1, 1, 1] and c.n_other[: c.n].tolist() == [0, 0, 0, 0]
+
+
+def test_index_wrong_a_removed_file_takes_its_nan_and_its_divergence_away(tmp_path):
+    for rank in range(3):
+        with LogWriter(tmp_path / "job", rank=rank, world_size=3, file_name=f"r{rank}.vdlog") as w:
+            for step in range(10):
+                w.add_scalar("loss", math.nan if rank == 2 and step == 7 else 1.0 + step, step)
+    reader = LogReader(tmp_path)
+    assert [(f.step, f.rank) for f in reader.first_nonfinite("job")] == [(7, 2)]
+    assert [(d.step, d.ranks) for d in reader.divergence("job")] == [(7, (2,))]
+    (tmp_path / "job" / "r2.vdlog").unlink()
+    reader.poll()
+    assert reader.first_nonfinite("job") == [] and reader.divergence("job") == []
+    assert reader.divergence("job", replicated=["loss"]) == []  # the comparison made again: the two left agree
+    (consensus,) = reader._runs["job"].consensus.values()
+    assert consensus.n_ref[: consensus.n].tolist() == [2] * 10
