@@ -10,6 +10,7 @@ import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
 import { GoodputView } from './jobgoodput.js';
 import { JobHeatmap } from './jobheatmap.js';
 import { JobEnds } from './jobends.js';
+import { JobWrong } from './jobwrong.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
@@ -52,6 +53,7 @@ export class JobsView {
     this.goodput = new GoodputView(this.body);
     this.heatmap = new JobHeatmap(panel.querySelector('.job-grid'));
     this.ends = new JobEnds(panel.querySelector('.job-grid'), () => this.run);
+    this.wrong = new JobWrong(this.body); // the first rank to go wrong (jobwrong.js)
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -79,6 +81,7 @@ export class JobsView {
   async refresh() {
     if (!this.run) return;
     const seq = ++this.seq;
+    this.wrong.load(this.run);
     try {
       const job = await getJSON('job', { run: this.run });
       if (seq === this.seq) whenPlotly(() => seq === this.seq && this.draw(job));

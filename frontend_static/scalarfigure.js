@@ -6,6 +6,7 @@ import { countedSteps, holderText, holdersSummary } from './bandoutliers.js';
 import { assignColors, lighten, withAlpha } from './colors.js';
 import { escPlotly, fmtValue, localMs, parseAxisDate } from './format.js';
 import { smooth } from './smoothing.js';
+import { wrongTraces } from './wrongmarks.js';
 
 /** How lines are drawn; the notebook draws them alike (both pinned by tests/data/figure_style.json). */
 export const STYLE = {
@@ -115,7 +116,7 @@ export function buildFigure(series, opt) {
   const shown = series.map((s, i) => ({
     run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
     xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, effectiveWeight(opt.smoothing, s.values.length)),
-    color: colors.get(s.colorKey ?? s.run), band: s.band ?? null, rank: s.rank,
+    color: colors.get(s.colorKey ?? s.run), band: s.band ?? null, rank: s.rank, wrong: s.wrong,
   }));
   for (const s of shown) s.breaks = s.band ? gapsOf(s.xs) : [];
   opt = { ...opt, xTitle: opt.xAxis === 'relative' ? `${AXIS_TITLES.relative} (${unit.name})` : AXIS_TITLES[opt.xAxis] };
@@ -126,6 +127,7 @@ export function buildFigure(series, opt) {
   for (const group of groups) data.push(...lineTraces(group, opt.smoothing, merged));
   const marks = shown.filter((s) => s.nonfinite.length);
   if (marks.length) data.push(...(groups.length < shown.length ? [markTrace(marks)] : marks.map((s) => markTrace([s]))));
+  data.push(...wrongTraces(shown)); // a job's first rank to go wrong (wrongmarks.js)
   return { data, layout: layoutOf(shown, { ...opt, legend: !merged }), shown };
 }
 
@@ -154,7 +156,7 @@ export function expandJobs(runs, perRank) {
       out.push({
         run: several ? `${s.run} · ${role.role}` : s.run, colorKey: several ? `${s.run} · ${role.role}` : s.run, job: s.run,
         steps: role.steps, values: role.values, wall_times: role.wall_times, nonfinite: role.nonfinite,
-        range_points: role.range_points,
+        range_points: role.range_points, wrong: (s.wrong ?? []).filter((m) => m.role === role.role),
         band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
           ranks: role.ranks.length, role: role.role, quantiles: quantilesOf(role), extremes: role.extremes ?? null },
       });

@@ -344,8 +344,16 @@ class ProcessEnd(_message.Message):
     last_step: int
     def __init__(self, how: _Optional[str] = ..., wall_time: _Optional[float] = ..., exception_type: _Optional[str] = ..., message: _Optional[str] = ..., traceback: _Optional[str] = ..., signal: _Optional[str] = ..., thread: _Optional[str] = ..., last_step: _Optional[int] = ...) -> None: ...
 
+class TagInfo(_message.Message):
+    __slots__ = ("tag", "replicated")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    REPLICATED_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    replicated: bool
+    def __init__(self, tag: _Optional[str] = ..., replicated: _Optional[bool] = ...) -> None: ...
+
 class Record(_message.Message):
-    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta", "process_end")
+    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta", "process_end", "tag_info")
     HEADER_FIELD_NUMBER: _ClassVar[int]
     SCALARS_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
@@ -361,6 +369,7 @@ class Record(_message.Message):
     SCALAR_LAYOUT_FIELD_NUMBER: _ClassVar[int]
     META_FIELD_NUMBER: _ClassVar[int]
     PROCESS_END_FIELD_NUMBER: _ClassVar[int]
+    TAG_INFO_FIELD_NUMBER: _ClassVar[int]
     header: Header
     scalars: ScalarBatch
     image: Image
@@ -376,4 +385,5 @@ class Record(_message.Message):
     scalar_layout: ScalarLayout
     meta: Meta
     process_end: ProcessEnd
-    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ..., process_end: _Optional[_Union[ProcessEnd, _Mapping]] = ...) -> None: ...
+    tag_info: TagInfo
+    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ..., process_end: _Optional[_Union[ProcessEnd, _Mapping]] = ..., tag_info: _Optional[_Union[TagInfo, _Mapping]] = ...) -> None: ...

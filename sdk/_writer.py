@@ -46,6 +46,7 @@ from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
+from visualdl.sdk._replicated import declare
 from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
 
 __all__ = ["LogWriter"]
@@ -199,6 +200,7 @@ class LogWriter:
         self._display_name = display_name
         self._first_pid = os.getpid()
         self._known_tags: set[str] = set()
+        self._declared: dict[str, bool] = {}  # tag -> replicated, as written (sdk/_replicated.py)
         if not write_to_disk:
             self._sink: Sink | NullSink = NullSink()
             return
@@ -287,10 +289,18 @@ class LogWriter:
             self._known_tags.add(checked)
         return checked
 
-    def add_scalar(self, tag: str, value: Any, step: int, walltime: float | None = None) -> None:
-        """Record ``value`` (a number, numpy scalar or one-element tensor) of ``tag`` at ``step``."""
+    def add_scalar(
+        self, tag: str, value: Any, step: int, walltime: float | None = None, replicated: bool | None = None
+    ) -> None:
+        """Record ``value`` (a number, numpy scalar or one-element tensor) of ``tag`` at ``step``.
+
+        ``replicated=True`` declares that every rank logs ``tag`` with the same value (an
+        all-reduced loss): readers then name the first step where the ranks disagree. Said
+        once per tag is enough."""
         if tag not in self._known_tags:
             self._tag(tag)
+        if replicated is not None:
+            declare(self._declared, self._sink, tag, replicated)
         if type(value) is not float:
             try:
                 value = float(value) if type(value) is int else _to_float(value)

@@ -27,6 +27,7 @@ from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, downsample_
 from visualdl._index.index import Index, WriterInfo
 from visualdl._index.outliers import extreme_runs
 from visualdl._index.series import ScalarSeries
+from visualdl._index.wrong import Divergence, FirstNonfinite
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._storage import is_url, open_store
 from visualdl.errors import NotFound, VisualDLError
@@ -44,6 +45,7 @@ from visualdl.server._data import (
     ScalarRuns,
     Unservable,
 )
+from visualdl.server._patterns import compile_pattern
 from visualdl.server._reload import PollCounters
 from visualdl.server._settings import Settings
 
@@ -340,6 +342,15 @@ class DataProvider:
         the job page is built from (see :mod:`visualdl.server._views.jobs`)."""
         reader, local = self.resolve(run)
         return reader.file_progress(local)
+
+    def read_job_wrong(self, *, run: str, tag: str | None = None) -> tuple[list[FirstNonfinite], list[Divergence]]:
+        """The first non-finite value of each tag of ``run`` (or ``tag``), and where the ranks of
+        its replicated tags part (``Settings.replicated_tags`` names more): see
+        :mod:`visualdl._index.wrong`."""
+        reader, local = self.resolve(run)
+        pattern = compile_pattern(self.settings.replicated_tags) if self.settings.replicated_tags else None
+        named = (lambda name: pattern.search(name) is not None) if pattern is not None else None
+        return reader.first_nonfinite(local, tag=tag), reader.divergence(local, replicated=named, tag=tag)
 
     # -- event kinds -----------------------------------------------------------------------
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from visualdl._storage import is_url
+from visualdl.errors import CannotShow
 from visualdl.server._hosts import normalise_host_name
+from visualdl.server._patterns import compile_pattern
 
 __all__ = ["DEFAULT_MAX_POINTS", "MAX_POINTS_LIMIT", "Settings", "check_setting", "parse_logdir_spec"]
 
@@ -51,6 +53,9 @@ class Settings:
     #: ``"*.example.org"`` every name under a domain, ``"*"`` any name. The CLI's ``--allow-host``
     #: and ``VISUALDL_PROXY_URL``'s host.
     allowed_hosts: tuple[str, ...] = ()
+    #: A regular expression (RE2) of the scalar tags that every rank of a job logs with the same
+    #: value: their divergence is looked for whatever the values look like (``--replicated-tags``).
+    replicated_tags: str = ""
 
     def __post_init__(self) -> None:
         # Lists and path objects are taken as the tuples and strings they stand for.
@@ -120,6 +125,14 @@ def check_setting(name: str, value: Any, *, max_points_limit: Any = MAX_POINTS_L
             raise TypeError("must be a tuple of host names, e.g. ('example.org',)" + got)
         for host in value:
             normalise_host_name(host)  # a ValueError saying what a host name is
+    elif name == "replicated_tags":
+        if not isinstance(value, str):
+            raise TypeError("must be a string: a regular expression of tags, or '' for none" + got)
+        if value:
+            try:
+                compile_pattern(value)
+            except CannotShow as e:
+                raise ValueError(f"must be a regular expression RE2 compiles ({e})" + got) from None
 
 
 def _pair(item: Any) -> Any:

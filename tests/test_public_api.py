@@ -53,7 +53,8 @@ LOGWRITER = {
     "weights: 'Any' = None, walltime: 'float | None' = None) -> 'None'",
     "add_roc_curve": "(self, tag: 'str', labels: 'Any', predictions: 'Any', step: 'int', num_thresholds: 'int' = 10, "
     "weights: 'Any' = None, walltime: 'float | None' = None) -> 'None'",
-    "add_scalar": "(self, tag: 'str', value: 'Any', step: 'int', walltime: 'float | None' = None) -> 'None'",
+    "add_scalar": "(self, tag: 'str', value: 'Any', step: 'int', walltime: 'float | None' = None, "
+    "replicated: 'bool | None' = None) -> 'None'",
     "add_scalars": "(self, main_tag: 'str', tag_scalar_dict: 'Mapping[str, Any]', step: 'int', "
     "walltime: 'float | None' = None) -> 'None'",
     "add_text": "(self, tag: 'str', text_string: 'str', step: 'int | None' = None, "
@@ -109,7 +110,10 @@ SUMMARYWRITER_PROPERTIES = ["log_dir"]
 LOGREADER = {
     "audio": "(self, run: 'str', tag: 'str') -> 'list[AudioEvent]'",
     "count": "(self, run: 'str', kind: 'str', tag: 'str') -> 'int'",
+    "divergence": "(self, run: 'str', *, replicated: 'Callable[[str], bool] | Collection[str] | None' = None, "
+    "tag: 'str | None' = None) -> 'list[Divergence]'",
     "embeddings": "(self, run: 'str', tag: 'str') -> 'list[EmbeddingsEvent]'",
+    "first_nonfinite": "(self, run: 'str', *, tag: 'str | None' = None) -> 'list[FirstNonfinite]'",
     "graphs": "(self, run: 'str') -> 'list[GraphEvent]'",
     "histograms": "(self, run: 'str', tag: 'str') -> 'list[HistogramEvent]'",
     "hparams": "(self, run: 'str') -> 'HParamsEvent | None'",
@@ -185,6 +189,7 @@ SETTINGS_FIELDS = [
     ("models", "tuple[str, ...]"),
     ("background", "bool"),
     ("allowed_hosts", "tuple[str, ...]"),
+    ("replicated_tags", "str"),
 ]
 
 

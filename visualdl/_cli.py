@@ -93,6 +93,11 @@ def _parser() -> argparse.ArgumentParser:
         "127.0.0.1, [::1], the --host address and the host of VISUALDL_PROXY_URL are answered by default, so "
         "that other web pages cannot read your logs (DNS rebinding)",
     )  # fmt: skip
+    parser.add_argument(
+        "--replicated-tags", type=_option("replicated_tags", str, "a regular expression"), default="", metavar="REGEX",
+        help="scalar tags every rank of a job logs with the same value (RE2, e.g. 'loss|grad_norm'): the jobs page "
+        "names the first step where the ranks disagree",
+    )  # fmt: skip
     parser.add_argument("--model", action="append", default=[], metavar="FILE", help="an ONNX model file to show")
     parser.add_argument("--inspect", action="store_true", help="print a summary of the logdirs and exit")
     parser.add_argument("--version", action="version", version=f"visualdl {__version__}")
@@ -117,6 +122,7 @@ def summarise(logdir: str) -> str:
     from visualdl._index.logreader import LogReader
     from visualdl.server._views.goodput import goodput_line
     from visualdl.server._views.job_ends import end_timeline, timeline_lines
+    from visualdl.server._views.job_wrong import summary_lines
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
@@ -127,6 +133,7 @@ def summarise(logdir: str) -> str:
         lines.extend(f"    {line}" for line in timeline_lines(end_timeline(writers)))
         if len({(w.role, w.rank) for w in writers if w.rank >= 0}) >= 2:  # a job
             lines.append(f"    {goodput_line(reader.file_progress(run))}")
+        lines.extend(f"    {line}" for line in summary_lines((reader.first_nonfinite(run), reader.divergence(run))))
         for kind, tags in reader.tags(run).items():
             for tag in tags:
                 if kind == "scalars":
@@ -250,6 +257,7 @@ def serve(args: argparse.Namespace) -> int:
             path_prefix=args.path_prefix,
             models=tuple(os.path.abspath(m) for m in args.model),
             allowed_hosts=_allowed_hosts(args),
+            replicated_tags=args.replicated_tags,
         )
     except (TypeError, ValueError) as e:  # the options were checked; what is left is in the logdirs
         print(f"visualdl: error: {e}", file=sys.stderr)

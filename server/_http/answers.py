@@ -5,6 +5,7 @@ from __future__ import annotations
 from visualdl._kinds.table import KINDS
 from visualdl.server._http.answers_goodput import GOODPUT
 from visualdl.server._http.answers_job_ends import END_TIMELINE, ENDED, STATES
+from visualdl.server._http.answers_wrong import WRONG_MARKS
 from visualdl.server._http.jsonschema import (
     BOOLEAN,
     INTEGER,
@@ -110,8 +111,9 @@ RUN_SERIES = obj(
         },
         "job": array(JOB_ROLE),
         "per_rank": array(obj({"role": STRING, "rank": INTEGER, **SERIES})),
+        "wrong": WRONG_MARKS,
     },
-    optional=("job", "per_rank"),
+    optional=("job", "per_rank", "wrong"),
 )
 SCALARS = obj(
     {

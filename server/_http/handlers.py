@@ -26,6 +26,7 @@ from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
 from visualdl.server._views.job_ends import job_end_answer
+from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
 from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
@@ -91,7 +92,7 @@ def _scalars(q: Query) -> Any:
         rank=int(rank) if rank else None,
         role=role or None,
     )
-    return scalars_answer(chart)
+    return mark_charts(scalars_answer(chart), lambda run, tag: _provider().read_job_wrong(run=run, tag=tag))
 
 
 def _image(q: Query) -> Response:
@@ -152,6 +153,10 @@ def _job_heatmap(q: Query) -> Any:
 
 def _job_end(q: Query) -> Any:
     return job_end_answer(q["run"], [p[0] for p in _provider().read_job(run=q["run"])], q["file"])
+
+
+def _job_wrong(q: Query) -> Any:
+    return job_wrong_answer(q["run"], _provider().read_job_wrong(run=q["run"]))
 
 
 def _distribution(q: Query) -> Any:
@@ -216,6 +221,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "job": _job,
     "job_heatmap": _job_heatmap,
     "job_end": _job_end,
+    "job_wrong": _job_wrong,
     "distribution": _distribution,
     "graphs": _graph_list,
     "graph": _graph,

@@ -33,6 +33,7 @@ from visualdl.server._http.answers_kinds import (
     PROJECTION,
     TEXT,
 )
+from visualdl.server._http.answers_wrong import JOB_WRONG
 from visualdl.server._http.params import (
     MAX_EXPAND,
     MAX_PATH_DEPTH,
@@ -248,6 +249,15 @@ ROUTES: tuple[Route, ...] = (
         "How one writer of a job ended, with its traceback (an exception's, or faulthandler's for a fatal signal)",
         (_RUN, Param("file", "a log file's name, as /api/job lists it in writers[].file", required=True)),
         JOB_END,
+    ),
+    Route(
+        "job_wrong",
+        "/api/job/wrong",
+        "The first rank to go wrong: per tag the first non-finite value (step, rank, role, wall time), and per "
+        "replicated tag (declared, named by --replicated-tags, or equal on every rank on most steps) the first "
+        "step at which the ranks disagree and which ranks",
+        (_RUN,),
+        JOB_WRONG,
     ),
     Route(
         "distribution",

@@ -1,9 +1,10 @@
 """Format version 1, pinned for the record kinds added after its first fixture: audio, PR
-and ROC curves, hyperparameters, embeddings, scalar layouts, meta and process ends.
+and ROC curves, hyperparameters, embeddings, scalar layouts, meta, process ends and tag infos.
 
 ``tests/data/format_v1_later_kinds`` holds one framed record of each, cut from logs the
 real writers wrote (``tests/data/make_format_v1_later_kinds.py`` and, for the process
-end, ``tests/data/make_format_v1_process_end.py``; run once, never again).
+end, ``tests/data/make_format_v1_process_end.py``, for the tag info,
+``tests/data/make_format_v1_tag_info.py``; run once, never again).
 Each is checked against an independent CRC-32C, decoded field by field against values
 spelled out here, and produced again byte for byte by today's encoders: a renumbered,
 retyped or renamed field fails here. Fix the code, or make a new format version.
@@ -37,6 +38,7 @@ from visualdl._kinds.table import (
     encode_process_end,
     encode_roc_curve,
     encode_scalar_layout,
+    encode_tag_info,
 )
 from visualdl.proto import pb
 
@@ -53,6 +55,7 @@ FILES = {
     "pr_curve.bin": (216, "31a8b1ca8e2fb5378115d1c2203671b98517a3f6945401093d7f58ce99e2207b"),
     "roc_curve.bin": (217, "3dd7ddf21ffb2c528f6613ca814e7f4b972caf39d4a5a5b8ab2a22b4ae0a2378"),
     "scalar_layout.bin": (79, "6dbc57934419960f154f3bb1c4809a743cd24c293bab7c55df744aa0a510ad05"),
+    "tag_info.bin": (27, "d99af1e2e22e5dd3910b48429706cf5d87c68a553ddce1cb95c60857719ecd81"),
 }
 
 TRACEBACK = (
@@ -167,6 +170,7 @@ EXPECTED: dict[str, pb.Record] = {
             last_step=1204,
         )
     ),
+    "tag_info": pb.Record(tag_info=pb.TagInfo(tag="loss", replicated=True)),
 }
 
 PR_COLUMNS = {
@@ -197,6 +201,7 @@ ENCODED: dict[str, Any] = {
     "scalar_layout": lambda: encode_scalar_layout(T0, LAYOUT),
     "meta": lambda: encode_meta(T0, "golden run"),
     "process_end": lambda: encode_process_end(PROCESS_END),
+    "tag_info": lambda: encode_tag_info("loss", replicated=True),
 }
 
 
@@ -270,3 +275,11 @@ def test_format_golden_kinds_events_decode_to_the_logged_values():
 def test_format_golden_kinds_process_end_decodes_to_the_recorded_end():
     message = parse_record(_unframe(_golden("process_end"))).process_end
     assert decode_process_end(message) == PROCESS_END
+
+
+def test_format_golden_kinds_tag_info_is_kept_by_the_decoder():
+    from visualdl._formats.vdlog.decoder import RecordDecoder
+
+    decoder = RecordDecoder()
+    assert decoder.decode("golden", [(0, parse_record(_unframe(_golden("tag_info"))))]) == []
+    assert decoder.tag_info == {"loss": True}

@@ -23,7 +23,7 @@ import math
 import operator
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
 
@@ -38,6 +38,7 @@ from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, merge, pieces
 from visualdl._index.tail import Problem
+from visualdl._index.wrong import Divergence, FirstNonfinite, divergence, first_nonfinite, minority_of
 from visualdl._kinds.table import (
     HPARAMS_TAG,
     KINDS,
@@ -300,6 +301,24 @@ class Index(Poller):
             if state.versions.get(("scalars", tag), 0) == version:
                 state.cache[("job", tag)] = (version, out)
         return out
+
+    def first_nonfinite(self, run: str, *, tag: str | None = None) -> list[FirstNonfinite]:
+        """Per scalar tag of ``run`` (or ``tag``), its first non-finite value (:mod:`visualdl._index.wrong`)."""
+        with self._lock:
+            return first_nonfinite(self._run(run), tag)
+
+    def divergence(
+        self, run: str, *, replicated: Callable[[str], bool] | None = None, tag: str | None = None
+    ) -> list[Divergence]:
+        """Per role and replicated tag of ``run`` (or ``tag``), the first step its ranks disagree
+        at (:mod:`visualdl._index.wrong`); ``replicated(tag)`` names more replicated tags."""
+        with self._lock:
+            return divergence(
+                self._run(run),
+                replicated=replicated,
+                minority=lambda role, name, step, value: minority_of(self._resolved(run, name), role, step, value),
+                tag=tag,
+            )
 
     def _events(self, run: str, kind: str, tag: str) -> list[Any]:
         with self._lock:

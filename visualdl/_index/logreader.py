@@ -9,7 +9,7 @@ what the server needs without growing the public API.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from visualdl._index.index import Index, Stream, WriterInfo
 from visualdl._index.polling import PollResult
 from visualdl._index.series import ScalarSeries
 from visualdl._index.tail import Problem
+from visualdl._index.wrong import Divergence, FirstNonfinite
 from visualdl._kinds.table import (
     AudioEvent,
     EmbeddingsEvent,
@@ -74,6 +75,24 @@ class LogReader(Index):
         Only ranked writers count (unranked ones are not part of a job view).
         """
         return super().job_scalars(run, tag)
+
+    def first_nonfinite(self, run: str, *, tag: str | None = None) -> list[FirstNonfinite]:
+        """Per scalar tag of ``run`` that holds a NaN or an infinity, the first one: the lowest
+        step, then the earliest wall time, with its rank, role and value ("nan", "inf",
+        "-inf"); points replaced by a restarted rank do not count. By step; ``tag``: that tag only."""
+        return super().first_nonfinite(run, tag=tag)
+
+    def divergence(
+        self, run: str, *, replicated: Callable[[str], bool] | Collection[str] | None = None, tag: str | None = None
+    ) -> list[Divergence]:
+        """Per role and replicated tag of ``run`` (declared with ``add_scalar(...,
+        replicated=True)``, named in ``replicated`` (tags, or a test of a tag), or found equal
+        on every rank on most steps), the first step at which its ranks disagree beyond a
+        relative 1e-6, and the ranks outside the majority there. By step; ``tag``: that tag only."""
+        if replicated is not None and not callable(replicated):
+            names = frozenset(replicated)
+            return super().divergence(run, replicated=names.__contains__, tag=tag)
+        return super().divergence(run, replicated=replicated, tag=tag)
 
     def version(self, run: str, kind: str, tag: str) -> tuple[int, int]:
         """A value that changes whenever the data of ``tag`` of ``kind`` in ``run`` changes."""

@@ -45,6 +45,7 @@ from visualdl._index.runs import CACHE_BYTES, POINTS_PER_BYTE, Progress, Run, se
 from visualdl._index.series import CACHE_DIR_ENV, Series, SpillFile
 from visualdl._index.sidecars import Sidecars
 from visualdl._index.tail import LogFile, Problem
+from visualdl._index.wrong import forget_file, note_points
 from visualdl._kinds.table import ScalarBlock
 from visualdl._storage import Store
 
@@ -390,6 +391,7 @@ class Poller:
         state.progress.pop(path, None)
         if state.starts.pop(path, None) is not None:
             self._scalars_changed(state)
+        tags = [key[1] for key, per_file in state.data.items() if key[0] == "scalars" and path in per_file]
         for key, per_file in list(state.data.items()):
             store = per_file.pop(path, None)
             if store is not None:
@@ -398,6 +400,7 @@ class Poller:
                     store.forget()
                 if not per_file:  # the tag is gone with its last file (new data makes it new again)
                     del state.data[key]
+        forget_file(state, path, tags)
 
     def _drop_run(self, run: str) -> None:
         self._generation += 1
@@ -459,12 +462,14 @@ class Poller:
         blocks, refused = progress.admit(blocks, state.files[path].offset) if blocks else ([], 0)
         # The points first: writing them to the scratch file is what may fail.
         extended: list[tuple[str, Series, Any]] = []
+        parts: list[tuple[str, Any, Any, Any]] = []
         try:
             for tag, steps, values, walls in split_blocks(blocks):
                 tag = sys.intern(tag)  # one string per tag name, whatever the number of runs and files
                 series = data.get(("scalars", tag), {}).get(path) or Series(self._spill)
                 extended.append((tag, series, series.checkpoint()))
                 series.extend(steps, values, walls)
+                parts.append((tag, steps, values, walls))
         except OSError:
             for _, series, mark in extended:
                 series.restore(mark)
@@ -472,6 +477,7 @@ class Poller:
         for tag, series, _ in extended:
             data.setdefault(("scalars", tag), {})[path] = series
             versions[("scalars", tag)] = versions.get(("scalars", tag), 0) + 1
+        note_points(state, path, parts)  # the first non-finite values, the ranks' agreement
         if blocks or refused:
             state.progress[path] = progress
             progress.add(blocks)

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from visualdl._index.cache import ByteCache, VersionedView
+from visualdl._index.consensus import Consensus
+from visualdl._index.firsts import Firsts
 from visualdl._index.series import Series
 from visualdl._index.tail import LogFile
 from visualdl._kinds.table import ScalarBlock
@@ -56,6 +58,12 @@ class Run:
     progress: dict[str, Progress] = field(default_factory=dict)
     #: path -> the (wall time, step) of each session start in a TensorBoard event file
     starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
+    #: tag -> path -> that file's first non-finite point of the tag (visualdl._index.wrong)
+    firsts: dict[str, dict[str, Firsts]] = field(default_factory=dict)
+    #: tag -> the paths whose ``firsts`` of the tag hold a non-finite point
+    nonfinite: dict[str, set[str]] = field(default_factory=dict)
+    #: (role, tag) -> the ranks' agreement on the tag, step by step (visualdl._index.wrong)
+    consensus: dict[tuple[str, str], Consensus] = field(default_factory=dict)
 
 
 class Progress:

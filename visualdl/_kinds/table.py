@@ -57,6 +57,7 @@ from visualdl._kinds.scalar_layout import (
     encode_scalar_layout,
 )
 from visualdl._kinds.scalars import ScalarBlock, encode_scalars
+from visualdl._kinds.tag_info import encode_tag_info
 from visualdl._kinds.text import TextEvent, encode_text
 
 __all__ = [
@@ -102,6 +103,7 @@ __all__ = [
     "encode_roc_curve",
     "encode_scalar_layout",
     "encode_scalars",
+    "encode_tag_info",
     "encode_text",
     "png_shape",
     "sample_rate_of",

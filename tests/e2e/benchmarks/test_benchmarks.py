@@ -393,3 +393,12 @@ def test_bench_memory_quick_measures_audio_blobs_and_a_long_chart():
     assert "WRONG BYTES" not in out
     chart = re.search(r"chart: .* allocated at most ([\d.]+) MB", out)
     assert chart is not None and float(chart.group(1)) < 24, out  # the series is 48 MB
+
+
+def test_bench_wrong_quick_prints_the_writer_before_and_after_and_the_index_cost():
+    out = output("bench_wrong")
+    labels = ("before replicated existed", "now, replicated not given", "now, replicated=True", "note_points total")
+    for label in (*labels, "per block (rank x tag)", "first_nonfinite query", "divergence query"):
+        found = re.search(re.escape(label) + r"\s+([\d.]+)", out)
+        assert found is not None and float(found.group(1)) > 0, out
+    assert "(2 tags parted)" in out

@@ -23,7 +23,7 @@ class RecordDecoder:
     """Follows the records of one of our files: its writer (:attr:`header`, :attr:`footer`),
     the records of a newer format version skipped, and the problems until taken."""
 
-    __slots__ = ("header", "footer", "end", "problems", "skipped")
+    __slots__ = ("header", "footer", "end", "problems", "skipped", "tag_info")
 
     def __init__(self) -> None:
         self.header: pb.Header | None = None
@@ -34,6 +34,8 @@ class RecordDecoder:
         self.problems: list[tuple[int, str]] = []
         #: The current writer's records are of a newer format version: not read.
         self.skipped = False
+        #: tag -> replicated, as the file's writers declared it (``TagInfo`` records; the last wins).
+        self.tag_info: dict[str, bool] = {}
 
     def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]:
         """Records as ``(kind, tag, event)``; headers, footers, process ends and meta update the writer."""
@@ -49,6 +51,8 @@ class RecordDecoder:
                 elif field_name == "process_end":
                     if self.end is None:
                         self.end = record.process_end
+                elif field_name == "tag_info" and record.tag_info.tag:
+                    self.tag_info[record.tag_info.tag] = record.tag_info.replicated
                 elif field_name == "meta" and record.meta.display_name and self.header is not None:
                     self.header.display_name = record.meta.display_name
                 continue

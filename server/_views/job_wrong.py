@@ -1,0 +1,118 @@
+"""The answer of ``/api/job/wrong``, and the marks of a job's chart: the first rank to go wrong. Pure.
+
+From :meth:`visualdl.server._provider.DataProvider.read_job_wrong`: per tag of a run its first
+non-finite value (step, rank, role, wall time, "nan" / "inf" / "-inf"), and per role and
+replicated tag the first step at which the ranks disagree, with the ranks outside the
+majority (see :mod:`visualdl._index.wrong` for the definitions). The jobs page lists both;
+a job's chart of a tag marks them at their step (``wrong`` in its ``/api/scalars`` entry).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from typing import Any, TypedDict
+
+from visualdl._index.wrong import Divergence, FirstNonfinite
+
+__all__ = ["JobWrongAnswer", "chart_marks", "job_wrong_answer", "mark_charts", "summary_lines"]
+
+Found = tuple[list[FirstNonfinite], list[Divergence]]
+
+
+class JobWrongAnswer(TypedDict):
+    run: str
+    nonfinite: list[dict[str, Any]]
+    divergence: list[dict[str, Any]]
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _who(role: str, rank: int) -> str:
+    return f"{role or 'rank'} {rank}" if rank >= 0 else "an unranked writer"
+
+
+def _nonfinite(f: FirstNonfinite) -> dict[str, Any]:
+    return {
+        "tag": f.tag,
+        "step": f.step,
+        "wall_time": _finite(f.wall_time),
+        "value": f.value,
+        "role": f.role,
+        "rank": f.rank,
+        "file": os.path.basename(f.path),
+    }
+
+
+def _divergence(d: Divergence) -> dict[str, Any]:
+    return {
+        "tag": d.tag,
+        "role": d.role,
+        "step": d.step,
+        "ranks": list(d.ranks),
+        "minority": d.minority,
+        "points": d.points,
+        "majority": _finite(d.majority),
+        "why": d.why,
+    }
+
+
+def job_wrong_answer(run: str, found: Found) -> JobWrongAnswer:
+    firsts, parted = found
+    return {
+        "run": run,
+        "nonfinite": [_nonfinite(f) for f in firsts],
+        "divergence": [_divergence(d) for d in parted],
+    }
+
+
+def divergence_text(d: Divergence) -> str:
+    """``ranks disagree from step 880 (trainer 7 of 8)``."""
+    named = ", ".join(str(r) for r in d.ranks)
+    more = f" and {d.minority - len(d.ranks)} more" if d.minority > len(d.ranks) else ""
+    return f"ranks disagree from step {d.step:,} ({d.role or 'rank'} {named}{more} of {d.points})"
+
+
+def chart_marks(found: Found) -> list[dict[str, Any]]:
+    """The marks of one tag's job chart: ``{kind, role, step, ranks, text}`` each."""
+    firsts, parted = found
+    marks = [
+        {
+            "kind": "nonfinite",
+            "role": f.role,
+            "step": f.step,
+            "ranks": [f.rank],
+            "text": f"first {f.value} on {_who(f.role, f.rank)}",
+        }
+        for f in firsts
+    ]
+    marks += [
+        {"kind": "divergence", "role": d.role, "step": d.step, "ranks": list(d.ranks), "text": divergence_text(d)}
+        for d in parted
+    ]
+    return marks
+
+
+def mark_charts(answer: Any, read: Callable[[str, str], Found]) -> Any:
+    """``answer`` (of ``/api/scalars``) with each job's entry marked (``wrong``); ``read(run, tag)``
+    is the provider's :meth:`read_job_wrong` of one tag."""
+    for entry in answer["runs"]:
+        if "job" in entry:
+            entry["wrong"] = chart_marks(read(entry["run"], answer["tag"]))
+    return answer
+
+
+def summary_lines(found: Found) -> list[str]:
+    """``--inspect``'s lines, e.g. ``loss: first non-finite nan at step 1,204 on trainer 3 (15:02:11)``
+    and ``grad_norm: ranks disagree from step 880 (trainer 7 of 8)``."""
+    firsts, parted = found
+    lines = []
+    for f in firsts:
+        at = f" ({time.strftime('%H:%M:%S', time.localtime(f.wall_time))})" if math.isfinite(f.wall_time) else ""
+        lines.append(f"{f.tag}: first non-finite {f.value} at step {f.step:,} on {_who(f.role, f.rank)}{at}")
+    lines += [f"{d.tag}: {divergence_text(d)}" for d in parted]
+    return lines
