@@ -57,6 +57,7 @@ from visualdl._kinds.scalar_layout import (
     encode_scalar_layout,
 )
 from visualdl._kinds.scalars import ScalarBlock, encode_scalars
+from visualdl._kinds.system_metrics import SystemBatch, SystemMetric, decode_system_metrics, encode_system_metrics
 from visualdl._kinds.text import TextEvent, encode_text
 
 __all__ = [
@@ -86,10 +87,13 @@ __all__ = [
     "ScalarBlock",
     "ScalarLayoutEvent",
     "Storage",
+    "SystemBatch",
+    "SystemMetric",
     "TextEvent",
     "build_audio",
     "check_finite",
     "decode_process_end",
+    "decode_system_metrics",
     "encode_audio",
     "encode_embeddings",
     "encode_graph",
@@ -102,6 +106,7 @@ __all__ = [
     "encode_roc_curve",
     "encode_scalar_layout",
     "encode_scalars",
+    "encode_system_metrics",
     "encode_text",
     "png_shape",
     "sample_rate_of",
