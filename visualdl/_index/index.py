@@ -35,6 +35,7 @@ from visualdl._index.polling import Poller
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, merge, pieces
+from visualdl._index.system import HostMemory, WriterSystem, last_host_memory, writer_systems
 from visualdl._index.tail import Problem
 from visualdl._kinds.table import (
     HPARAMS_TAG,
@@ -443,6 +444,17 @@ class Index(Poller):
                 else:
                     out.append((info, np.array(p.walls), np.array(p.steps, np.int64), p.points, p.first))
             return out
+
+    def system_metrics(self, run: str) -> list[WriterSystem]:
+        """Per writer file of ``run`` with system samples: its metrics (see :mod:`._index.system`)."""
+        with self._lock:
+            state = self._run(run)
+            return writer_systems(state.files, state.system)
+
+    def last_host_memory(self, run: str, path: str) -> HostMemory | None:
+        """The last sample of the host's memory in the writer file ``path`` of ``run`` (None: none)."""
+        with self._lock:
+            return last_host_memory(self._run(run).system.get(path))
 
     @property
     def problems(self) -> list[Problem]:

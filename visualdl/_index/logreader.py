@@ -17,6 +17,7 @@ from visualdl._index.aggregate import JobSeries
 from visualdl._index.index import Index, Stream, WriterInfo
 from visualdl._index.polling import PollResult
 from visualdl._index.series import ScalarSeries
+from visualdl._index.system import HostMemory, WriterSystem
 from visualdl._index.tail import Problem
 from visualdl._kinds.table import (
     AudioEvent,
@@ -128,6 +129,18 @@ class LogReader(Index):
         how its process ended (``ended``: closed, an exception or a signal, with the step and
         time; None while unknown: still running, or killed without a trace)."""
         return super().writers(run)
+
+    def system_metrics(self, run: str) -> list[WriterSystem]:
+        """The system metrics of ``run`` (``LogWriter(system_metrics=True)``), apart from its
+        tags: per writer file (role, rank, local rank, host, pid) its metrics, each with its
+        name, scope (process, host, gpu), GPU index, unit, and wall_times and values arrays,
+        and what its sampler skipped."""
+        return super().system_metrics(run)
+
+    def last_host_memory(self, run: str, path: str) -> HostMemory | None:
+        """The last sample of the host's memory (used, available, total bytes, wall time)
+        in the writer file ``path`` of ``run``; None when it recorded none."""
+        return super().last_host_memory(run, path)
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then

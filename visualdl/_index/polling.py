@@ -43,6 +43,7 @@ from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.discovery import Discovery, open_log
 from visualdl._index.runs import CACHE_BYTES, POINTS_PER_BYTE, Progress, Run, series_of, split_blocks
 from visualdl._index.series import CACHE_DIR_ENV, Series, SpillFile
+from visualdl._index.system import take_system
 from visualdl._index.tail import LogFile, Problem
 from visualdl._kinds.table import ScalarBlock
 from visualdl._storage import Store
@@ -349,6 +350,8 @@ class Poller:
                         del logfile.problems[before[1] :]  # its problems and uncounted values come again
                         self._spill_failed(e)
                         return records, nbytes
+                if state.files.get(logfile.path) is logfile:
+                    take_system(state.system, logfile.path, logfile.decoder)
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
@@ -370,6 +373,7 @@ class Poller:
         self._signatures.pop(path, None)
         state.files.pop(path, None)
         state.progress.pop(path, None)
+        state.system.pop(path, None)
         if state.starts.pop(path, None) is not None:
             self._scalars_changed(state)
         for key, per_file in list(state.data.items()):

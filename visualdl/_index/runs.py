@@ -13,6 +13,7 @@ import numpy as np
 
 from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.series import Series
+from visualdl._index.system import SystemStore
 from visualdl._index.tail import LogFile
 from visualdl._kinds.table import ScalarBlock
 
@@ -56,6 +57,8 @@ class Run:
     progress: dict[str, Progress] = field(default_factory=dict)
     #: path -> the (wall time, step) of each session start in a TensorBoard event file
     starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
+    #: path -> the file's system-metrics samples (kept apart from the tags)
+    system: dict[str, SystemStore] = field(default_factory=dict)
 
 
 class Progress:
