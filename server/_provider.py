@@ -29,6 +29,7 @@ from visualdl._index.series import ScalarSeries
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._storage import is_url, open_store
 from visualdl.errors import NotFound, VisualDLError
+from visualdl.server import _system as system
 from visualdl.server._data import (
     Health,
     Kind,
@@ -327,6 +328,25 @@ class DataProvider:
         the job page is built from (see :mod:`visualdl.server._views.jobs`)."""
         reader, local = self.resolve(run)
         return reader.file_progress(local)
+
+    def list_system(self, *, run: str) -> tuple[system.SystemMetricInfo, ...]:
+        """The system metrics ``run`` records, each once (see :mod:`visualdl.server._system`)."""
+        reader, local = self.resolve(run)
+        return system.list_system(reader, local)
+
+    def read_system(
+        self,
+        *,
+        run: str,
+        metrics: tuple[str, ...] = (),
+        role: str | None = None,
+        rank: int | None = None,
+        points: int = 200,
+    ) -> tuple[system.SystemBands, ...]:
+        """Per system metric of ``run`` (``scope/name``; all when none), its bands over the
+        ranks of each role on a grid of ``points`` times, and ``rank``'s own lines."""
+        reader, local = self.resolve(run)
+        return system.read_system(reader, local, metrics=metrics, role=role, rank=rank, points=points)
 
     # -- event kinds -----------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from visualdl._kinds.table import KINDS
+from visualdl.server._http.answers_system import SYSTEM_LIST
 from visualdl.server._http.jsonschema import (
     BOOLEAN,
     INTEGER,
@@ -243,5 +244,6 @@ JOB = obj(
         "stragglers": mapping(array(INTEGER), PER_ROLE + "ranks below 80% of the median recent throughput"),
         "restarts": array(obj({"role": STRING, "rank": INTEGER, "files": INTEGER})),
         "median_recent_steps_per_second": mapping(NULLABLE_NUMBER),
+        "system": SYSTEM_LIST,
     }
 )
