@@ -7,6 +7,7 @@
 import { getJSON } from './api.js';
 import { h } from './dom.js';
 import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
+import { mountSystem } from './jobsystem.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
@@ -44,6 +45,7 @@ export class JobsView {
       skew: panel.querySelector('#job-skew'),
     };
     this.table = panel.querySelector('#job-writers');
+    this.system = mountSystem(panel);
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -175,5 +177,6 @@ export class JobsView {
       h('td', {}, fmtWall(w.start_time)), h('td', {}, fmtWall(w.end_time)), h('td', {}, `${w.host} ${w.pid}`),
       h('td', { class: 'muted' }, w.file)));
     this.table.replaceChildren(...rows);
+    this.system.draw(this.run, job);
   }
 }
