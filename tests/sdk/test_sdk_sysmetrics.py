@@ -178,3 +178,36 @@ def test_sdk_sysmetrics_period_below_half_a_second_is_refused(tmp_path, secs):
 def test_sdk_sysmetrics_switch_must_be_a_bool(tmp_path):
     with pytest.raises(TypeError, match="system_metrics must be True, False or None"):
         LogWriter(tmp_path, system_metrics="yes")  # type: ignore[arg-type]
+
+
+def test_sdk_sysmetrics_neither_keeps_the_process_alive_nor_breaks_fork(tmp_path, child_env):
+    """A writer never closed: the process still ends, its file closed with samples; a forked
+    child (no sampler of its own) logs and exits while the parent's sampler goes on."""
+    body = """
+    import os
+    pid = os.fork()
+    if pid == 0:
+        w.add_scalar("child", 1.0, 0)
+        w.flush()
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+    while w._sampler.samples < 2:
+        sum(range(20000))
+    """
+    code = textwrap.dedent(
+        """
+        import sys
+        from visualdl import LogWriter
+        w = LogWriter(sys.argv[1], system_metrics=True, system_metrics_secs=0.5)
+        """
+    ) + textwrap.dedent(body)
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=child_env, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    reader = LogReader(str(tmp_path))
+    (run,) = reader.runs()
+    parent = [w for w in reader.writers(run) if w.closed]
+    assert len(parent) == 1  # closed at exit, with its footer
+    (writer,) = reader.system_metrics(run)
+    assert writer.path == parent[0].path and _metric(writer, "process", "rss").values.size >= 2
+    assert reader.tags(run)["scalars"] == ["child"]
