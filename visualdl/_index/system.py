@@ -87,7 +87,7 @@ class _Table:
     """The samples of one declaration of columns: wall times, and values a row per metric
     (metrics x samples, so that one metric is contiguous), in chunks until joined."""
 
-    __slots__ = ("metrics", "where", "walls", "values")
+    __slots__ = ("metrics", "where", "walls", "values", "ordered")
 
     def __init__(self, metrics: tuple[SystemMetric, ...]) -> None:
         self.metrics = metrics
@@ -96,11 +96,14 @@ class _Table:
             self.where.setdefault((m.scope, m.name), []).append(j)
         self.walls: list[np.ndarray] = []
         self.values: list[np.ndarray] = []
+        self.ordered = False  # the joined wall times ascend
 
     def joined(self) -> tuple[np.ndarray, np.ndarray]:
         if len(self.walls) > 1 or not self.values[0].flags.c_contiguous:  # joined once, kept joined
             self.walls[:] = [np.concatenate(self.walls)]
-            self.values[:] = [np.concatenate(self.values, axis=1)]
+            self.values[:] = [np.ascontiguousarray(np.concatenate(self.values, axis=1))]
+            walls = self.walls[0]
+            self.ordered = walls.size < 2 or bool((walls[1:] >= walls[:-1]).all())
         return self.walls[0], self.values[0]
 
 
@@ -147,6 +150,14 @@ class SystemStore:
     def column(self, scope: str, name: str) -> list[tuple[SystemMetric, np.ndarray, np.ndarray]]:
         """Each metric of ``scope`` and ``name`` (one per GPU for scope gpu): wall times and
         values, in time order; the values a row of the joined table, no copy."""
+        if len(self._tables) == 1:  # the usual file: one declaration, in time order
+            (table,) = self._tables.values()
+            rows = table.where.get((scope, name))
+            if rows is None:
+                return []
+            walls, values = table.joined()
+            if table.ordered:
+                return [(table.metrics[j], walls, values[j]) for j in rows]
         found: dict[SystemMetric, tuple[list[np.ndarray], list[np.ndarray]]] = {}
         for table in self._tables.values():
             rows = table.where.get((scope, name))

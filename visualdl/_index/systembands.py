@@ -15,7 +15,8 @@ spaced from the first sample to the last:
 value there (NaN ignored), the quantiles (:data:`~visualdl._index.aggregate.QUANTILES`, as
 ``np.nanquantile`` computes them), the minimum and maximum with the rank (and GPU) holding
 them (the lowest rank on ties), and how many members had a value. No Python loop per
-sample: one pass to bin the samples, one forward fill, one sort per grid column block.
+sample: a binary search of the grid times per member, one sort of the members' values per
+grid time.
 """
 
 from __future__ import annotations
@@ -78,62 +79,20 @@ def stale_after(members: list[Member], grid: np.ndarray) -> float:
     return max(step, 3.0 * interval) if interval > 0 or step > 0 else float("inf")
 
 
-#: Samples binned at once: the temporaries of a chunk of members stay small enough for the
-#: allocator to reuse them (fresh pages are what large numpy temporaries cost most).
-CHUNK_SAMPLES = 1 << 18
-
-
 def on_grid(members: list[Member], grid: np.ndarray, stale: float) -> np.ndarray:
-    """Members x grid: each member's value at each grid time (module docstring)."""
+    """Members x grid: each member's value at each grid time (module docstring). Each
+    member's wall times ascend (the store sorts them): a binary search per grid time, so a
+    member costs its grid's length, not its samples (days of samples, 200 grid times)."""
     m, g = len(members), grid.size
     out = np.full((m, g), np.nan)
-    if not m or not g:
-        return out
-    sizes = np.array([x.wall_times.size for x in members], np.int64)
-    ends = np.cumsum(sizes)
-    lo = 0
-    while lo < m:  # a chunk of members at a time, not a loop per sample
-        hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] - sizes[lo] + CHUNK_SAMPLES, side="right")))
-        hi = min(hi, m)
-        _fill(members[lo:hi], sizes[lo:hi], grid, stale, out[lo:hi])
-        lo = hi
+    oldest = grid - stale  # the oldest sample that still counts at each grid time
+    for i, x in enumerate(members):  # a loop over the members, none over their samples
+        walls = x.wall_times
+        # the last sample at or before each grid time, if it is not older than ``oldest``
+        at = np.searchsorted(walls, grid, side="right") - 1
+        keep = at >= np.searchsorted(walls, oldest, side="left")
+        out[i, keep] = x.values[at[keep]]
     return out
-
-
-def _fill(members: list[Member], sizes: np.ndarray, grid: np.ndarray, stale: float, out: np.ndarray) -> None:
-    m, g = len(members), grid.size
-    walls = np.concatenate([x.wall_times for x in members]).astype(np.float64, copy=False)
-    values = np.concatenate([x.values for x in members]).astype(np.float64, copy=False)
-    who = np.repeat(np.arange(m, dtype=np.int64), sizes)
-    ok = np.isfinite(walls) & (walls <= grid[-1])
-    if not ok.all():
-        walls, values, who = walls[ok], values[ok], who[ok]
-    if g > 1:
-        step = (grid[-1] - grid[0]) / (g - 1)
-        cell = np.clip(np.ceil((walls - grid[0]) / step), 0, g - 1).astype(np.int64)
-        # a sample at a grid time exactly: its own cell, whatever the rounding above
-        over = (cell > 0) & (walls <= grid[np.maximum(cell - 1, 0)])
-        cell[over] -= 1
-    else:
-        cell = np.zeros(walls.size, np.int64)
-    key = who * g + cell  # ascending: members in order, each one's samples in time order
-    if key.size > 1 and (key[1:] < key[:-1]).any():  # a member's samples out of order (a clock set back)
-        order = np.argsort(key, kind="stable")
-        key, walls, values = key[order], walls[order], values[order]
-    last = np.ones(key.size, bool)
-    last[:-1] = key[1:] != key[:-1]
-    cells = key[last]
-    vflat = np.full(m * g, np.nan)
-    tflat = np.full(m * g, -np.inf)
-    vflat[cells] = values[last]
-    tflat[cells] = walls[last]
-    src = np.full(m * g, -1, np.int64)
-    src[cells] = cells
-    src = np.maximum.accumulate(src.reshape(m, g), axis=1)  # the last filled cell of the row so far
-    has = src >= 0
-    age = grid[None, :] - np.where(has, tflat[np.maximum(src, 0)], -np.inf)
-    keep = has & (age <= stale)
-    out[keep] = vflat[src[keep]]
 
 
 def role_bands(role: str, members: list[Member], matrix: np.ndarray) -> RoleBands:
