@@ -70,42 +70,48 @@ class SystemSection {
     const seq = ++this.seq;
     const listed = job.system ?? [];
     this.section.hidden = !listed.length;
-    if (!listed.length) {
-      this.charts.replaceChildren();
-      return;
+    const drawn = this.charts.dataset.metrics;
+    const names = listed.map((m) => m.metric).join('\n');
+    if (drawn !== names || this.charts.dataset.run !== run) {
+      // one card per metric, by scope, in the order /api/job lists them
+      const groups = [];
+      for (const scope of ['process', 'host', 'gpu']) {
+        const metrics = listed.filter((m) => m.scope === scope);
+        if (!metrics.length) continue;
+        groups.push(h('h4', {}, SCOPE_TITLES[scope]), h('div', { class: 'job-grid' }, metrics.map((m) => h(
+          'div', { class: 'card job-system-chart', 'data-metric': m.metric },
+          h('div', { class: 'plot', 'aria-label': `${m.metric} over time` })))));
+      }
+      this.charts.replaceChildren(...groups);
+      this.charts.dataset.metrics = names;
+      this.charts.dataset.run = run;
     }
-    let answer;
-    try {
-      answer = await getJSON('job/system', { run, points: 200 });
-    } catch (error) {
-      if (seq === this.seq) this.note.textContent = `Cannot load the system metrics: ${error.message}`;
-      return;
-    }
-    if (seq !== this.seq) return;
+    if (!listed.length) return;
     this.note.textContent = 'Median over the ranks of each role, with the p25–p75 and p5–p95 bands; '
       + 'a rank\'s value at a time is its last sample then.';
-    const groups = [];
-    for (const scope of ['process', 'host', 'gpu']) {
-      const metrics = answer.metrics.filter((m) => m.scope === scope);
-      if (!metrics.length) continue;
-      const grid = h('div', { class: 'job-grid' });
-      groups.push(h('h4', {}, SCOPE_TITLES[scope]), grid);
-      for (const metric of metrics) {
-        const plot = h('div', { class: 'plot', 'aria-label': `${metric.metric} over time` });
-        grid.append(h('div', { class: 'card job-system-chart', 'data-metric': metric.metric }, plot));
-        metric.plot = plot;
+    // A metric per request: each chart draws as soon as its bands come, however many ranks.
+    for (const { metric } of listed) {
+      let answer;
+      try {
+        answer = await getJSON('job/system', { run, metric, points: 200 });
+      } catch (error) {
+        if (seq === this.seq) this.note.textContent = `Cannot load the system metric ${metric}: ${error.message}`;
+        continue;
       }
+      if (seq !== this.seq) return;
+      const card = [...this.charts.querySelectorAll('.job-system-chart')].find((c) => c.dataset.metric === metric);
+      if (card) this.plot(card.querySelector('.plot'), answer.metrics[0]);
     }
-    this.charts.replaceChildren(...groups);
-    for (const metric of answer.metrics) {
-      const axis = UNIT_AXES[metric.unit] ?? { title: metric.unit, tickformat: '.3~g' };
-      Plotly.react(metric.plot, systemTraces(metric), {
-        ...LAYOUT,
-        title: { text: `${escPlotly(metric.scope)} ${escPlotly(metric.name)}`, font: { size: 12 }, x: 0.01, xanchor: 'left' },
-        xaxis: { type: 'date', gridcolor: '#eee' },
-        yaxis: { title: { text: escPlotly(axis.title) }, tickformat: axis.tickformat, gridcolor: '#eee', rangemode: 'tozero' },
-      }, CONFIG);
-    }
+  }
+
+  plot(el, metric) {
+    const axis = UNIT_AXES[metric.unit] ?? { title: metric.unit, tickformat: '.3~g' };
+    Plotly.react(el, systemTraces(metric), {
+      ...LAYOUT,
+      title: { text: `${escPlotly(metric.scope)} ${escPlotly(metric.name)}`, font: { size: 12 }, x: 0.01, xanchor: 'left' },
+      xaxis: { type: 'date', gridcolor: '#eee' },
+      yaxis: { title: { text: escPlotly(axis.title) }, tickformat: axis.tickformat, gridcolor: '#eee', rangemode: 'tozero' },
+    }, CONFIG);
   }
 }
 
