@@ -237,10 +237,10 @@ def test_bench_sysmetrics_quick_prints_every_figure():
         "add_scalar, system metrics off: median",
         re.escape("add_scalar, system metrics on (0.5 s): median"),
         "sampler CPU per sample: median",
-        "x 500 samples .*?: one metric",
-        "all 40 metrics",
+        "/api/job/system at 1,000 ranks x 40 metrics x 500 samples .*?: one metric",
     ):
         figure(out, label)
+    assert figure(out, "/api/job/system at 1,000 ranks .*?all 40 metrics") > 0
 
 
 # -- graph ----------------------------------------------------------------------------
