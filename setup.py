@@ -90,8 +90,14 @@ setup(
         # time, where Python's re backtracks for hours holding the GIL (server/_patterns.py).
         # A hand-written bound would need a process per match; RE2 is a small native wheel.
         "google-re2>=1.1",
+        # System metrics of a writer's process and host (sdk/_sysmetrics.py): CPU times,
+        # memory, disk and network counters on every platform; a small native wheel. The
+        # sampler still runs without it, and says what it could not record.
+        "psutil>=5.9",
     ],
     extras_require={
+        # GPU metrics through NVML (sdk/_gpumetrics.py): NVIDIA's own bindings (pynvml).
+        "gpu": ["nvidia-ml-py>=12.535"],
         # Unit tests: `pytest` over the package, the format, the server and the CLI.
         "test": [
             "pytest>=8",

@@ -11,6 +11,7 @@ import { GoodputView } from './jobgoodput.js';
 import { JobHeatmap } from './jobheatmap.js';
 import { JobEnds } from './jobends.js';
 import { JobWrong } from './jobwrong.js';
+import { mountSystem } from './jobsystem.js';
 import { whenPlotly } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
@@ -54,6 +55,7 @@ export class JobsView {
     this.heatmap = new JobHeatmap(panel.querySelector('.job-grid'));
     this.ends = new JobEnds(panel.querySelector('.job-grid'), () => this.run);
     this.wrong = new JobWrong(this.body); // the first rank to go wrong (jobwrong.js)
+    this.system = mountSystem(panel);
     this.run = null;
     this.seq = 0;
     this.select.addEventListener('change', () => {
@@ -189,5 +191,6 @@ export class JobsView {
       h('td', {}, fmtWall(w.start_time)), h('td', {}, fmtWall(w.end_time)), h('td', {}, `${w.host} ${w.pid}`),
       h('td', { class: 'muted' }, w.file)));
     this.table.replaceChildren(...rows);
+    this.system.draw(this.run, job);
   }
 }

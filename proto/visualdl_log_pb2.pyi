@@ -344,6 +344,34 @@ class ProcessEnd(_message.Message):
     last_step: int
     def __init__(self, how: _Optional[str] = ..., wall_time: _Optional[float] = ..., exception_type: _Optional[str] = ..., message: _Optional[str] = ..., traceback: _Optional[str] = ..., signal: _Optional[str] = ..., thread: _Optional[str] = ..., last_step: _Optional[int] = ...) -> None: ...
 
+class SystemMetrics(_message.Message):
+    __slots__ = ("metrics", "wall_times", "values", "skipped")
+    METRICS_FIELD_NUMBER: _ClassVar[int]
+    WALL_TIMES_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    metrics: _containers.RepeatedCompositeFieldContainer[SystemMetric]
+    wall_times: bytes
+    values: bytes
+    skipped: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, metrics: _Optional[_Iterable[_Union[SystemMetric, _Mapping]]] = ..., wall_times: _Optional[bytes] = ..., values: _Optional[bytes] = ..., skipped: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SystemMetric(_message.Message):
+    __slots__ = ("name", "scope", "unit", "gpu_index", "gpu_name", "gpu_uuid")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    UNIT_FIELD_NUMBER: _ClassVar[int]
+    GPU_INDEX_FIELD_NUMBER: _ClassVar[int]
+    GPU_NAME_FIELD_NUMBER: _ClassVar[int]
+    GPU_UUID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    scope: str
+    unit: str
+    gpu_index: int
+    gpu_name: str
+    gpu_uuid: str
+    def __init__(self, name: _Optional[str] = ..., scope: _Optional[str] = ..., unit: _Optional[str] = ..., gpu_index: _Optional[int] = ..., gpu_name: _Optional[str] = ..., gpu_uuid: _Optional[str] = ...) -> None: ...
+
 class TagInfo(_message.Message):
     __slots__ = ("tag", "replicated")
     TAG_FIELD_NUMBER: _ClassVar[int]
@@ -353,7 +381,7 @@ class TagInfo(_message.Message):
     def __init__(self, tag: _Optional[str] = ..., replicated: _Optional[bool] = ...) -> None: ...
 
 class Record(_message.Message):
-    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta", "process_end", "tag_info")
+    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta", "process_end", "system_metrics", "tag_info")
     HEADER_FIELD_NUMBER: _ClassVar[int]
     SCALARS_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
@@ -369,6 +397,7 @@ class Record(_message.Message):
     SCALAR_LAYOUT_FIELD_NUMBER: _ClassVar[int]
     META_FIELD_NUMBER: _ClassVar[int]
     PROCESS_END_FIELD_NUMBER: _ClassVar[int]
+    SYSTEM_METRICS_FIELD_NUMBER: _ClassVar[int]
     TAG_INFO_FIELD_NUMBER: _ClassVar[int]
     header: Header
     scalars: ScalarBatch
@@ -385,5 +414,6 @@ class Record(_message.Message):
     scalar_layout: ScalarLayout
     meta: Meta
     process_end: ProcessEnd
+    system_metrics: SystemMetrics
     tag_info: TagInfo
-    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ..., process_end: _Optional[_Union[ProcessEnd, _Mapping]] = ..., tag_info: _Optional[_Union[TagInfo, _Mapping]] = ...) -> None: ...
+    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ..., process_end: _Optional[_Union[ProcessEnd, _Mapping]] = ..., system_metrics: _Optional[_Union[SystemMetrics, _Mapping]] = ..., tag_info: _Optional[_Union[TagInfo, _Mapping]] = ...) -> None: ...

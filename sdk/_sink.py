@@ -137,6 +137,7 @@ class Sink:
         self._records = 0
         self._points = 0
         self._blocked = 0.0
+        self._dropped_samples = 0  # system-metrics samples refused at the memory bound
         self._last_step: int | None = None  # of the last scalar logged, for the process's end
         self._end_recorded = False  # how the process ended is written once, the first time told
 
@@ -173,6 +174,20 @@ class Sink:
             if self._queued >= self._check_at or self._pending_bytes() + nbytes > self._max_pending_bytes:
                 self._pressure(nbytes, record=True)
             self._append_item(item, nbytes)
+
+    def put_sample(self, record: pb.Record, nbytes: int) -> bool:
+        """A record of the system-metrics sampler's thread: queued unless the writer is
+        closing (False: the sampler stops). Never blocks and never takes the writer's error
+        (the training thread's next call reports it); a sample that would pass
+        ``max_pending_bytes`` is dropped (``stats()["dropped_samples"]``)."""
+        with self._lock:
+            if self._close_started or self._closing or self._closed or self._thread is None:
+                return False
+            if self._pending_bytes() + nbytes > self._max_pending_bytes:
+                self._dropped_samples += 1
+                return True
+            self._append_item(lambda: record, nbytes)
+            return True
 
     def _append_points(self, points: list[tuple[str, float]], step: int, wall_time: float) -> None:
         for tag, value in points:
@@ -411,6 +426,7 @@ class Sink:
                 "scalar_points": self._points,
                 "pending_bytes": self._pending_bytes(),
                 "blocked_seconds": self._blocked,
+                "dropped_samples": self._dropped_samples,
             }
 
     # -- background thread -----------------------------------------------------------
@@ -682,4 +698,11 @@ class NullSink:
         pass
 
     def stats(self) -> dict[str, Any]:
-        return {"path": "", "records": 0, "scalar_points": 0, "pending_bytes": 0, "blocked_seconds": 0.0}
+        return {
+            "path": "",
+            "records": 0,
+            "scalar_points": 0,
+            "pending_bytes": 0,
+            "blocked_seconds": 0.0,
+            "dropped_samples": 0,
+        }

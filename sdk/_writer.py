@@ -46,6 +46,7 @@ from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
+from visualdl.sdk import _sysmetrics as sysmetrics
 from visualdl.sdk._replicated import declare
 from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
 
@@ -116,6 +117,12 @@ class LogWriter:
             distributed job, written into the file header. Detected from the
             launcher's environment (torchrun, PaddlePaddle, TF_CONFIG, Horovod, MPI,
             SLURM; see :mod:`visualdl.sdk._launcher`); explicit arguments win.
+        system_metrics: sample the process's CPU, memory and threads, its host's CPU,
+            memory, load, disk and network (once per host: the writer of local rank 0),
+            and its GPUs' (NVML, the ``gpu`` extra) on a thread of its own, into this
+            writer's file (see :mod:`visualdl.sdk._sysmetrics`). None (default): on for a
+            writer with a rank or a role (given or detected), off otherwise.
+        system_metrics_secs: seconds between samples, at least 0.5 (default 5).
 
     Wall times: ``walltime`` is seconds since the epoch (TensorBoard) or milliseconds
     (VisualDL 2); values above 1e11 are taken as milliseconds. Default: now.
@@ -144,6 +151,8 @@ class LogWriter:
         role: str | None = None,
         job: str | None = None,
         attempt: int | None = None,
+        system_metrics: bool | None = None,
+        system_metrics_secs: float = 5.0,
     ) -> None:
         if logdir is None:
             stamp = time.strftime("%b%d_%H-%M-%S")
@@ -160,6 +169,14 @@ class LogWriter:
         _check_count("upload_bytes", upload_bytes)
         _check_seconds("upload_timeout", upload_timeout)
         _check_seconds("close_timeout", close_timeout)
+        _check_seconds("system_metrics_secs", system_metrics_secs)
+        if system_metrics_secs < sysmetrics.MIN_SECS:
+            raise ValueError(
+                f"system_metrics_secs must be at least {sysmetrics.MIN_SECS} seconds (sampling more often costs "
+                f"the process more than it tells); got {system_metrics_secs!r}"
+            )
+        if system_metrics is not None and not isinstance(system_metrics, bool):
+            raise TypeError(f"system_metrics must be True, False or None (automatic); got {system_metrics!r}")
         self._store = open_store(self._logdir)
         self._logdir = self._store.logdir
         if not self._store.appends and upload_bytes >= max_pending_bytes:
@@ -201,6 +218,7 @@ class LogWriter:
         self._first_pid = os.getpid()
         self._known_tags: set[str] = set()
         self._declared: dict[str, bool] = {}  # tag -> replicated, as written (sdk/_replicated.py)
+        self._sampler: sysmetrics.Sampler | None = None
         if not write_to_disk:
             self._sink: Sink | NullSink = NullSink()
             return
@@ -212,6 +230,11 @@ class LogWriter:
             fsync=fsync,
             close_timeout=float(close_timeout),
         )
+        if system_metrics if system_metrics is not None else self._placement.rank >= 0 or bool(self._placement.role):
+            sink = self._sink
+            self._sampler = sysmetrics.Sampler(
+                sink.put_sample, secs=float(system_metrics_secs), placement=self._placement, env=os.environ
+            )
 
     # -- files -----------------------------------------------------------------------
 
@@ -585,6 +608,8 @@ class LogWriter:
 
     def close(self) -> None:
         """Flush, write the footer that marks a clean end, and close the file. Idempotent."""
+        if self._sampler is not None:
+            self._sampler.stop()
         self._sink.close()
 
     def __enter__(self) -> LogWriter:

@@ -31,6 +31,7 @@ from visualdl._index.wrong import Divergence, FirstNonfinite
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._storage import is_url, open_store
 from visualdl.errors import NotFound, VisualDLError
+from visualdl.server import _system as system
 from visualdl.server._data import (
     Health,
     Kind,
@@ -351,6 +352,25 @@ class DataProvider:
         pattern = compile_pattern(self.settings.replicated_tags) if self.settings.replicated_tags else None
         named = (lambda name: pattern.search(name) is not None) if pattern is not None else None
         return reader.first_nonfinite(local, tag=tag), reader.divergence(local, replicated=named, tag=tag)
+
+    def list_system(self, *, run: str) -> tuple[system.SystemMetricInfo, ...]:
+        """The system metrics ``run`` records, each once (see :mod:`visualdl.server._system`)."""
+        reader, local = self.resolve(run)
+        return system.list_system(reader, local)
+
+    def read_system(
+        self,
+        *,
+        run: str,
+        metrics: tuple[str, ...] = (),
+        role: str | None = None,
+        rank: int | None = None,
+        points: int = 200,
+    ) -> tuple[system.SystemBands, ...]:
+        """Per system metric of ``run`` (``scope/name``; all when none), its bands over the
+        ranks of each role on a grid of ``points`` times, and ``rank``'s own lines."""
+        reader, local = self.resolve(run)
+        return system.read_system(reader, local, metrics=metrics, role=role, rank=rank, points=points)
 
     # -- event kinds -----------------------------------------------------------------------
 

@@ -29,7 +29,8 @@ LOGWRITER = {
     "upload_bytes: 'int' = 16777216, upload_timeout: 'float' = 60.0, close_timeout: 'float' = 30.0, "
     "rank: 'int | None' = None, "
     "world_size: 'int | None' = None, local_rank: 'int | None' = None, role: 'str | None' = None, "
-    "job: 'str | None' = None, attempt: 'int | None' = None) -> 'None'",
+    "job: 'str | None' = None, attempt: 'int | None' = None, system_metrics: 'bool | None' = None, "
+    "system_metrics_secs: 'float' = 5.0) -> 'None'",
     "add_audio": "(self, tag: 'str', audio_array: 'Any', step: 'int', sample_rate: 'int' = 8000, "
     "walltime: 'float | None' = None) -> 'None'",
     "add_embeddings": "(self, tag: 'str', mat: 'Any' = None, metadata: 'Any' = None, metadata_header: 'Any' = None, "
@@ -119,6 +120,7 @@ LOGREADER = {
     "hparams": "(self, run: 'str') -> 'HParamsEvent | None'",
     "images": "(self, run: 'str', tag: 'str') -> 'list[ImageEvent]'",
     "job_scalars": "(self, run: 'str', tag: 'str') -> 'dict[str, tuple[list[int], JobSeries]]'",
+    "last_host_memory": "(self, run: 'str', path: 'str') -> 'HostMemory | None'",
     "poll": "(self, progress: 'Callable[[int, int, int], None] | None' = None) -> 'PollResult'",
     "scalar_layout": "(self, run: 'str') -> 'ScalarLayoutEvent | None'",
     "pr_curves": "(self, run: 'str', tag: 'str') -> 'list[PrCurveEvent]'",
@@ -128,6 +130,7 @@ LOGREADER = {
     "runs": "(self) -> 'list[str]'",
     "scalars": "(self, run: 'str', tag: 'str', *, role: 'str | None' = None, rank: 'int | None' = None, "
     "replaced: 'bool' = False) -> 'ScalarSeries'",
+    "system_metrics": "(self, run: 'str') -> 'list[WriterSystem]'",
     "streams": "(self, run: 'str', tag: 'str | None' = None) -> 'list[Stream]'",
     "tags": "(self, run: 'str') -> 'dict[str, list[str]]'",
     "texts": "(self, run: 'str', tag: 'str') -> 'list[TextEvent]'",
@@ -161,6 +164,9 @@ RETURNED_FIELDS = {
     "RocCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "tpr", "fpr"],
     "HParamsEvent": ["wall_time", "hparams", "metrics"],
     "EmbeddingsEvent": ["step", "wall_time", "rows", "dimension", "metadata_header", "metadata", "ref"],
+    "WriterSystem": ["path", "role", "rank", "local_rank", "attempt", "host", "pid", "metrics", "skipped"],
+    "SystemSeries": ["name", "scope", "unit", "gpu", "gpu_name", "gpu_uuid", "wall_times", "values"],
+    "HostMemory": ["wall_time", "used", "available", "total"],
 }
 
 NOTEBOOK = {
@@ -238,10 +244,11 @@ def test_logreader_methods_and_signatures_are_pinned():
 
 def test_values_returned_by_logreader_keep_their_fields():
     from visualdl._index import series as _series
+    from visualdl._index import system as _system
     from visualdl._kinds import table as _kinds
 
     for name, fields in RETURNED_FIELDS.items():
-        cls = getattr(_series, name, None) or getattr(_kinds, name)
+        cls = getattr(_series, name, None) or getattr(_system, name, None) or getattr(_kinds, name)
         assert [f.name for f in dataclasses.fields(cls)] == fields, name
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from visualdl._kinds.table import KINDS
 from visualdl.server._http.answers_goodput import GOODPUT
 from visualdl.server._http.answers_job_ends import END_TIMELINE, ENDED, STATES
+from visualdl.server._http.answers_system import SYSTEM_LIST
 from visualdl.server._http.answers_wrong import WRONG_MARKS
 from visualdl.server._http.jsonschema import (
     BOOLEAN,
@@ -255,6 +256,7 @@ JOB = obj(
         "restarts": array(obj({"role": STRING, "rank": INTEGER, "files": INTEGER})),
         "median_recent_steps_per_second": mapping(NULLABLE_NUMBER),
         "goodput": GOODPUT,
+        "system": SYSTEM_LIST,
     }
 )
 JOB_HEATMAP = obj(

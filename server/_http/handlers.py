@@ -31,6 +31,7 @@ from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
 from visualdl.server._views.scalars import scalars_answer
+from visualdl.server._views.system import system_answer, system_list
 from visualdl.server._views.text import text_answer
 
 if TYPE_CHECKING:
@@ -144,7 +145,14 @@ def _histograms(q: Query) -> Any:
 
 
 def _job(q: Query) -> Any:
-    return job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
+    answer = job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
+    return {**answer, "system": system_list(_provider().list_system(run=q["run"]))}
+
+
+def _job_system(q: Query) -> Any:
+    metrics = tuple(q["metric"] or ())
+    bands = _provider().read_system(run=q["run"], metrics=metrics, role=q["role"], rank=q["rank"], points=q["points"])
+    return system_answer(q["run"], bands, q["points"])
 
 
 def _job_heatmap(q: Query) -> Any:
@@ -222,6 +230,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "job_heatmap": _job_heatmap,
     "job_end": _job_end,
     "job_wrong": _job_wrong,
+    "job_system": _job_system,
     "distribution": _distribution,
     "graphs": _graph_list,
     "graph": _graph,

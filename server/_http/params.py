@@ -50,6 +50,8 @@ NUMBER_BOUNDS = {
     "max_entries": (1, 10_000),
     "k": (1, 1000),
     "dims": (2, 3),
+    "rank": (0, 2**31 - 1),
+    "grid": (2, 2000),
 }
 #: The pattern of any text without a stated one: the server refuses a NUL character.
 NO_NUL = "^[^\\u0000]*$"

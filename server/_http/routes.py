@@ -33,6 +33,7 @@ from visualdl.server._http.answers_kinds import (
     PROJECTION,
     TEXT,
 )
+from visualdl.server._http.answers_system import SYSTEM
 from visualdl.server._http.answers_wrong import JOB_WRONG
 from visualdl.server._http.params import (
     MAX_EXPAND,
@@ -258,6 +259,29 @@ ROUTES: tuple[Route, ...] = (
         "step at which the ranks disagree and which ranks",
         (_RUN,),
         JOB_WRONG,
+    ),
+    Route(
+        "job_system",
+        "/api/job/system",
+        "A job's system metrics (process, host, GPU; units): per metric and role, bands over the ranks on a "
+        "time grid (median, p5-p95, min/max and the ranks there), and one rank's own line on request",
+        (
+            _RUN,
+            Param(
+                "metric",
+                "scope/name as listed in /api/job's system (repeat); default: all",
+                many=1000,
+                pattern="(process|host|gpu)/[A-Za-z0-9_.-]{1,64}",
+                hint="scope/name, like host/memory_used",
+                example="host/cpu",
+            ),
+            Param("role", "only this role's ranks"),
+            Param("rank", "also this rank's own line", type="integer", bounds=NUMBER_BOUNDS["rank"]),
+            Param(
+                "points", "times on the grid, default 200", type="integer", bounds=NUMBER_BOUNDS["grid"], default=200
+            ),
+        ),
+        SYSTEM,
     ),
     Route(
         "distribution",

@@ -4,7 +4,8 @@ and ROC curves, hyperparameters, embeddings, scalar layouts, meta, process ends 
 ``tests/data/format_v1_later_kinds`` holds one framed record of each, cut from logs the
 real writers wrote (``tests/data/make_format_v1_later_kinds.py`` and, for the process
 end, ``tests/data/make_format_v1_process_end.py``, for the tag info,
-``tests/data/make_format_v1_tag_info.py``; run once, never again).
+``tests/data/make_format_v1_tag_info.py``, for system metrics,
+``tests/data/make_format_v1_system_metrics.py``; run once, never again).
 Each is checked against an independent CRC-32C, decoded field by field against values
 spelled out here, and produced again byte for byte by today's encoders: a renumbered,
 retyped or renamed field fails here. Fix the code, or make a new format version.
@@ -29,7 +30,9 @@ from visualdl._kinds.table import (
     LayoutCategory,
     LayoutChart,
     ProcessEnd,
+    SystemMetric,
     decode_process_end,
+    decode_system_metrics,
     encode_audio,
     encode_embeddings,
     encode_hparams,
@@ -38,6 +41,7 @@ from visualdl._kinds.table import (
     encode_process_end,
     encode_roc_curve,
     encode_scalar_layout,
+    encode_system_metrics,
     encode_tag_info,
 )
 from visualdl.proto import pb
@@ -56,6 +60,7 @@ FILES = {
     "roc_curve.bin": (217, "3dd7ddf21ffb2c528f6613ca814e7f4b972caf39d4a5a5b8ab2a22b4ae0a2378"),
     "scalar_layout.bin": (79, "6dbc57934419960f154f3bb1c4809a743cd24c293bab7c55df744aa0a510ad05"),
     "tag_info.bin": (27, "d99af1e2e22e5dd3910b48429706cf5d87c68a553ddce1cb95c60857719ecd81"),
+    "system_metrics.bin": (208, "0cd6f0cc24dbfbd39a6b6a3fefe3dbce5ecc85e922dd79e146c11b0bb99f55c0"),
 }
 
 TRACEBACK = (
@@ -79,6 +84,13 @@ LAYOUT = (
         "losses", (LayoutChart("both", multiline=("loss/.*",)), LayoutChart("band", margin=(("m", "lo", "hi"),)))
     ),
 )
+
+SYSTEM_METRICS = (
+    SystemMetric("rss", "process", "bytes"),
+    SystemMetric("cpu", "host", "percent"),
+    SystemMetric("utilization", "gpu", "percent", 1, "NVIDIA A100-SXM4-80GB", "GPU-0001"),
+)
+SYSTEM_VALUES = [[1.5e9, 12.5, 97.0], [1.625e9, 25.0, float("nan")]]
 
 
 def _f8(values: list[float]) -> bytes:
@@ -171,6 +183,25 @@ EXPECTED: dict[str, pb.Record] = {
         )
     ),
     "tag_info": pb.Record(tag_info=pb.TagInfo(tag="loss", replicated=True)),
+    "system_metrics": pb.Record(
+        system_metrics=pb.SystemMetrics(
+            metrics=[
+                pb.SystemMetric(name="rss", scope="process", unit="bytes"),
+                pb.SystemMetric(name="cpu", scope="host", unit="percent"),
+                pb.SystemMetric(
+                    name="utilization",
+                    scope="gpu",
+                    unit="percent",
+                    gpu_index=1,
+                    gpu_name="NVIDIA A100-SXM4-80GB",
+                    gpu_uuid="GPU-0001",
+                ),
+            ],
+            wall_times=_f8([T0, T0 + 5.0]),
+            values=_f8([v for row in SYSTEM_VALUES for v in row]),
+            skipped=["no pynvml"],
+        )
+    ),
 }
 
 PR_COLUMNS = {
@@ -202,6 +233,9 @@ ENCODED: dict[str, Any] = {
     "meta": lambda: encode_meta(T0, "golden run"),
     "process_end": lambda: encode_process_end(PROCESS_END),
     "tag_info": lambda: encode_tag_info("loss", replicated=True),
+    "system_metrics": lambda: encode_system_metrics(
+        np.array([T0, T0 + 5.0]), np.array(SYSTEM_VALUES), SYSTEM_METRICS, ("no pynvml",)
+    ),
 }
 
 
@@ -283,3 +317,10 @@ def test_format_golden_kinds_tag_info_is_kept_by_the_decoder():
     decoder = RecordDecoder()
     assert decoder.decode("golden", [(0, parse_record(_unframe(_golden("tag_info"))))]) == []
     assert decoder.tag_info == {"loss": True}
+
+
+def test_format_golden_kinds_system_metrics_decode_to_the_sampled_values():
+    message = parse_record(_unframe(_golden("system_metrics"))).system_metrics
+    batch = decode_system_metrics(message, (), "golden", 0)
+    assert (batch.metrics, batch.skipped, batch.wall_times.tolist()) == (SYSTEM_METRICS, ("no pynvml",), [T0, T0 + 5])
+    np.testing.assert_array_equal(batch.values, np.array(SYSTEM_VALUES))

@@ -35,7 +35,7 @@ import numpy as np
 
 from visualdl._index.series import ScalarSeries
 
-__all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate"]
+__all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate", "sorted_quantiles"]
 
 #: The quantiles of :attr:`JobSeries.quantiles`, one row each: p5, p25, the median, p75, p95.
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -225,3 +225,7 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     quantiles = _grouped_quantiles(values, starts, count, valid)
     walls = np.maximum.reduceat(walls, starts)
     return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)
+
+
+#: The quantiles of sorted rows, for other views over ranks (the system metrics' bands).
+sorted_quantiles = _sorted_quantiles

@@ -37,6 +37,15 @@ from visualdl._index.polling import Poller
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, merge, pieces
+from visualdl._index.system import (
+    HostMemory,
+    WriterSystem,
+    last_host_memory,
+    metric_catalog,
+    metric_members,
+    writer_systems,
+)
+from visualdl._index.systembands import Member
 from visualdl._index.tail import Problem
 from visualdl._index.wrong import Divergence, FirstNonfinite, divergence, first_nonfinite, minority_of
 from visualdl._kinds.table import (
@@ -498,6 +507,29 @@ class Index(Poller):
                 else:
                     out.append((info, np.array(p.walls), np.array(p.steps, np.int64), p.points, p.first))
             return out
+
+    def system_metrics(self, run: str) -> list[WriterSystem]:
+        """Per writer file of ``run`` with system samples: its metrics (see :mod:`._index.system`)."""
+        with self._lock:
+            state = self._run(run)
+            return writer_systems(state.files, state.system)
+
+    def system_catalog(self, run: str) -> dict[tuple[str, str, str], int]:
+        """The system metrics of ``run``: ``(scope, name, unit) -> writer files recording it``."""
+        with self._lock:
+            state = self._run(run)
+            return metric_catalog(state.files, state.system)
+
+    def system_members(self, run: str, scope: str, name: str) -> list[Member]:
+        """Every series of one system metric in ``run`` (one per writer file, and GPU)."""
+        with self._lock:
+            state = self._run(run)
+            return metric_members(state.files, state.system, scope, name)
+
+    def last_host_memory(self, run: str, path: str) -> HostMemory | None:
+        """The last sample of the host's memory in the writer file ``path`` of ``run`` (None: none)."""
+        with self._lock:
+            return last_host_memory(self._run(run).system.get(path))
 
     @property
     def problems(self) -> list[Problem]:

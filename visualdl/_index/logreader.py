@@ -18,6 +18,7 @@ from visualdl._index.ends import SILENT_AFTER
 from visualdl._index.index import Index, Stream, WriterInfo
 from visualdl._index.polling import PollResult
 from visualdl._index.series import ScalarSeries
+from visualdl._index.system import HostMemory, WriterSystem
 from visualdl._index.tail import Problem
 from visualdl._index.wrong import Divergence, FirstNonfinite
 from visualdl._kinds.table import (
@@ -152,6 +153,18 @@ class LogReader(Index):
         or nothing came for ``silent_after`` seconds before ``now`` (default: the time of
         the call); None while it runs. The step is the last one logged."""
         return super().writers(run, now=now, silent_after=silent_after)
+
+    def system_metrics(self, run: str) -> list[WriterSystem]:
+        """The system metrics of ``run`` (``LogWriter(system_metrics=True)``), apart from its
+        tags: per writer file (role, rank, local rank, host, pid) its metrics, each with its
+        name, scope (process, host, gpu), GPU index, unit, and wall_times and values arrays,
+        and what its sampler skipped."""
+        return super().system_metrics(run)
+
+    def last_host_memory(self, run: str, path: str) -> HostMemory | None:
+        """The last sample of the host's memory (used, available, total bytes, wall time)
+        in the writer file ``path`` of ``run``; None when it recorded none."""
+        return super().last_host_memory(run, path)
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then

@@ -44,6 +44,7 @@ from visualdl._index.discovery import Discovery, open_log
 from visualdl._index.runs import CACHE_BYTES, POINTS_PER_BYTE, Progress, Run, series_of, split_blocks
 from visualdl._index.series import CACHE_DIR_ENV, Series, SpillFile
 from visualdl._index.sidecars import Sidecars
+from visualdl._index.system import take_system
 from visualdl._index.tail import LogFile, Problem
 from visualdl._index.wrong import forget_file, note_points
 from visualdl._kinds.table import ScalarBlock
@@ -368,6 +369,8 @@ class Poller:
                         del logfile.problems[before[1] :]  # its problems and uncounted values come again
                         self._spill_failed(e)
                         return records, nbytes
+                if state.files.get(logfile.path) is logfile:
+                    take_system(state.system, logfile.path, logfile.decoder)
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
@@ -389,6 +392,7 @@ class Poller:
         self._signatures.pop(path, None)
         state.files.pop(path, None)
         state.progress.pop(path, None)
+        state.system.pop(path, None)
         if state.starts.pop(path, None) is not None:
             self._scalars_changed(state)
         tags = [key[1] for key, per_file in state.data.items() if key[0] == "scalars" and path in per_file]

@@ -15,6 +15,7 @@ from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.consensus import Consensus
 from visualdl._index.firsts import Firsts
 from visualdl._index.series import Series
+from visualdl._index.system import SystemStore
 from visualdl._index.tail import LogFile
 from visualdl._kinds.table import ScalarBlock
 
@@ -64,6 +65,8 @@ class Run:
     nonfinite: dict[str, set[str]] = field(default_factory=dict)
     #: (role, tag) -> the ranks' agreement on the tag, step by step (visualdl._index.wrong)
     consensus: dict[tuple[str, str], Consensus] = field(default_factory=dict)
+    #: path -> the file's system-metrics samples (kept apart from the tags)
+    system: dict[str, SystemStore] = field(default_factory=dict)
 
 
 class Progress:

@@ -57,6 +57,7 @@ from visualdl._kinds.scalar_layout import (
     encode_scalar_layout,
 )
 from visualdl._kinds.scalars import ScalarBlock, encode_scalars
+from visualdl._kinds.system_metrics import SystemBatch, SystemMetric, decode_system_metrics, encode_system_metrics
 from visualdl._kinds.tag_info import encode_tag_info
 from visualdl._kinds.text import TextEvent, encode_text
 
@@ -87,10 +88,13 @@ __all__ = [
     "ScalarBlock",
     "ScalarLayoutEvent",
     "Storage",
+    "SystemBatch",
+    "SystemMetric",
     "TextEvent",
     "build_audio",
     "check_finite",
     "decode_process_end",
+    "decode_system_metrics",
     "encode_audio",
     "encode_embeddings",
     "encode_graph",
@@ -104,6 +108,7 @@ __all__ = [
     "encode_scalar_layout",
     "encode_scalars",
     "encode_tag_info",
+    "encode_system_metrics",
     "encode_text",
     "png_shape",
     "sample_rate_of",

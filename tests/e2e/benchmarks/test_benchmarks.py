@@ -231,6 +231,18 @@ def test_bench_jobs_quick_prints_every_figure():
     assert re.search(r"^job chart [\d.]+ ms first / [\d.]+ ms cached .* job page [\d.]+ ms", out, re.M), out
 
 
+def test_bench_sysmetrics_quick_prints_every_figure():
+    out = output("bench_sysmetrics")
+    for label in (
+        "add_scalar, system metrics off: median",
+        re.escape("add_scalar, system metrics on (0.5 s): median"),
+        "sampler CPU per sample: median",
+        "/api/job/system at 1,000 ranks x 40 metrics x 500 samples .*?: one metric",
+    ):
+        figure(out, label)
+    assert figure(out, "/api/job/system at 1,000 ranks .*?all 40 metrics") > 0
+
+
 # -- graph ----------------------------------------------------------------------------
 
 

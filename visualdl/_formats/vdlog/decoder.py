@@ -13,7 +13,7 @@ from typing import Any
 
 from visualdl._formats.format import UNREADABLE, unreadable
 from visualdl._formats.vdlog.logformat import FORMAT_VERSION
-from visualdl._kinds.table import KIND_BY_FIELD
+from visualdl._kinds.table import KIND_BY_FIELD, SystemBatch, SystemMetric, decode_system_metrics
 from visualdl.proto import pb
 
 __all__ = ["RecordDecoder"]
@@ -23,7 +23,7 @@ class RecordDecoder:
     """Follows the records of one of our files: its writer (:attr:`header`, :attr:`footer`),
     the records of a newer format version skipped, and the problems until taken."""
 
-    __slots__ = ("header", "footer", "end", "problems", "skipped", "tag_info")
+    __slots__ = ("header", "footer", "end", "problems", "skipped", "tag_info", "system", "_declared")
 
     def __init__(self) -> None:
         self.header: pb.Header | None = None
@@ -36,6 +36,9 @@ class RecordDecoder:
         self.skipped = False
         #: tag -> replicated, as the file's writers declared it (``TagInfo`` records; the last wins).
         self.tag_info: dict[str, bool] = {}
+        #: System samples decoded and not yet taken by the reader (which empties it).
+        self.system: list[SystemBatch] = []
+        self._declared: tuple[SystemMetric, ...] = ()  # the writer's last declared system metrics
 
     def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]:
         """Records as ``(kind, tag, event)``; headers, footers, process ends and meta update the writer."""
@@ -55,6 +58,8 @@ class RecordDecoder:
                     self.tag_info[record.tag_info.tag] = record.tag_info.replicated
                 elif field_name == "meta" and record.meta.display_name and self.header is not None:
                     self.header.display_name = record.meta.display_name
+                elif field_name == "system_metrics" and not self.skipped:
+                    self._on_system(path, offset, record.system_metrics)
                 continue
             if self.skipped:
                 continue  # written in a newer format version
@@ -70,6 +75,15 @@ class RecordDecoder:
                 out.append((name, tag, event))
         return out
 
+    def _on_system(self, path: str, offset: int, message: pb.SystemMetrics) -> None:
+        try:
+            batch = decode_system_metrics(message, self._declared, path, offset)
+        except UNREADABLE as e:  # the record is bad: it alone is lost
+            self.problems.append((offset, unreadable(e)))
+            return
+        self._declared = batch.metrics
+        self.system.append(batch)
+
     def _on_header(self, offset: int, header: pb.Header) -> None:
         """A header starts a writer's stretch of the file (later ones: appended by another writer)."""
         self.skipped = header.format_version > FORMAT_VERSION
@@ -83,6 +97,7 @@ class RecordDecoder:
             self.header = header
         self.footer = None  # the file goes on: not closed until a footer follows
         self.end = None
+        self._declared = ()
 
     def unshown(self) -> tuple[tuple[str, str, int], ...]:
         """Nothing: every kind of ours has a view."""
