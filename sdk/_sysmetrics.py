@@ -197,7 +197,10 @@ class Sampler:
     def _run(self) -> None:
         first = True
         if self.skipped:
-            _warn_once("system metrics: " + "; ".join(self.skipped))
+            # Recorded in the log as well (``skipped``). No psutil is a warning; a machine
+            # without a GPU (or a metric its GPU lacks) is no news.
+            level = logging.WARNING if any("psutil" in s for s in self.skipped) else logging.INFO
+            _warn_once("system metrics: " + "; ".join(self.skipped), level)
         try:
             if not self.columns:  # nothing to measure: say so in the file, once
                 record = encode_system_metrics(np.empty(0), np.empty((0, 0)), (), tuple(self.skipped))
@@ -224,12 +227,12 @@ class Sampler:
             self._thread.join(timeout)
 
 
-def _warn_once(message: str) -> None:
+def _warn_once(message: str, level: int = logging.WARNING) -> None:
     with _warned_lock:
         if message in _WARNED:
             return
         _WARNED.add(message)
-    log.warning("%s", message)
+    log.log(level, "%s", message)
 
 
 def _stop_all() -> None:

@@ -105,3 +105,40 @@ def test_ends_inferred_out_of_memory_through_the_reader(tmp_path, monkeypatch):
     assert writer.ended is not None and (writer.ended.how, writer.ended.cause) == ("killed", OUT_OF_MEMORY)
     assert asked and asked[0][1] == writer.host
     w.close()
+
+
+_OOM_CHILD = """
+import os, sys, time
+import numpy as np
+from visualdl import LogWriter
+from visualdl._kinds.table import SystemMetric, encode_system_metrics
+logdir, rank, available = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+w = LogWriter(logdir, rank=rank, world_size=2, local_rank=rank, role="trainer", attempt=0, system_metrics=False)
+w.add_scalar("loss", 1.0, 9)
+if rank == 0:  # the host's sampler: memory running out, as the kernel's OOM killer sees it
+    metrics = tuple(SystemMetric(n, "host", "bytes") for n in ("memory_used", "memory_available", "memory_total"))
+    record = encode_system_metrics(np.array([time.time()]), np.array([[64e9 - available, available, 64e9]]), metrics)
+    w._sink.put_sample(record, record.ByteSize())
+w.flush()
+if rank == 1:
+    os.kill(os.getpid(), 9)  # the OOM killer: nothing more is written
+w.close()
+"""
+
+
+@pytest.mark.parametrize(("available", "cause"), [(0.5e9, OUT_OF_MEMORY), (40e9, "")])
+def test_ends_inferred_out_of_memory_from_the_host_sampler_of_another_writer(tmp_path, child_env, available, cause):
+    import subprocess
+    import sys
+
+    for rank in (0, 1):
+        subprocess.run(
+            [sys.executable, "-c", _OOM_CHILD, str(tmp_path), str(rank), str(available)], env=child_env, timeout=60
+        )
+    # rank 1 restarted: its killed attempt is superseded
+    w = LogWriter(str(tmp_path), rank=1, world_size=2, local_rank=1, role="trainer", attempt=1, system_metrics=False)
+    w.add_scalar("loss", 1.0, 10)
+    w.close()
+    killed = [x for x in LogReader(str(tmp_path)).writers(".") if x.rank == 1 and x.attempt == 0]
+    assert len(killed) == 1 and killed[0].ended is not None
+    assert (killed[0].ended.how, killed[0].ended.cause) == ("killed", cause)

@@ -50,10 +50,10 @@ HANG_OR_KILL = "silent: killed without a trace, or hung"
 class HostMemory:
     """One sample of the host's memory (bytes) and when it was taken (seconds since the epoch)."""
 
+    wall_time: float
     used: float
     available: float
     total: float
-    wall_time: float
 
 
 def memory_exhausted(sample: HostMemory | None, end_time: float) -> bool:

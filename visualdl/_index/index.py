@@ -38,7 +38,6 @@ from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, merge, pieces
 from visualdl._index.system import (
-    HostMemory,
     WriterSystem,
     last_host_memory,
     metric_catalog,
@@ -79,6 +78,10 @@ CHART_PIECE = 1 << 16
 #: read back whole at every chart. Shorter ones are charted from their cached view, which
 #: answers a zoom in a few milliseconds.
 STREAMED_POINTS = CACHE_BYTES // 48
+#: The host-memory samples an inferred kill looks at: up to a minute before the writer's
+#: last record, and a few seconds after it (its own sampler's last samples may be unflushed).
+MEMORY_LOOKBACK_SECS = 60.0
+MEMORY_AFTER_SECS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,10 +486,23 @@ class Index(Poller):
             return out
 
     def _host_memory(self, run: str, host: str, before: float) -> HostMemory | None:
-        """The last sample of ``host``'s memory in ``run`` at or before ``before``, for an
-        inferred end's "probably out of memory". None until system metrics are recorded:
-        the place to read them from (under the index lock)."""
-        return None
+        """For an inferred end's "probably out of memory": the sample of ``host``'s memory in
+        ``run`` (recorded by whichever writer of the host samples it) with the least memory
+        available in the minute up to a few seconds after ``before``, the writer's last record
+        (a kill frees the memory: later samples show the host recovered). Under the index lock."""
+        state = self._runs.get(run)
+        if state is None:
+            return None
+        best: HostMemory | None = None
+        for path, store in state.system.items():
+            logfile = state.files.get(path)
+            header = getattr(logfile, "header", None) if logfile is not None else None
+            if header is None or header.host != host:
+                continue
+            memory = store.lowest_host_memory(before - MEMORY_LOOKBACK_SECS, before + MEMORY_AFTER_SECS)
+            if memory is not None and (best is None or memory.available < best.available):
+                best = memory
+        return best
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from visualdl._index.ends import HostMemory
 from visualdl._index.systembands import Member
 from visualdl._kinds.table import SystemBatch, SystemMetric
 
@@ -57,16 +58,6 @@ class WriterSystem:
     pid: int
     metrics: tuple[SystemSeries, ...]
     skipped: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class HostMemory:
-    """The host's memory in bytes at ``wall_time``, as a writer's sampler saw it last."""
-
-    wall_time: float
-    used: float
-    available: float
-    total: float
 
 
 _KEYS: dict[frozenset[tuple[str, str, str]], frozenset[tuple[str, str, str]]] = {}
@@ -179,20 +170,47 @@ class SystemStore:
         return out
 
     def last_host_memory(self) -> HostMemory | None:
+        """The newest sample of the host's memory."""
+        return self.host_memory(lambda walls, available: int(np.argmax(walls)), newest=True)
+
+    def lowest_host_memory(self, start: float, stop: float) -> HostMemory | None:
+        """The sample of the host's memory between ``start`` and ``stop`` (wall times) with
+        the least memory available: how close the host came to running out then."""
+
+        def pick(walls: np.ndarray, available: np.ndarray) -> int | None:
+            inside = (walls >= start) & (walls <= stop) & ~np.isnan(available)
+            if not inside.any():
+                return None
+            return int(np.flatnonzero(inside)[np.argmin(available[inside])])
+
+        return self.host_memory(pick, newest=False)
+
+    def host_memory(self, pick: Any, *, newest: bool) -> HostMemory | None:
+        """The sample ``pick(walls, available)`` chooses in each table; of those, the newest
+        (``newest``) or the one with the least memory available."""
         best: HostMemory | None = None
         for table in self._tables.values():
             if ("host", "memory_used") not in table.where:
                 continue
             walls, values = table.joined()
-            i = int(np.argmax(walls))
+            nan = np.full(walls.shape, np.nan)
             used, available, total = (
-                float(values[table.where[("host", name)][0], i]) if ("host", name) in table.where else float("nan")
+                values[table.where[("host", name)][0]] if ("host", name) in table.where else nan
                 for name in ("memory_used", "memory_available", "memory_total")
             )
-            memory = HostMemory(float(walls[i]), used, available, total)
-            if best is None or memory.wall_time > best.wall_time:
+            i = pick(walls, available)
+            if i is None:
+                continue
+            memory = HostMemory(float(walls[i]), float(used[i]), float(available[i]), float(total[i]))
+            if best is None or (
+                memory.wall_time > best.wall_time if newest else _lower(memory.available, best.available)
+            ):
                 best = memory
         return best
+
+
+def _lower(a: float, b: float) -> bool:
+    return not np.isnan(a) and (np.isnan(b) or a < b)
 
 
 def take_system(system: dict[str, SystemStore], path: str, decoder: Any) -> None:
