@@ -82,6 +82,7 @@ def run_pserver(cfg: dict[str, Any], rank: int, address_queue: Any) -> None:
         job=cfg["job"],
         flush_secs=0.5,
         upload_secs=cfg["upload_secs"],
+        system_metrics_secs=cfg["metrics_secs"],
     )
     conns: list[Connection] = []
     arrived: list[Connection] = []  # accepted by the accept thread, not yet served
@@ -205,6 +206,7 @@ def run_trainer(cfg: dict[str, Any], rank: int, addresses: dict[int, Any], attem
         attempt=attempt,
         flush_secs=0.5,
         upload_secs=cfg["upload_secs"],
+        system_metrics_secs=cfg["metrics_secs"],
     )
     batch = cfg["batch"]
     slow = cfg["slow_ms"] / 1000 if rank == cfg["trainers"] - 1 else 0.0

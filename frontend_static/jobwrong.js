@@ -22,7 +22,7 @@ export class JobWrong {
   async load(run) {
     const seq = ++this.seq;
     try {
-      const found = await getJSON('job_wrong', { run });
+      const found = await getJSON('job/wrong', { run });
       if (seq === this.seq) this.draw(found);
     } catch (error) {
       if (seq === this.seq) this.note.textContent = `Cannot load what went wrong: ${error.message}`;

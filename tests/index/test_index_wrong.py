@@ -187,10 +187,24 @@ def test_index_wrong_a_removed_file_takes_its_nan_and_its_divergence_away(tmp_pa
                 w.add_scalar("loss", math.nan if rank == 2 and step == 7 else 1.0 + step, step)
     reader = LogReader(tmp_path)
     assert [(f.step, f.rank) for f in reader.first_nonfinite("job")] == [(7, 2)]
-    assert [(d.step, d.ranks) for d in reader.divergence("job")] == [(7, (2,))]
+    assert reader.divergence("job") == []  # one NaN, then agreement: not parted for good
+    assert [(d.step, d.ranks) for d in reader.divergence("job", replicated=["loss"])] == [(7, (2,))]
     (tmp_path / "job" / "r2.vdlog").unlink()
     reader.poll()
     assert reader.first_nonfinite("job") == [] and reader.divergence("job") == []
     assert reader.divergence("job", replicated=["loss"]) == []  # the comparison made again: the two left agree
     (consensus,) = reader._runs["job"].consensus.values()
     assert consensus.n_ref[: consensus.n].tolist() == [2] * 10
+
+
+def test_index_wrong_found_replicated_only_when_parted_for_good(tmp_path):
+    # Two tags equal on every rank for 30 steps, then rank 1 differs: for good (a checksum
+    # gone wrong), or on a few steps only (a count often equal by chance).
+    for rank in range(3):
+        with LogWriter(tmp_path / "job", rank=rank, world_size=3, file_name=f"r{rank}.vdlog") as w:
+            for step in range(60):
+                off = rank == 1 and step >= 30
+                w.add_scalar("checksum", 7.0 + step + (0.5 if off else 0.0), step)
+                w.add_scalar("staleness", 2.0 + (1.0 if off and step % 10 == 0 else 0.0), step)
+    found = {(d.tag, d.step, d.ranks, d.why) for d in LogReader(tmp_path).divergence("job")}
+    assert found == {("checksum", 30, (1,), "detected")}

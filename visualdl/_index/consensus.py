@@ -17,8 +17,9 @@ calls per block, never a read of a series):
 
 A point counts each time it is stored: a restarted rank's replayed steps count again (in
 the group of its new value). :meth:`Consensus.summary` tells whether the tag looks
-replicated (:data:`MIN_COMPARED` steps compared, and on more than half of them a value
-held by more than half of their points) and its first step of disagreement.
+replicated (:data:`MIN_COMPARED` steps compared, on more than half of them a value held
+by more than half of their points, and parted for good once parted: see
+:meth:`Consensus.looks_replicated`) and its first step of disagreement.
 """
 
 from __future__ import annotations
@@ -190,6 +191,19 @@ class Consensus:
         return int(np.count_nonzero(compared)), agreeing, split
 
     def looks_replicated(self) -> bool:
-        """At least :data:`MIN_COMPARED` steps compared, and on most of them a majority value."""
-        compared, agreeing, _ = self.summary()
-        return compared >= MIN_COMPARED and 2 * agreeing > compared
+        """At least :data:`MIN_COMPARED` steps compared, on most of them a majority value, and
+        the ranks, once parted, stay parted: on at least half the compared steps from the
+        first split on, not every point agrees. A tag whose ranks differ now and then and
+        agree again (a pserver's staleness, a count that is often equal by chance) is equal
+        by coincidence, not by construction; a replicated value that went wrong stays wrong
+        (a declared tag is compared whatever its history)."""
+        compared, agreeing, split = self.summary()
+        if compared < MIN_COMPARED or 2 * agreeing <= compared:
+            return False
+        if split is None:
+            return True
+        n = self.n
+        total = self.n_ref[:n] + self.n_alt[:n] + self.n_other[:n]
+        after = (total >= 2) & (self.steps[:n] >= split.step)
+        parted = after & ((self.n_alt[:n] > 0) | (self.n_other[:n] > 0))
+        return 2 * int(np.count_nonzero(parted)) >= int(np.count_nonzero(after))
