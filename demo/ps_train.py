@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         "--no-contention", dest="contention", action="store_false",
         help="no CPU-hogging thread in the last trainer (it is the job's straggler by default)",
     )  # fmt: skip
-    parser.add_argument("--metrics-secs", type=float, default=1.0, help="seconds between two system samples")
+    parser.add_argument("--metrics-secs", type=float, default=0.5, help="seconds between two system samples")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--upload-secs", type=float, default=2.0,

@@ -11,6 +11,7 @@ import { GoodputView } from './jobgoodput.js';
 import { JobHeatmap } from './jobheatmap.js';
 import { JobEnds } from './jobends.js';
 import { JobWrong } from './jobwrong.js';
+import { StragglerCauses } from './jobstragglers.js';
 import { mountSystem } from './jobsystem.js';
 import { whenPlotly } from './renderqueue.js';
 
@@ -55,6 +56,7 @@ export class JobsView {
     this.heatmap = new JobHeatmap(panel.querySelector('.job-grid'));
     this.ends = new JobEnds(panel.querySelector('.job-grid'), () => this.run);
     this.wrong = new JobWrong(this.body); // the first rank to go wrong (jobwrong.js)
+    this.causes = new StragglerCauses(this.body); // why the stragglers are slow (jobstragglers.js)
     this.system = mountSystem(panel);
     this.run = null;
     this.seq = 0;
@@ -107,6 +109,7 @@ export class JobsView {
       stragglers.length ? `stragglers: ${stragglers.join('; ')}` : 'no stragglers (no rank below 80% of its role\'s median recent rate)',
     ].join(' · ');
     this.goodput.draw(job);
+    this.causes.draw(this.run, job);
     const dateAxis = { type: 'date', gridcolor: '#eee' };
     this.ends.draw(job);
 

@@ -688,6 +688,9 @@ class NullSink:
     def put_item(self, item: Item, nbytes: int) -> None:
         pass
 
+    def put_sample(self, record: pb.Record, nbytes: int) -> bool:
+        return False  # nothing is kept: the sampler stops
+
     def record_end(self, end: ProcessEnd) -> None:
         pass
 

@@ -27,6 +27,7 @@ from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, downsample_
 from visualdl._index.index import Index, WriterInfo
 from visualdl._index.outliers import extreme_runs
 from visualdl._index.series import ScalarSeries
+from visualdl._index.systembands import Member
 from visualdl._index.wrong import Divergence, FirstNonfinite
 from visualdl._kinds.table import KINDS, GraphEvent, HistogramEvent, ImageEvent, TextEvent
 from visualdl._storage import is_url, open_store
@@ -357,6 +358,11 @@ class DataProvider:
         """The system metrics ``run`` records, each once (see :mod:`visualdl.server._system`)."""
         reader, local = self.resolve(run)
         return system.list_system(reader, local)
+
+    def read_system_members(self, *, run: str) -> dict[tuple[str, str, str], list[Member]]:
+        """Every writer's series of every system metric of ``run``, by ``(scope, name, unit)``."""
+        reader, local = self.resolve(run)
+        return system.read_system_members(reader, local)
 
     def read_system(
         self,

@@ -17,7 +17,7 @@ from visualdl._index.index import Index
 from visualdl._index.systembands import Member, RoleBands, on_grid, role_bands, stale_after, time_grid
 from visualdl.errors import NotFound
 
-__all__ = ["SystemBands", "SystemLine", "SystemMetricInfo", "list_system", "read_system"]
+__all__ = ["SystemBands", "SystemLine", "SystemMetricInfo", "list_system", "read_system", "read_system_members"]
 
 #: The order metrics are listed in: the process's, the host's, the GPUs'.
 _SCOPE_ORDER = {"process": 0, "host": 1, "gpu": 2}
@@ -106,3 +106,13 @@ def read_system(
         members = [m for m in reader.system_members(run, info.scope, info.name) if m.unit == info.unit]
         out.append(_bands(info, members, role, rank, points))
     return tuple(out)
+
+
+def read_system_members(reader: Index, run: str) -> dict[tuple[str, str, str], list[Member]]:
+    """Every series of every system metric of ``run``: ``(scope, name, unit) -> members``."""
+    return {
+        (info.scope, info.name, info.unit): [
+            m for m in reader.system_members(run, info.scope, info.name) if m.unit == info.unit
+        ]
+        for info in list_system(reader, run)
+    }

@@ -27,10 +27,11 @@ from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
 from visualdl.server._views.job_ends import job_end_answer
 from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
-from visualdl.server._views.jobs import job_answer
+from visualdl.server._views.jobs import job_answer, job_overview
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
 from visualdl.server._views.scalars import scalars_answer
+from visualdl.server._views.stragglers import stragglers_answer
 from visualdl.server._views.system import system_answer, system_list
 from visualdl.server._views.text import text_answer
 
@@ -163,6 +164,13 @@ def _job_end(q: Query) -> Any:
     return job_end_answer(q["run"], [p[0] for p in _provider().read_job(run=q["run"])], q["file"])
 
 
+def _job_stragglers(q: Query) -> Any:
+    job = job_overview(_provider().read_job(run=q["run"]), now=time.time())
+    hosts = {(w["role"], w["rank"]): w["host"] for w in job["writers"]}
+    metrics = _provider().read_system_members(run=q["run"]) if any(job["stragglers"].values()) else {}
+    return stragglers_answer(q["run"], job["stragglers"], hosts, metrics, job["alive"], job["times"])
+
+
 def _job_wrong(q: Query) -> Any:
     return job_wrong_answer(q["run"], _provider().read_job_wrong(run=q["run"]))
 
@@ -230,6 +238,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "job_heatmap": _job_heatmap,
     "job_end": _job_end,
     "job_wrong": _job_wrong,
+    "job_stragglers": _job_stragglers,
     "job_system": _job_system,
     "distribution": _distribution,
     "graphs": _graph_list,

@@ -33,6 +33,7 @@ from visualdl.server._http.answers_kinds import (
     PROJECTION,
     TEXT,
 )
+from visualdl.server._http.answers_stragglers import JOB_STRAGGLERS
 from visualdl.server._http.answers_system import SYSTEM
 from visualdl.server._http.answers_wrong import JOB_WRONG
 from visualdl.server._http.params import (
@@ -250,6 +251,14 @@ ROUTES: tuple[Route, ...] = (
         "How one writer of a job ended, with its traceback (an exception's, or faulthandler's for a fatal signal)",
         (_RUN, Param("file", "a log file's name, as /api/job lists it in writers[].file", required=True)),
         JOB_END,
+    ),
+    Route(
+        "job_stragglers",
+        "/api/job/stragglers",
+        "Why each straggler of a job is slow: the system metric that sets it apart from the median of its role "
+        "over the job's last quarter, and its host's when that is not a host metric",
+        (_RUN,),
+        JOB_STRAGGLERS,
     ),
     Route(
         "job_wrong",
