@@ -28,6 +28,8 @@ export function colorScale() {
   return out;
 }
 const SCALE = colorScale();
+/** The system metrics the server draws heatmaps of (server/_views/heatmap.py SYSTEM_HEATMAPS). */
+const SYSTEM_HEATMAPS = ['gpu/utilization', 'gpu/memory_used', 'process/cpu_user', 'process/rss', 'host/cpu', 'host/memory_used'];
 
 /** The value a byte stands for (null: none). */
 export function valueOf(body, byte) {
@@ -46,6 +48,8 @@ export class JobHeatmap {
   /** Mounts its card at the end of `parent` (the job page's grid). */
   constructor(parent) {
     this.role = h('select', { 'aria-label': 'Role of the heatmap' });
+    this.metric = h('select', { 'aria-label': 'Metric of the heatmap' });
+    this.title = h('strong', {}, 'Throughput per rank over time (steps/s)');
     this.canvas = h('canvas', { class: 'job-heatmap-canvas', 'aria-label': 'throughput per rank over time' });
     this.tip = h('div', { class: 'job-heatmap-tip', hidden: true });
     this.scale = h('canvas', { class: 'job-heatmap-scale', width: 160, height: 10 });
@@ -54,7 +58,7 @@ export class JobHeatmap {
     this.note = h('span', { class: 'muted' });
     this.el = h('div', { class: 'card wide job-heatmap', id: 'job-heatmap' },
       h('div', { class: 'job-heatmap-head' },
-        h('strong', {}, 'Throughput per rank over time (steps/s)'), this.role,
+        this.title, this.metric, this.role,
         this.low, this.scale, this.high, this.note),
       h('div', { class: 'job-heatmap-wrap' }, this.canvas, this.tip));
     parent.append(this.el);
@@ -62,6 +66,7 @@ export class JobHeatmap {
     this.run = null;
     this.seq = 0;
     this.role.addEventListener('change', () => this.load());
+    this.metric.addEventListener('change', () => this.load());
     this.canvas.addEventListener('mousemove', (event) => this.hover(event));
     this.canvas.addEventListener('mouseleave', () => { this.tip.hidden = true; });
     const ctx = this.scale.getContext('2d');
@@ -72,8 +77,16 @@ export class JobHeatmap {
     }
   }
 
-  /** Show `run`'s heatmap for one of `roles` (the one chosen, else the first). */
-  show(run, roles) {
+  /** Show `run`'s heatmap for one of `roles` (the one chosen, else the first), of throughput
+   * or of one of the job's `system` metrics (/api/job's list) the server draws. */
+  show(run, roles, system = []) {
+    const metrics = ['steps_per_second', ...system.map((m) => m.metric).filter((m) => SYSTEM_HEATMAPS.includes(m))];
+    const had = [...this.metric.options].map((o) => o.value);
+    if (metrics.join('\n') !== had.join('\n')) {
+      const chosen = this.metric.value;
+      this.metric.replaceChildren(...metrics.map((m) => h('option', { value: m }, m === 'steps_per_second' ? 'throughput' : m)));
+      this.metric.value = metrics.includes(chosen) ? chosen : metrics[0];
+    }
     const current = [...this.role.options].map((o) => o.value);
     if (roles.join('\n') !== current.join('\n')) this.role.replaceChildren(...roles.map((r) => h('option', { value: r }, r)));
     if (!roles.includes(this.role.value)) this.role.value = roles[0] ?? '';
@@ -85,7 +98,8 @@ export class JobHeatmap {
     if (!this.run || !this.role.value) return;
     const seq = ++this.seq;
     try {
-      const body = await getJSON('job/heatmap', { run: this.run, role: this.role.value, metric: 'steps_per_second' });
+      const metric = this.metric.value || 'steps_per_second';
+      const body = await getJSON('job/heatmap', { run: this.run, role: this.role.value, metric });
       if (seq === this.seq) this.draw(body);
     } catch (error) {
       if (seq === this.seq) this.note.textContent = `Cannot load the heatmap: ${error.message}`;
@@ -94,6 +108,8 @@ export class JobHeatmap {
 
   draw(body) {
     this.body = body;
+    const what = body.metric === 'steps_per_second' ? 'Throughput' : body.metric;
+    this.title.textContent = `${what} per rank over time (${body.unit})`;
     const rows = body.rows.length;
     const cols = body.columns;
     this.bytes = decode(body.values);

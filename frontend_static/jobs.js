@@ -96,7 +96,7 @@ export class JobsView {
 
   draw(job) {
     const roles = job.roles.map((r) => r.role);
-    this.heatmap.show(this.run, roles);
+    this.heatmap.show(this.run, roles, job.system);
     const color = (role) => ROLE_COLORS[roles.indexOf(role) % ROLE_COLORS.length];
     const times = job.times.map(localMs);
     const killed = job.writers.filter((w) => w.state === 'killed').length;

@@ -359,6 +359,11 @@ class DataProvider:
         reader, local = self.resolve(run)
         return system.list_system(reader, local)
 
+    def read_system_metric(self, *, run: str, scope: str, name: str) -> list[Member]:
+        """Every writer's series of one system metric of ``run`` (empty: not recorded)."""
+        reader, local = self.resolve(run)
+        return reader.system_members(local, scope, name)
+
     def read_system_members(self, *, run: str) -> dict[tuple[str, str, str], list[Member]]:
         """Every writer's series of every system metric of ``run``, by ``(scope, name, unit)``."""
         reader, local = self.resolve(run)

@@ -9,7 +9,9 @@ over the matrix's finite ``[min, max]`` (255: no value), base64 in the JSON, so 
 ranks x 239 cells are 2.4 MB before gzip, and the page draws them on one canvas.
 
 A metric plugs in with one entry of :data:`METRICS`: a function ``(provider, run, role,
-now) -> HeatmapMatrix``. It gets the job's grid and overlays from :func:`job_grid` and
+now) -> HeatmapMatrix``; the system metrics of :data:`SYSTEM_HEATMAPS` do so through
+:func:`system_heatmap` (the mean of a rank's samples in each cell, :func:`system_matrix`).
+It gets the job's grid and overlays from :func:`job_grid` and
 :func:`overlays` (so every metric's columns and markers line up with the job page) and
 fills the matrix its own way; :func:`throughput_heatmap` is the first.
 
@@ -31,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from visualdl._index.systembands import Member
 from visualdl.errors import NotFound
 from visualdl.server._provider import DataProvider
 from visualdl.server._views.jobs import Progress, _writers
@@ -216,9 +219,70 @@ def throughput_heatmap(provider: DataProvider, run: str, role: str | None, now: 
     return HeatmapMatrix(role, rows, grid.times, matrix, overlays(grid, role, rows), "steps/s")
 
 
+def system_matrix(
+    rows: list[int], hosts: dict[int, str], members: Sequence[Member], scope: str, edges: np.ndarray
+) -> np.ndarray:
+    """Per row (rank) and cell of the grid ``edges``: the mean of the rank's samples of a
+    system metric in that cell (its GPUs' mean for scope ``gpu``; for scope ``host``, those
+    of the host the rank ran on). NaN where none. One ``bincount`` over every sample."""
+    row_of = {rank: i for i, rank in enumerate(rows)}
+    cols = edges.size - 1
+    picked: list[tuple[int, Member]] = []
+    if scope == "host":
+        by_host: dict[str, list[int]] = {}
+        for rank, host in hosts.items():
+            by_host.setdefault(host, []).append(row_of[rank])
+        picked = [(r, m) for m in members for r in by_host.get(m.host, [])]
+    else:
+        picked = [(row_of[m.rank], m) for m in members if m.rank in row_of]
+    if not picked or cols < 1:
+        return np.full((len(rows), max(cols, 0)), np.nan)
+    sizes = np.fromiter((m.wall_times.size for _, m in picked), np.int64, len(picked))
+    walls = np.concatenate([m.wall_times for _, m in picked])
+    values = np.concatenate([m.values for _, m in picked])
+    row = np.repeat(np.fromiter((r for r, _ in picked), np.int64, len(picked)), sizes)
+    cell = np.searchsorted(edges, walls, side="right") - 1
+    keep = (cell >= 0) & (cell < cols) & np.isfinite(values)
+    key = row[keep] * cols + cell[keep]
+    sums = np.bincount(key, weights=values[keep], minlength=len(rows) * cols)
+    counts = np.bincount(key, minlength=len(rows) * cols)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan).reshape(len(rows), cols)
+
+
+def system_heatmap(scope: str, name: str) -> Callable[[DataProvider, str, str | None, float], HeatmapMatrix]:
+    """The heatmap of one system metric (``scope/name``) per rank of a role."""
+
+    def build(provider: DataProvider, run: str, role: str | None, now: float) -> HeatmapMatrix:
+        grid = job_grid(provider.read_job(run=run), now=now)
+        role = _role(grid, role, run)
+        members = provider.read_system_metric(run=run, scope=scope, name=name)
+        if not members:
+            raise NotFound(f"run {run!r} records no system metric {scope}/{name} (see /api/job's system)")
+        files = [grid.files[i][0] for i in grid.members(role)]
+        rows = sorted({f.rank for f in files})
+        hosts = {f.rank: f.host for f in files}
+        of_role = [m for m in members if scope == "host" or m.role == role]
+        matrix = system_matrix(rows, hosts, of_role, scope, grid.times)
+        return HeatmapMatrix(role, rows, grid.times, matrix, overlays(grid, role, rows), members[0].unit)
+
+    return build
+
+
+#: The system metrics a heatmap can be drawn of (each when the job records it).
+SYSTEM_HEATMAPS = (
+    ("gpu", "utilization"),
+    ("gpu", "memory_used"),
+    ("process", "cpu_user"),
+    ("process", "rss"),
+    ("host", "cpu"),
+    ("host", "memory_used"),
+)
+
 #: The metrics a heatmap is drawn of, by the name the route takes (``metric=``).
 METRICS: dict[str, Callable[[DataProvider, str, str | None, float], HeatmapMatrix]] = {
     "steps_per_second": throughput_heatmap,
+    **{f"{scope}/{name}": system_heatmap(scope, name) for scope, name in SYSTEM_HEATMAPS},
 }
 
 

@@ -3,6 +3,8 @@ metric against its role's median at the same time, and its host's."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -61,21 +63,26 @@ def test_stragglers_window_is_while_half_the_role_was_alive():
     assert windows == {"trainer": (1.0, 4.0)}
 
 
-def test_stragglers_api_names_the_slow_ranks_cpu(tmp_path, make_app):
+def _write_job(tmp_path) -> None:
     # Four trainers, their walltimes given: rank 3 at half speed, its process CPU at 100%.
     metrics = (SystemMetric("cpu_user", "process", "percent"),)
+    t0 = time.time() - 300  # the writers' own start (now) is within the job's span
     for rank in range(4):
         w = LogWriter(str(tmp_path / "job"), rank=rank, world_size=4, role="trainer", system_metrics=False)
         speed = 1.0 if rank == 3 else 2.0  # steps per second
         for step in range(200):
-            w.add_scalar("loss", 1.0, step, walltime=T0 + step / speed)
+            w.add_scalar("loss", 1.0, step, walltime=t0 + step / speed)
             if step % 10 == 9:
-                wall = T0 + step / speed
+                wall = t0 + step / speed
                 value = 100.0 if rank == 3 else 40.0 + rank
                 record = encode_system_metrics(np.array([wall]), np.array([[value]]), metrics)
                 w._sink.put_sample(record, record.ByteSize())
                 w.flush()  # an entry of the progress trace per flush
         w.close()
+
+
+def test_stragglers_api_names_the_slow_ranks_cpu(tmp_path, make_app):
+    _write_job(tmp_path)
     client = make_app(str(tmp_path)).test_client()
     job = client.get("/api/job?run=job").get_json()
     assert job["stragglers"]["trainer"] == [3]
@@ -83,3 +90,23 @@ def test_stragglers_api_names_the_slow_ranks_cpu(tmp_path, make_app):
     (found,) = body["stragglers"]
     assert (found["role"], found["rank"]) == ("trainer", 3)
     assert found["text"] == "trainer 3: process CPU (user) 100% where the median is 42%"
+
+
+def test_stragglers_system_metric_heatmap_rows_are_the_ranks_samples(tmp_path, make_app):
+    import base64
+
+    _write_job(tmp_path)
+    client = make_app(str(tmp_path)).test_client()
+    job = client.get("/api/job?run=job").get_json()
+    assert "process/cpu_user" in [m["metric"] for m in job["system"]]
+    body = client.get("/api/job/heatmap?run=job&metric=process/cpu_user").get_json()
+    assert (body["rows"], body["unit"], body["metric"]) == ([0, 1, 2, 3], "percent", "process/cpu_user")
+    levels = np.frombuffer(base64.b64decode(body["values"]), np.uint8).reshape(4, body["columns"])
+    values = np.where(levels == 255, np.nan, body["min"] + levels / 254 * (body["max"] - body["min"]))
+    for rank, want in ((0, 40.0), (1, 41.0), (2, 42.0), (3, 100.0)):
+        row = values[rank][np.isfinite(values[rank])]
+        assert row.size >= 5 and np.allclose(row, want, atol=(100 - 40) / 254)
+    # ranks 0-2 ran 100 s, rank 3 200 s: no samples of theirs in the job's second half
+    assert np.isnan(values[:3, -body["columns"] // 3 :]).all()
+    missing = client.get("/api/job/heatmap?run=job&metric=gpu/utilization")
+    assert missing.status_code == 404 and "gpu/utilization" in missing.get_json()["error"]
