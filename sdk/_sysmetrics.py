@@ -206,13 +206,25 @@ class Sampler:
                 record = encode_system_metrics(np.empty(0), np.empty((0, 0)), (), tuple(self.skipped))
                 self._put(record, record.ByteSize())
                 return
-            while not self._stop.wait(self._secs):
+            # The first sample after MIN_SECS (rates need an interval), then one every
+            # ``secs``, and a last one when the writer closes: a short process, or one
+            # about to end, still leaves its state.
+            wait = min(self._secs, MIN_SECS)
+            last = time.monotonic()
+            while True:
+                stopped = self._stop.wait(wait)
+                if stopped and self.samples and time.monotonic() - last < MIN_SECS:
+                    return  # sampled a moment ago (a writer that lived less: one sample)
                 start = time.thread_time()
                 if not self._sample(first):
                     return  # the writer is closed
+                last = time.monotonic()
                 first = False
                 self.samples += 1
                 self.cpu_seconds += time.thread_time() - start
+                if stopped:
+                    return
+                wait = self._secs
         except Exception:  # boundary: the sampler's end must not touch the training
             log.exception("the system-metrics sampler stopped")
         finally:

@@ -38,3 +38,13 @@ def test_ddp_under_torchrun_logs_every_rank(tmp_path):
     assert ranks == [0, 1] and set(job.count.tolist()) == {2}
     assert reader.tags("ddp")["graphs"] == ["digits_mlp"]
     assert reader.scalars("ddp", "val/accuracy").values[-1] > 0.5
+    # System metrics, on by default for ranked writers: each process its own, the host's once
+    # (by local rank 0), apart from the tags.
+    systems = {w.rank: w for w in reader.system_metrics("ddp")}
+    assert sorted(systems) == [0, 1]
+    for rank, system in systems.items():
+        names = {(s.scope, s.name): s for s in system.metrics}
+        rss = names[("process", "rss")]
+        assert rss.unit == "bytes" and rss.values.size >= 1 and (rss.values > 20e6).all()  # torch is imported
+        assert (("host", "memory_total") in names) == (rank == 0)
+    assert not any(tag.startswith(("process", "host", "gpu")) for tag in reader.tags("ddp")["scalars"])
