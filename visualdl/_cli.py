@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import logging
 import os
 import signal
@@ -118,11 +119,20 @@ def _exists(logdir: str) -> bool:
         return True  # the server reports it in /api/health and goes on trying
 
 
+def _system_members(reader: Any, run: str) -> dict[tuple[str, str, str], list[Any]]:
+    """Every system metric's series in ``run``, by ``(scope, name, unit)``."""
+    return {
+        (scope, name, unit): [m for m in reader.system_members(run, scope, name) if m.unit == unit]
+        for scope, name, unit in reader.system_catalog(run)
+    }
+
+
 def summarise(logdir: str) -> str:
     from visualdl._index.logreader import LogReader
     from visualdl.server._views.goodput import goodput_line
     from visualdl.server._views.job_ends import end_timeline, timeline_lines
     from visualdl.server._views.job_wrong import summary_lines
+    from visualdl.server._views.stragglers import straggler_lines
 
     reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
@@ -133,6 +143,8 @@ def summarise(logdir: str) -> str:
         lines.extend(f"    {line}" for line in timeline_lines(end_timeline(writers)))
         if len({(w.role, w.rank) for w in writers if w.rank >= 0}) >= 2:  # a job
             lines.append(f"    {goodput_line(reader.file_progress(run))}")
+            members = functools.partial(_system_members, reader, run)
+            lines.extend(f"    {line}" for line in straggler_lines(reader.file_progress(run), members, time.time()))
         lines.extend(f"    {line}" for line in summary_lines((reader.first_nonfinite(run), reader.divergence(run))))
         for kind, tags in reader.tags(run).items():
             for tag in tags:

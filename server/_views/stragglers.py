@@ -28,15 +28,16 @@ over the concatenated samples), so 10,000 writers cost a few numpy calls per met
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from visualdl._index.systembands import Member
+from visualdl.server._views.jobs import job_overview
 
-__all__ = ["MIN_RELATIVE", "Cause", "explain", "role_windows", "stragglers_answer"]
+__all__ = ["MIN_RELATIVE", "Cause", "explain", "role_windows", "straggler_lines", "stragglers_answer"]
 
 #: A metric counts when the straggler's value differs from the median by this much (relative)
 #: and by this many robust units.
@@ -207,6 +208,19 @@ def stragglers_answer(
         "windows": {role: list(w) for role, w in windows.items()},
         "stragglers": explain(stragglers, hosts, metrics, windows),
     }
+
+
+def straggler_lines(
+    progress: Sequence[Any], metrics: Callable[[], Mapping[tuple[str, str, str], Sequence[Member]]], now: float
+) -> list[str]:
+    """``--inspect``'s lines: the job's stragglers, each with why it is slow (``metrics``
+    is called only when there are stragglers and reads every system metric of the run)."""
+    job = job_overview(progress, now=now)
+    if not any(job["stragglers"].values()):
+        return []
+    hosts = {(w["role"], w["rank"]): w["host"] for w in job["writers"]}
+    answer = stragglers_answer("", job["stragglers"], hosts, metrics(), job["alive"], job["times"])
+    return [f"straggler {s['text']}" for s in answer["stragglers"]]
 
 
 def role_windows(

@@ -110,3 +110,11 @@ def test_stragglers_system_metric_heatmap_rows_are_the_ranks_samples(tmp_path, m
     assert np.isnan(values[:3, -body["columns"] // 3 :]).all()
     missing = client.get("/api/job/heatmap?run=job&metric=gpu/utilization")
     assert missing.status_code == 404 and "gpu/utilization" in missing.get_json()["error"]
+
+
+def test_stragglers_inspect_says_why(tmp_path):
+    from visualdl._cli import summarise
+
+    _write_job(tmp_path)
+    lines = [line.strip() for line in summarise(str(tmp_path)).splitlines()]
+    assert "straggler trainer 3: process CPU (user) 100% where the median is 42%" in lines
