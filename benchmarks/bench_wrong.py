@@ -101,7 +101,7 @@ def bench_index(ranks: int, tags: int, steps: int) -> dict[str, float]:
                 values = loss * (1 + t) + (0.5 if rank == 7 and t == 0 else 0.0) * (step_col >= 3 * steps // 4)
             else:  # per-rank tags (throughput): differ by design
                 values = noise[t] + rank
-            if rank == 3 and t == 2:  # a NaN for 3 steps on another replicated tag
+            if rank == 3 and t == 2:  # a NaN for 3 steps on another tag: a first non-finite, no divergence
                 values = values.copy()
                 values[steps // 2 : steps // 2 + 3] = np.nan
             parts.append((f"tag{t}", step_col, values, walls))
