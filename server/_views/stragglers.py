@@ -13,8 +13,8 @@ absence; the whole job when there is no such time):
 * the *deviation* is the difference from the median in robust units: divided by the
   larger of 1.4826 x the median absolute deviation and 10% of the median's magnitude (so a
   metric every writer holds at the same value, where any difference is "infinite" in MADs,
-  still needs a 10% difference to count), and a metric counts only when it differs from
-  the median by 20% or more and by 2 such units or more.
+  still needs a 10% difference to count; and, for a percentage, 5 points), and a metric
+  counts only when it differs from the median by 20% or more and by 2 such units or more.
 
 The straggler's *causes* are its most deviating metric of its own (process or GPU) and its
 host's most deviating metric, each when one deviates ("trainer 7: GPU utilisation 35% where
@@ -116,13 +116,18 @@ def _window_means(members: Sequence[Member], start: float, stop: float) -> np.nd
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
-def _deviation(value: float, population: np.ndarray) -> tuple[float, float]:
+#: The smallest spread of a metric in percent, in points: 1% against 2% of a CPU is noise.
+_PERCENT_FLOOR = 5.0
+
+
+def _deviation(value: float, population: np.ndarray, unit: str = "") -> tuple[float, float]:
     """``(median, signed deviation in robust units)`` of ``value`` in ``population``."""
     real = population[np.isfinite(population)]
     if real.size < 2 or not math.isfinite(value):
         return math.nan, 0.0
     median = float(np.median(real))
-    spread = max(_MAD_SCALE * float(np.median(np.abs(real - median))), _FLOOR * abs(median), 1e-12)
+    floor = _PERCENT_FLOOR if unit == "percent" else 1e-12
+    spread = max(_MAD_SCALE * float(np.median(np.abs(real - median))), _FLOOR * abs(median), floor)
     deviation = (value - median) / spread
     if abs(value - median) < MIN_RELATIVE * max(abs(median), 1e-12) or abs(deviation) < MIN_DEVIATION:
         return median, 0.0
@@ -159,7 +164,7 @@ def explain(
                 population = means[of_role]
                 mine = means[of_role & (ranks == rank)]
                 own = float(np.nanmean(mine)) if np.isfinite(mine).any() else math.nan
-            median, deviation = _deviation(own, population)
+            median, deviation = _deviation(own, population, unit)
             if deviation:
                 found[(role, rank)].append(Cause(scope, name, unit, own, median, deviation))
     out = []

@@ -45,3 +45,17 @@ def test_sdk_replicated_changed_declaration_is_written_again_and_the_last_wins(t
 def test_sdk_replicated_takes_only_a_bool(tmp_path, bad):
     with LogWriter(tmp_path) as w, pytest.raises(TypeError, match="replicated must be True or False"):
         w.add_scalar("loss", 1.0, 0, replicated=bad)
+
+
+def test_sdk_replicated_two_ranks_tied_blame_the_same_rank_whatever_the_read_order():
+    import numpy as np
+
+    from visualdl._index.consensus import Consensus
+
+    steps = np.arange(6)
+    for order in ((0, 1), (1, 0)):
+        c = Consensus()
+        for rank in order:
+            c.add(rank, steps, np.where((steps >= 4) & (rank == 1), 2.0, 1.0))
+        _, _, split = c.summary()
+        assert split is not None and (split.step, split.lone_rank, split.majority) == (4, 1, 1.0)

@@ -54,7 +54,7 @@ class Split:
 
     step: int
     points: int  # points logged at the step
-    majority: float  # the value most points held (the reference on a tie)
+    majority: float  # the value most points held (on a tie: the group of the lowest first rank)
     majority_points: int
     #: The one rank outside the majority, when exactly one point was (else None: read them).
     lone_rank: int | None
@@ -172,7 +172,9 @@ class Consensus:
         split = None
         if split_at.size:
             i = int(split_at[0])
-            ref_wins = n_ref[i] >= n_alt[i]
+            # On a tie, the group whose first rank is the lowest: the same answer whatever the
+            # order the files were read in (with two ranks, rank 0 is taken as right).
+            ref_wins = bool(n_ref[i] > n_alt[i] or (n_ref[i] == n_alt[i] and self.ref_rank[i] <= self.alt_rank[i]))
             lone = None
             if int(total[i] - top[i]) == 1:
                 if ref_wins:

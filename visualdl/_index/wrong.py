@@ -81,6 +81,13 @@ def note_points(state: Run, path: str, parts: list[tuple[str, np.ndarray, np.nda
     logfile = state.files.get(path)
     header = logfile.header if logfile is not None else None
     role, rank = stream_of(header)
+    with np.errstate(all="ignore"):  # crafted values: an inf with a -inf, sums that overflow
+        _note(state, path, role, rank, parts)
+
+
+def _note(
+    state: Run, path: str, role: str, rank: int, parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]
+) -> None:
     for tag, steps, values, walls in parts:
         per_file = state.firsts.get(tag)
         if per_file is None:
