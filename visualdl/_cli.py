@@ -142,9 +142,10 @@ def summarise(logdir: str) -> str:
         lines.append(f"  run {run!r}: {len(writers)} file(s)")
         lines.extend(f"    {line}" for line in timeline_lines(end_timeline(writers)))
         if len({(w.role, w.rank) for w in writers if w.rank >= 0}) >= 2:  # a job
-            lines.append(f"    {goodput_line(reader.file_progress(run))}")
+            progress = reader.file_progress(run)
+            lines.append(f"    {goodput_line(progress)}")
             members = functools.partial(_system_members, reader, run)
-            lines.extend(f"    {line}" for line in straggler_lines(reader.file_progress(run), members, time.time()))
+            lines.extend(f"    {line}" for line in straggler_lines(progress, members, time.time()))
         lines.extend(f"    {line}" for line in summary_lines((reader.first_nonfinite(run), reader.divergence(run))))
         for kind, tags in reader.tags(run).items():
             for tag in tags:
