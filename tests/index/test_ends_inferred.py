@@ -13,6 +13,7 @@ from kit.foreign import scalar_event, write_tfevents
 from visualdl import LogReader, LogWriter
 from visualdl._formats.fatal import FatalDump, preamble
 from visualdl._index.ends import HANG_OR_KILL, OUT_OF_MEMORY, HostMemory, infer_end
+from visualdl._index.writers import HostMemories
 from visualdl._kinds.table import ProcessEnd
 
 GIB = 1 << 30
@@ -50,9 +51,23 @@ def test_ends_inferred_killed_when_superseded_or_silent():
 )
 def test_ends_inferred_probably_out_of_memory(used, available, wall_time, oom):
     memory = HostMemory(used=used, available=available, total=64 * GIB, wall_time=wall_time)
-    end = _infer(superseded=True, memory=memory)
+    end = _infer(superseded=True, memory=lambda: memory)
     assert end is not None and end.how == "killed"
     assert (end.cause == OUT_OF_MEMORY) is oom
+
+
+def test_ends_inferred_ask_for_memory_only_for_a_kill():
+    asked = []
+
+    def memory():
+        asked.append(1)
+        return None
+
+    assert _infer(memory=memory) is None  # running
+    assert _infer(closed_at=1001.0, superseded=True, memory=memory).how == "closed"
+    assert not asked
+    assert _infer(superseded=True, memory=memory).how == "killed"
+    assert asked == [1]
 
 
 def test_ends_inferred_recorded_and_fatal_come_first():
@@ -96,14 +111,15 @@ def test_ends_inferred_out_of_memory_through_the_reader(tmp_path, monkeypatch):
     w.flush()
     asked = []
 
-    def exhausted(self, run, host, before):
-        asked.append((run, host, before))
-        return HostMemory(used=63 * GIB, available=0.5 * GIB, total=64 * GIB, wall_time=before - 2)
+    def exhausted(self, host, start, stop):
+        asked.append((host, start, stop))
+        return HostMemory(used=63 * GIB, available=0.5 * GIB, total=64 * GIB, wall_time=stop - 7)
 
-    monkeypatch.setattr(LogReader, "_host_memory", exhausted)
+    monkeypatch.setattr(HostMemories, "lowest", exhausted)
     (writer,) = LogReader(str(tmp_path)).writers(".", now=1e12)
     assert writer.ended is not None and (writer.ended.how, writer.ended.cause) == ("killed", OUT_OF_MEMORY)
-    assert asked and asked[0][1] == writer.host
+    ((host, start, stop),) = asked  # the minute before its last sign of life (its start here), 5 s after
+    assert host == writer.host and stop - start == 65.0 and start <= writer.start_time - 60 + 1e-6
     w.close()
 
 

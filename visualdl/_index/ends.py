@@ -13,13 +13,14 @@ sees. Pure: no file, no clock (the caller passes ``now``).
   shows the memory nearly exhausted, the cause is ``"probably out of memory"``.
 * Else it is running: None.
 
-The last host memory sample is an argument (:class:`HostMemory`), so that whatever
-records system metrics can pass it.
+The host's memory sample is asked of an argument (a callable giving a :class:`HostMemory`),
+so that whatever records system metrics can pass it, and pay for finding it only for a kill.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from visualdl._formats.fatal import FatalDump
@@ -81,14 +82,16 @@ def infer_end(
     superseded: bool,
     now: float,
     silent_after: float = SILENT_AFTER,
-    memory: HostMemory | None = None,
+    memory: Callable[[], HostMemory | None] | None = None,
     foreign: bool = False,
 ) -> ProcessEnd | None:
     """How a writer's process ended (see the module docstring). ``closed_at``: the footer's
     time (None: no footer); ``fatal_time``: when the sidecar was written (None: unknown,
     then ``last_seen``); ``last_seen``: the wall time of the log's last record (or its
     start); ``last_step``: the highest step the log holds. ``foreign``: a file of another
-    writer (TensorBoard's, VisualDL 2's), which never writes an end: nothing is inferred."""
+    writer (TensorBoard's, VisualDL 2's), which never writes an end: nothing is inferred.
+    ``memory`` gives the host's memory sample that tells an out-of-memory kill; it is asked
+    only for an end inferred as killed."""
     if recorded is not None:
         return recorded
     if fatal is not None and fatal.signal:
@@ -98,5 +101,6 @@ def infer_end(
         return ProcessEnd("closed", closed_at)
     if foreign or (not superseded and not (now - last_seen > silent_after)):
         return None
-    cause = OUT_OF_MEMORY if memory_exhausted(memory, last_seen) else ("" if superseded else HANG_OR_KILL)
+    sample = memory() if memory is not None else None
+    cause = OUT_OF_MEMORY if memory_exhausted(sample, last_seen) else ("" if superseded else HANG_OR_KILL)
     return ProcessEnd("killed", last_seen, step=last_step, cause=cause)

@@ -19,12 +19,10 @@ index answers what a server needs by public names: :meth:`Index.generation`,
 
 from __future__ import annotations
 
-import math
 import operator
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
 
 import numpy as np
@@ -32,7 +30,7 @@ import numpy as np
 from visualdl._index.aggregate import JobSeries, aggregate
 from visualdl._index.blobs import format_of_path, open_blob, read_gathered
 from visualdl._index.downsample import Downsampler, select_range
-from visualdl._index.ends import SILENT_AFTER, HostMemory, infer_end
+from visualdl._index.ends import SILENT_AFTER, HostMemory
 from visualdl._index.polling import Poller
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
@@ -46,6 +44,7 @@ from visualdl._index.system import (
 )
 from visualdl._index.systembands import Member
 from visualdl._index.tail import Problem
+from visualdl._index.writers import WriterInfo, writer_infos
 from visualdl._index.wrong import Divergence, FirstNonfinite, divergence, first_nonfinite, minority_of
 from visualdl._kinds.table import (
     HPARAMS_TAG,
@@ -58,15 +57,12 @@ from visualdl._kinds.table import (
     HParamsEvent,
     ImageEvent,
     PrCurveEvent,
-    ProcessEnd,
     RocCurveEvent,
     ScalarLayoutEvent,
     TextEvent,
-    decode_process_end,
 )
 from visualdl._storage import Store, open_store
 from visualdl.errors import LogFormatError, NotFound
-from visualdl.proto import pb
 
 __all__ = ["CHART_PIECE", "STREAMED_POINTS", "Index", "Stream", "WriterInfo"]
 
@@ -78,46 +74,6 @@ CHART_PIECE = 1 << 16
 #: read back whole at every chart. Shorter ones are charted from their cached view, which
 #: answers a zoom in a few milliseconds.
 STREAMED_POINTS = CACHE_BYTES // 48
-#: The host-memory samples an inferred kill looks at: up to a minute before the writer's
-#: last record, and a few seconds after it (its own sampler's last samples may be unflushed).
-MEMORY_LOOKBACK_SECS = 60.0
-MEMORY_AFTER_SECS = 5.0
-
-
-@dataclass(frozen=True, slots=True)
-class WriterInfo:
-    """A log file and the header of the process that wrote it."""
-
-    path: str
-    writer_id: str
-    host: str
-    pid: int
-    start_time: float
-    sdk_version: str
-    display_name: str
-    rank: int
-    world_size: int
-    local_rank: int
-    role: str
-    job: str
-    attempt: int
-    launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
-    closed: bool  # a footer was read: the writer closed cleanly
-    end_time: float | None = None  # the footer's wall time, when closed
-    #: How the writer's process ended: its end record (the first one), else "closed" at the
-    #: footer's time for a footer alone; None when neither was read (still running, or killed
-    #: without a trace).
-    ended: ProcessEnd | None = None
-    #: "visualdl"; "tfevents" for a TensorBoard event file (whose writer is known only by
-    #: its file's name and first event: no rank, never "closed"); "vdl2" for a VisualDL 2
-    #: log file (known by its ``meta_data`` records: start time, display name; no rank,
-    #: never "closed").
-    format: str = "visualdl"
-    #: ``(tag, plugin, values)`` of what the file holds and is not shown (TensorBoard plugins
-    #: without a view here: PR curves, audio, hparams, ...; VisualDL 2's kinds of
-    #: :data:`visualdl._formats.vdl2.decode.COUNTED_KINDS`, by VisualDL 2's name), so that nothing
-    #: vanishes unsaid.
-    unshown: tuple[tuple[str, str, int], ...] = ()
 
 
 class Index(Poller):
@@ -138,6 +94,14 @@ class Index(Poller):
         (not when points are only added): what lists of runs and tags can be cached by.
         ``runs_only``: one that changes only when the runs change."""
         return self._runs_generation if runs_only else self._generation
+
+    def run_version(self, run: str) -> tuple[int, int]:
+        """A pair that changes whenever anything of ``run`` changes, points included (its files
+        read further, a file or sidecar found or forgotten): what a view of the whole run is
+        cached by."""
+        with self._lock:
+            state = self._runs.get(run)
+            return (self._generation, state.changes if state is not None else -1)
 
     def prioritize(self, run: str, timeout: float = 10.0) -> None:
         """Have the running poll read ``run``'s files next, and wait (up to ``timeout``) until
@@ -429,80 +393,10 @@ class Index(Poller):
     def writers(self, run: str, *, now: float | None = None, silent_after: float = SILENT_AFTER) -> list[WriterInfo]:
         """One entry per log file of ``run``: who wrote it, whether it was closed cleanly, and
         how its process ended (:func:`visualdl._index.ends.infer_end`, at ``now``: by default
-        the time of the call)."""
+        the time of the call); see :func:`visualdl._index.writers.writer_infos`."""
         now = time.time() if now is None else now
         with self._lock:
-            state = self._run(run)
-            files = [(path, f) for path, f in sorted(state.files.items()) if f.header is not None]
-            newest: dict[tuple[str, int], tuple[int, float, str]] = {}
-            for path, f in files:
-                h = cast(pb.Header, f.header)
-                key = (h.attempt, h.start_time, path)
-                newest[(h.role, h.rank)] = max(newest.get((h.role, h.rank), key), key)
-            out = []
-            for path, logfile in files:
-                h = cast(pb.Header, logfile.header)
-                progress = state.progress.get(path)
-                last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None)
-                last_step = (
-                    progress.steps[-1] if progress is not None and len(progress.steps) else None
-                )  # the highest so far
-                dump, dumped_at = self._sidecars.dump(path)
-                ended = infer_end(
-                    recorded=decode_process_end(logfile.end) if logfile.end is not None else None,
-                    closed_at=logfile.footer.wall_time if logfile.footer is not None else None,
-                    fatal=dump,
-                    fatal_time=dumped_at,
-                    last_seen=last_seen,
-                    last_step=int(last_step) if last_step is not None else None,
-                    superseded=newest[(h.role, h.rank)][2] != path,
-                    now=now,
-                    foreign=logfile.format.name != "visualdl",
-                    silent_after=silent_after,
-                    memory=self._host_memory(run, h.host, last_seen),
-                )
-                info = WriterInfo(
-                    path=path,
-                    writer_id=h.writer_id,
-                    host=h.host,
-                    pid=h.pid,
-                    start_time=h.start_time,
-                    sdk_version=h.sdk_version,
-                    display_name=h.display_name,
-                    rank=h.rank,
-                    world_size=h.world_size,
-                    local_rank=h.local_rank,
-                    role=h.role,
-                    job=h.job,
-                    attempt=h.attempt,
-                    launcher=h.launcher,
-                    closed=logfile.footer is not None,
-                    end_time=logfile.footer.wall_time if logfile.footer is not None else None,
-                    ended=ended,
-                    format=logfile.format.name,
-                    unshown=logfile.decoder.unshown(),
-                )
-                out.append(info)
-            return out
-
-    def _host_memory(self, run: str, host: str, before: float) -> HostMemory | None:
-        """For an inferred end's "probably out of memory": the sample of ``host``'s memory in
-        ``run`` (recorded by whichever writer of the host samples it) with the least memory
-        available in the minute up to a few seconds after ``before``, the writer's last record
-        (a kill frees the memory: later samples show the host recovered). Under the index lock."""
-        state = self._runs.get(run)
-        if state is None:
-            return None
-        best: HostMemory | None = None
-        for path, store in state.system.items():
-            logfile = state.files.get(path)
-            header = getattr(logfile, "header", None) if logfile is not None else None
-            if header is None or header.host != host:
-                continue
-            memory = store.lowest_host_memory(before - MEMORY_LOOKBACK_SECS, before + MEMORY_AFTER_SECS)
-            if memory is not None and (best is None or memory.available < best.available):
-                best = memory
-        return best
+            return writer_infos(self._run(run), self._sidecars, now=now, silent_after=silent_after)
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
@@ -566,12 +460,3 @@ class Index(Poller):
     _await_run = prioritize
     _exists = exists
     _progress = file_progress
-
-
-def _last_seen(start_time: float, walls: Any) -> float:
-    """A file's last sign of life: its last record's wall time, else its header's start."""
-    if walls is not None and len(walls):
-        last = float(walls[-1])
-        if math.isfinite(last):
-            return max(last, start_time) if math.isfinite(start_time) else last
-    return start_time

@@ -173,22 +173,10 @@ class SystemStore:
         """The newest sample of the host's memory."""
         return self.host_memory(lambda walls, available: int(np.argmax(walls)), newest=True)
 
-    def lowest_host_memory(self, start: float, stop: float) -> HostMemory | None:
-        """The sample of the host's memory between ``start`` and ``stop`` (wall times) with
-        the least memory available: how close the host came to running out then."""
-
-        def pick(walls: np.ndarray, available: np.ndarray) -> int | None:
-            inside = (walls >= start) & (walls <= stop) & ~np.isnan(available)
-            if not inside.any():
-                return None
-            return int(np.flatnonzero(inside)[np.argmin(available[inside])])
-
-        return self.host_memory(pick, newest=False)
-
-    def host_memory(self, pick: Any, *, newest: bool) -> HostMemory | None:
-        """The sample ``pick(walls, available)`` chooses in each table; of those, the newest
-        (``newest``) or the one with the least memory available."""
-        best: HostMemory | None = None
+    def host_memory_samples(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """Per table holding the host's memory: its wall times, and the memory used,
+        available and total (bytes; NaN where a table lacks one), no copy of a present column."""
+        out = []
         for table in self._tables.values():
             if ("host", "memory_used") not in table.where:
                 continue
@@ -198,6 +186,14 @@ class SystemStore:
                 values[table.where[("host", name)][0]] if ("host", name) in table.where else nan
                 for name in ("memory_used", "memory_available", "memory_total")
             )
+            out.append((walls, used, available, total))
+        return out
+
+    def host_memory(self, pick: Any, *, newest: bool) -> HostMemory | None:
+        """The sample ``pick(walls, available)`` chooses in each table; of those, the newest
+        (``newest``) or the one with the least memory available."""
+        best: HostMemory | None = None
+        for walls, used, available, total in self.host_memory_samples():
             i = pick(walls, available)
             if i is None:
                 continue

@@ -1,0 +1,184 @@
+"""Who wrote each log file of a run, and how its process ended: :class:`WriterInfo` and
+:func:`writer_infos`, which :meth:`visualdl._index.index.Index.writers` answers with.
+
+A file's end is what its writer recorded (an end record, a fatal-signal sidecar, a
+footer), else what :func:`visualdl._index.ends.infer_end` infers from its silence. An
+inferred kill asks whether its host's memory ran out then: of every host-memory sample of
+the run's files on that host (whichever writer of the host samples it), the one with the
+least memory available in the minute up to a few seconds after the file's last record
+(a kill frees the memory: later samples show the host recovered). Those samples are
+gathered per host once per call, in wall-time order, and only when some file's end is
+inferred, so that a job of 10,000 ranks on one host costs one sort, not 10,000 scans of
+10,000 files.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+
+from visualdl._index.ends import HostMemory, infer_end
+from visualdl._index.runs import Run
+from visualdl._index.sidecars import Sidecars
+from visualdl._index.system import SystemStore
+from visualdl._kinds.table import ProcessEnd, decode_process_end
+from visualdl.proto import pb
+
+__all__ = ["MEMORY_AFTER_SECS", "MEMORY_LOOKBACK_SECS", "HostMemories", "WriterInfo", "writer_infos"]
+
+#: The host-memory samples an inferred kill looks at: up to a minute before the writer's
+#: last record, and a few seconds after it (its own sampler's last samples may be unflushed).
+MEMORY_LOOKBACK_SECS = 60.0
+MEMORY_AFTER_SECS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class WriterInfo:
+    """A log file and the header of the process that wrote it."""
+
+    path: str
+    writer_id: str
+    host: str
+    pid: int
+    start_time: float
+    sdk_version: str
+    display_name: str
+    rank: int
+    world_size: int
+    local_rank: int
+    role: str
+    job: str
+    attempt: int
+    launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
+    closed: bool  # a footer was read: the writer closed cleanly
+    end_time: float | None = None  # the footer's wall time, when closed
+    #: How the writer's process ended: its end record (the first one), else "closed" at the
+    #: footer's time for a footer alone; None when neither was read (still running, or killed
+    #: without a trace).
+    ended: ProcessEnd | None = None
+    #: "visualdl"; "tfevents" for a TensorBoard event file (whose writer is known only by
+    #: its file's name and first event: no rank, never "closed"); "vdl2" for a VisualDL 2
+    #: log file (known by its ``meta_data`` records: start time, display name; no rank,
+    #: never "closed").
+    format: str = "visualdl"
+    #: ``(tag, plugin, values)`` of what the file holds and is not shown (TensorBoard plugins
+    #: without a view here: PR curves, audio, hparams, ...; VisualDL 2's kinds of
+    #: :data:`visualdl._formats.vdl2.decode.COUNTED_KINDS`, by VisualDL 2's name), so that nothing
+    #: vanishes unsaid.
+    unshown: tuple[tuple[str, str, int], ...] = ()
+
+
+class HostMemories:
+    """Every host-memory sample of some files, per host, in wall-time order."""
+
+    __slots__ = ("_hosts",)
+
+    def __init__(self, stores: Iterable[tuple[str, SystemStore]]) -> None:
+        parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]] = {}
+        for host, store in stores:
+            parts.setdefault(host, []).extend(store.host_memory_samples())
+        self._hosts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        for host, found in parts.items():
+            if not found:
+                continue
+            walls, used, available, total = (np.concatenate([f[k] for f in found]) for k in range(4))
+            keep = ~np.isnan(walls) & ~np.isnan(available)
+            order = np.argsort(walls[keep], kind="stable")
+            self._hosts[host] = (walls[keep][order], used[keep][order], available[keep][order], total[keep][order])
+
+    def lowest(self, host: str, start: float, stop: float) -> HostMemory | None:
+        """The sample of ``host`` between ``start`` and ``stop`` (wall times, both included)
+        with the least memory available (the earliest of equals); None when there is none."""
+        found = self._hosts.get(host)
+        if found is None:
+            return None
+        walls, used, available, total = found
+        lo, hi = np.searchsorted(walls, start, "left"), np.searchsorted(walls, stop, "right")
+        if lo >= hi:
+            return None
+        i = int(lo + np.argmin(available[lo:hi]))
+        return HostMemory(float(walls[i]), float(used[i]), float(available[i]), float(total[i]))
+
+
+def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: float) -> list[WriterInfo]:
+    """One :class:`WriterInfo` per file of ``state`` with a header, in path order (see the
+    module docstring); under the index's lock."""
+    files = [(path, f) for path, f in sorted(state.files.items()) if f.header is not None]
+    newest: dict[tuple[str, int], tuple[int, float, str]] = {}
+    for path, f in files:
+        h = cast(pb.Header, f.header)
+        key = (h.attempt, h.start_time, path)
+        newest[(h.role, h.rank)] = max(newest.get((h.role, h.rank), key), key)
+    memories: list[HostMemories] = []  # built at the first inferred end
+
+    def host_memory(host: str, last_seen: float) -> HostMemory | None:
+        if not memories:
+            memories.append(HostMemories(_host_stores(state)))
+        return memories[0].lowest(host, last_seen - MEMORY_LOOKBACK_SECS, last_seen + MEMORY_AFTER_SECS)
+
+    out = []
+    for path, logfile in files:
+        h = cast(pb.Header, logfile.header)
+        progress = state.progress.get(path)
+        last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None)
+        last_step = progress.steps[-1] if progress is not None and len(progress.steps) else None  # the highest so far
+        dump, dumped_at = sidecars.dump(path)
+        ended = infer_end(
+            recorded=decode_process_end(logfile.end) if logfile.end is not None else None,
+            closed_at=logfile.footer.wall_time if logfile.footer is not None else None,
+            fatal=dump,
+            fatal_time=dumped_at,
+            last_seen=last_seen,
+            last_step=int(last_step) if last_step is not None else None,
+            superseded=newest[(h.role, h.rank)][2] != path,
+            now=now,
+            foreign=logfile.format.name != "visualdl",
+            silent_after=silent_after,
+            memory=functools.partial(host_memory, h.host, last_seen),
+        )
+        out.append(
+            WriterInfo(
+                path=path,
+                writer_id=h.writer_id,
+                host=h.host,
+                pid=h.pid,
+                start_time=h.start_time,
+                sdk_version=h.sdk_version,
+                display_name=h.display_name,
+                rank=h.rank,
+                world_size=h.world_size,
+                local_rank=h.local_rank,
+                role=h.role,
+                job=h.job,
+                attempt=h.attempt,
+                launcher=h.launcher,
+                closed=logfile.footer is not None,
+                end_time=logfile.footer.wall_time if logfile.footer is not None else None,
+                ended=ended,
+                format=logfile.format.name,
+                unshown=logfile.decoder.unshown(),
+            )
+        )
+    return out
+
+
+def _host_stores(state: Run) -> Iterable[tuple[str, SystemStore]]:
+    for path, store in state.system.items():
+        logfile = state.files.get(path)
+        header = getattr(logfile, "header", None) if logfile is not None else None
+        if header is not None:
+            yield header.host, store
+
+
+def _last_seen(start_time: float, walls: Any) -> float:
+    """A file's last sign of life: its last record's wall time, else its header's start."""
+    if walls is not None and len(walls):
+        last = float(walls[-1])
+        if math.isfinite(last):
+            return max(last, start_time) if math.isfinite(start_time) else last
+    return start_time
