@@ -16,12 +16,14 @@ after the data provider's first full poll:
    restarts resolved and ranks aggregated for that tag) and the same request again
    (cached); medians over ``--repeats`` tags;
 3. the per-rank lines of one tag (``ranks=each``), first request;
-4. the job page, ``/api/job?run=job``, median of ``--repeats`` requests (it is not cached),
-   and its goodput alone (``server/_views/goodput.py``: measured and answered);
+4. the job page, ``/api/job?run=job``: the first request (laid out) and the median of
+   ``--repeats`` more (cached until the run changes: ``server/_views/jobpages.py``); its
+   goodput alone (``server/_views/goodput.py``: measured and answered); the stragglers'
+   causes (``/api/job/stragglers``), first and cached;
 5. with ``--before REV``: the job page's view (``job_answer``) of the git revision REV and
    of this checkout, on the same files' progress, in the same run (``jobs_view_*_ms``).
 
-Targets (issue 5): job chart <= 200 ms, job page <= 1 s.
+Targets (issue 24): job chart and job page <= 200 ms at 10,000 ranks.
 
 Run::
 
@@ -191,11 +193,21 @@ def main() -> int:
         each = client.get(f"/api/scalars?tag={picked[0]}&run=job&max_points=1000&ranks=each")
         per_rank = time.perf_counter() - t
         assert each.status_code == 200
+        t = time.perf_counter()
+        response = client.get("/api/job?run=job")
+        page_first = time.perf_counter() - t
         page = []
         for _ in range(args.repeats):
             t = time.perf_counter()
             response = client.get("/api/job?run=job")
             page.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        causes = client.get("/api/job/stragglers?run=job")
+        stragglers_first = time.perf_counter() - t
+        assert causes.status_code == 200
+        t = time.perf_counter()
+        client.get("/api/job/stragglers?run=job")
+        stragglers_cached = time.perf_counter() - t
         job = response.get_json()
         killed = sum(w["state"] == "killed" for w in job["writers"])
         from visualdl.server._views import jobs as jobs_view
@@ -219,7 +231,10 @@ def main() -> int:
             "job_chart_bytes": int(statistics.median(sizes)),
             "per_rank_lines_first_ms": round(1e3 * per_rank, 1),
             "per_rank_bytes": len(each.get_data()),
-            "job_page_ms": round(ms(page), 1),
+            "job_page_first_ms": round(1e3 * page_first, 1),
+            "job_page_cached_ms": round(ms(page), 1),
+            "stragglers_first_ms": round(1e3 * stragglers_first, 1),
+            "stragglers_cached_ms": round(1e3 * stragglers_cached, 2),
             "job_page_bytes": len(response.get_data()),
             "goodput_ms": goodput_ms,
             **views,
@@ -231,7 +246,8 @@ def main() -> int:
         print(json.dumps(rows, indent=1))
         print(
             f"job chart {rows['job_chart_first_ms']} ms first / {rows['job_chart_cached_ms']} ms cached "
-            f"(target <= 200 ms); job page {rows['job_page_ms']} ms (target <= 1000 ms)"
+            f"(target <= 200 ms); job page {rows['job_page_first_ms']} ms first / {rows['job_page_cached_ms']} ms "
+            "cached (target <= 200 ms)"
         )
     finally:
         if args.dir is None:

@@ -339,6 +339,11 @@ class DataProvider:
             )
         return ScalarRuns(tag, max_points, tuple(series), tuple(missing))
 
+    def run_version(self, *, run: str) -> tuple[int, int]:
+        """A pair that changes whenever anything of ``run`` changes (see :meth:`Index.run_version`)."""
+        reader, local = self.resolve(run)
+        return reader.run_version(local)
+
     def read_job(self, *, run: str) -> list[FileProgress]:
         """Per log file of ``run``: its writer, its progress trace and its lowest step, what
         the job page is built from (see :mod:`visualdl.server._views.jobs`)."""

@@ -9,7 +9,6 @@ name (kind = route = method). Blobs are streamed by :mod:`._http.blobs`.
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,12 +26,12 @@ from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
 from visualdl.server._views.job_ends import job_end_answer
 from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
-from visualdl.server._views.jobs import job_answer, job_overview
+from visualdl.server._views.jobpages import JobPages
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
 from visualdl.server._views.scalars import scalars_answer
 from visualdl.server._views.stragglers import stragglers_answer
-from visualdl.server._views.system import system_answer, system_list
+from visualdl.server._views.system import system_answer
 from visualdl.server._views.text import text_answer
 
 if TYPE_CHECKING:
@@ -54,6 +53,14 @@ def _graphs() -> GraphService:
 
         service = current_app.extensions.setdefault("visualdl.graphs", GraphService(_provider()))
     return service
+
+
+def _job_pages() -> JobPages:
+    """The app's job pages, cached per change of their run (:mod:`visualdl.server._views.jobpages`)."""
+    pages: JobPages | None = current_app.extensions.get("visualdl.jobpages")
+    if pages is None:
+        pages = current_app.extensions.setdefault("visualdl.jobpages", JobPages(_provider()))
+    return pages
 
 
 Query = dict[str, Any]
@@ -146,8 +153,8 @@ def _histograms(q: Query) -> Any:
 
 
 def _job(q: Query) -> Any:
-    answer = job_answer(q["run"], _provider().read_job(run=q["run"]), now=time.time())
-    return {**answer, "system": system_list(_provider().list_system(run=q["run"]))}
+    overview, system = _job_pages().page(q["run"])
+    return {"run": q["run"], **overview, "system": system}
 
 
 def _job_system(q: Query) -> Any:
@@ -165,10 +172,14 @@ def _job_end(q: Query) -> Any:
 
 
 def _job_stragglers(q: Query) -> Any:
-    job = job_overview(_provider().read_job(run=q["run"]), now=time.time())
-    hosts = {(w["role"], w["rank"]): w["host"] for w in job["writers"]}
-    metrics = _provider().read_system_members(run=q["run"]) if any(job["stragglers"].values()) else {}
-    return stragglers_answer(q["run"], job["stragglers"], hosts, metrics, job["alive"], job["times"])
+    run = q["run"]
+
+    def build(job: dict[str, Any]) -> Any:
+        hosts = {(w["role"], w["rank"]): w["host"] for w in job["writers"]}
+        metrics = _provider().read_system_members(run=run) if any(job["stragglers"].values()) else {}
+        return stragglers_answer(run, job["stragglers"], hosts, metrics, job["alive"], job["times"])
+
+    return _job_pages().derived(run, "stragglers", build)
 
 
 def _job_wrong(q: Query) -> Any:

@@ -101,16 +101,28 @@ class Goodput:
         span: np.ndarray = self.end - self.begin
         return span
 
-    def throughput(self, place: tuple[str, int]) -> dict[str, Any]:
-        """The job page's throughput entry of ``place``."""
-        i = self.index[place]
-        return {
-            "rank": place[1],
-            "steps_per_second": _number(self.rate[i]),
-            "recent_steps_per_second": _number(self.recent[i]),
-            "last_step": int(self.last_step[i]) if self.last_step[i] >= 0 else None,
-            "recovering": bool(self.recovering[i]),
-        }
+    def throughputs(self, role: str) -> list[dict[str, Any]]:
+        """The job page's throughput entries of ``role``'s places, in order of rank."""
+        rows = [i for i, (r, _) in enumerate(self.places) if r == role]
+        rows.sort(key=lambda i: self.places[i][1])
+        pick = np.array(rows, np.int64)
+        return [
+            {
+                "rank": self.places[i][1],
+                "steps_per_second": _number(rate),
+                "recent_steps_per_second": _number(recent),
+                "last_step": last if last >= 0 else None,
+                "recovering": recovering,
+            }
+            for i, rate, recent, last, recovering in zip(
+                rows,
+                self.rate[pick].tolist(),
+                self.recent[pick].tolist(),
+                self.last_step[pick].tolist(),
+                self.recovering[pick].tolist(),
+                strict=True,
+            )
+        ]
 
 
 def _number(x: float) -> float | None:

@@ -101,6 +101,12 @@ def _fmt(x: float, unit: str) -> str:
     return f"{text} {unit}" if unit and unit not in ("count", "bitmask") else text
 
 
+def _finite_mean(values: list[float]) -> float:
+    """The mean of the finite ``values`` (a place's writers: its GPUs, its attempts); NaN: none."""
+    real = [v for v in values if math.isfinite(v)]
+    return sum(real) / len(real) if real else math.nan
+
+
 def _window_means(members: Sequence[Member], start: float, stop: float) -> np.ndarray:
     """Each member's mean value over its finite samples in [start, stop] (NaN: none)."""
     if not members:
@@ -120,14 +126,21 @@ def _window_means(members: Sequence[Member], start: float, stop: float) -> np.nd
 _PERCENT_FLOOR = 5.0
 
 
-def _deviation(value: float, population: np.ndarray, unit: str = "") -> tuple[float, float]:
-    """``(median, signed deviation in robust units)`` of ``value`` in ``population``."""
+def _spread(population: np.ndarray, unit: str = "") -> tuple[float, float] | None:
+    """``(median, robust spread)`` of ``population``'s finite values (None: fewer than two)."""
     real = population[np.isfinite(population)]
-    if real.size < 2 or not math.isfinite(value):
-        return math.nan, 0.0
+    if real.size < 2:
+        return None
     median = float(np.median(real))
     floor = _PERCENT_FLOOR if unit == "percent" else 1e-12
-    spread = max(_MAD_SCALE * float(np.median(np.abs(real - median))), _FLOOR * abs(median), floor)
+    return median, max(_MAD_SCALE * float(np.median(np.abs(real - median))), _FLOOR * abs(median), floor)
+
+
+def _deviation(value: float, stats: tuple[float, float] | None) -> tuple[float, float]:
+    """``(median, signed deviation in robust units)`` of ``value`` against ``stats``."""
+    if stats is None or not math.isfinite(value):
+        return math.nan, 0.0
+    median, spread = stats
     deviation = (value - median) / spread
     if abs(value - median) < MIN_RELATIVE * max(abs(median), 1e-12) or abs(deviation) < MIN_DEVIATION:
         return median, 0.0
@@ -147,26 +160,40 @@ def explain(
     if not wanted:
         return []
     found: dict[tuple[str, int], list[Cause]] = {place: [] for place in wanted}
+    role_hosts = {role: {h for (r, _), h in hosts.items() if r == role} for role in {r for r, _ in wanted}}
     for (scope, name, unit), members in metrics.items():
         by_window = {w: _window_means(members, *w) for w in {windows[role] for role, _ in wanted}}
         roles = np.array([m.role for m in members], object)
         ranks = np.fromiter((m.rank for m in members), np.int64, len(members))
-        host_of = np.array([m.host for m in members], object)
-        for role, rank in wanted:
+        host_of = [m.host for m in members]
+        # Per role (and its window): the population's median and spread, and each place's own value.
+        groups: dict[str, tuple[tuple[float, float] | None, dict[Any, float]]] = {}
+        for role in role_hosts:
             means = by_window[windows[role]]
             if scope == "host":  # one value per host the role ran on (its sampler's; the last if several)
-                role_hosts = {h for (r, _), h in hosts.items() if r == role}
-                by_host = {h: v for h, v in zip(host_of, means, strict=True) if h in role_hosts and math.isfinite(v)}
-                own = by_host.get(hosts.get((role, rank), ""), math.nan)
-                population = np.fromiter(by_host.values(), float, len(by_host))
+                by_host = {
+                    h: v
+                    for h, v in zip(host_of, means.tolist(), strict=True)
+                    if h in role_hosts[role] and math.isfinite(v)
+                }
+                groups[role] = (_spread(np.fromiter(by_host.values(), float, len(by_host)), unit), by_host)
             else:
                 of_role = roles == role
                 population = means[of_role]
-                mine = means[of_role & (ranks == rank)]
-                own = float(np.nanmean(mine)) if np.isfinite(mine).any() else math.nan
-            median, deviation = _deviation(own, population, unit)
+                wanted_ranks = {rank for r, rank in wanted if r == role}
+                per_rank: dict[int, list[float]] = {}
+                for r, v in zip(ranks[of_role].tolist(), population.tolist(), strict=True):
+                    if r in wanted_ranks:
+                        per_rank.setdefault(r, []).append(v)
+                values: dict[Any, float] = {r: _finite_mean(v) for r, v in per_rank.items()}
+                groups[role] = (_spread(population, unit), values)
+        for role, rank in wanted:
+            stats, values = groups[role]
+            mine = values.get(hosts.get((role, rank), "")) if scope == "host" else values.get(rank)
+            value = math.nan if mine is None else mine
+            median, deviation = _deviation(value, stats)
             if deviation:
-                found[(role, rank)].append(Cause(scope, name, unit, own, median, deviation))
+                found[(role, rank)].append(Cause(scope, name, unit, value, median, deviation))
     out = []
     for role, rank in wanted:
         causes = sorted(found[(role, rank)], key=lambda c: -abs(c.deviation))

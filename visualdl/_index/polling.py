@@ -371,6 +371,8 @@ class Poller:
                         return records, nbytes
                 if state.files.get(logfile.path) is logfile:
                     take_system(state.system, logfile.path, logfile.decoder)
+                    if logfile.offset != start:
+                        state.changes += 1
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
@@ -389,6 +391,7 @@ class Poller:
 
     def _forget(self, state: Run, path: str) -> None:
         self._generation += 1
+        state.changes += 1
         self._signatures.pop(path, None)
         state.files.pop(path, None)
         state.progress.pop(path, None)

@@ -67,6 +67,9 @@ class Run:
     consensus: dict[tuple[str, str], Consensus] = field(default_factory=dict)
     #: path -> the file's system-metrics samples (kept apart from the tags)
     system: dict[str, SystemStore] = field(default_factory=dict)
+    #: counts the rounds that read bytes of its files (and files forgotten): what a view
+    #: built from everything the run holds (the job page) is cached by
+    changes: int = 0
 
 
 class Progress:

@@ -223,7 +223,10 @@ def test_bench_jobs_quick_prints_every_figure():
         "job_chart_bytes",
         "per_rank_lines_first_ms",
         "per_rank_bytes",
-        "job_page_ms",
+        "job_page_first_ms",
+        "job_page_cached_ms",
+        "stragglers_first_ms",
+        "stragglers_cached_ms",
         "job_page_bytes",
     )
     # Built with one rank (7) killed and restarted and ranks 0 and 97 slow.

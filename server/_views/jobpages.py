@@ -1,0 +1,84 @@
+"""The job page of each run, built once per change of the run and shared by the routes that
+need it (``/api/job``, and ``/api/job/stragglers``, whose answer is kept with the page).
+
+A job of 10,000 ranks takes a good part of a second to lay out (:mod:`.jobs`); the page
+polls it, and the stragglers card asks for it again. :class:`JobPages` keeps each run's
+page with the run's version (:meth:`visualdl._index.index.Index.run_version`, which changes
+whenever any file of the run is read further) and the time it was built. A page is served
+again while its run has not changed, and, when some writer of it was still running (whose
+span ends "now" and who turns silent after a minute without a record), for at most
+:data:`FRESH_SECS`, the server's poll interval: never staler than a poll.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from visualdl.server._views.jobs import job_overview
+from visualdl.server._views.system import system_list
+
+if TYPE_CHECKING:
+    from visualdl.server._provider import DataProvider
+
+__all__ = ["FRESH_SECS", "JobPages"]
+
+#: How long a page with running writers is served again while its run has not changed.
+FRESH_SECS = 1.0
+#: Pages kept, the most recently built ones.
+MAX_PAGES = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    version: tuple[int, int]
+    built: float
+    live: bool  # some writer was running when it was built
+    overview: dict[str, Any]
+    system: list[dict[str, Any]]
+    derived: dict[str, Any]  # what else was built from this page (the stragglers' causes)
+
+
+class JobPages:
+    """Each run's job page (:func:`~visualdl.server._views.jobs.job_overview`) and list of
+    system metrics, cached per change of the run (see the module docstring)."""
+
+    def __init__(self, provider: DataProvider, clock: Callable[[], float] = time.time) -> None:
+        self._provider = provider
+        self._clock = clock
+        self._pages: dict[str, _Page] = {}
+        self._lock = threading.Lock()
+
+    def page(self, run: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """``run``'s job page and its system metrics' list (``NotFound``: no such run)."""
+        page = self._current(run)
+        return page.overview, page.system
+
+    def derived(self, run: str, name: str, build: Callable[[dict[str, Any]], Any]) -> Any:
+        """``build(page)`` of ``run``'s current page, built once per page under ``name``."""
+        page = self._current(run)
+        with self._lock:
+            if name in page.derived:
+                return page.derived[name]
+        value = build(page.overview)
+        with self._lock:
+            return page.derived.setdefault(name, value)
+
+    def _current(self, run: str) -> _Page:
+        version = self._provider.run_version(run=run)
+        now = self._clock()
+        with self._lock:
+            page = self._pages.get(run)
+        if page is None or page.version != version or (page.live and now - page.built > FRESH_SECS):
+            overview = job_overview(self._provider.read_job(run=run), now=now)
+            live = any(w["state"] == "running" for w in overview["writers"])
+            page = _Page(version, now, live, overview, system_list(self._provider.list_system(run=run)), {})
+            with self._lock:
+                self._pages.pop(run, None)
+                self._pages[run] = page
+                while len(self._pages) > MAX_PAGES:
+                    del self._pages[next(iter(self._pages))]
+        return page
