@@ -195,6 +195,7 @@ class SamplerThread:
         self._subs: list[Subscription] = []
         self._gpus: dict[tuple[str | None, int], _Gpus] = {}
         self._thread: threading.Thread | None = None
+        self._holder: Subscription | None = None  # of the host, among the writers without a local rank
         self.psutil_skipped: list[str] = []
         self.psutil: Psutil | None = open_psutil(self.psutil_skipped)
         self.ticks = 0
@@ -213,8 +214,9 @@ class SamplerThread:
                 gpus = self._gpus[key] = _Gpus(open_gpus(env, placement.local_rank, skipped), skipped)
             gpus.users += 1
             sub = Subscription(self, put, secs, placement.local_rank, gpus)
-            if sub.local_rank < 0 and not any(s.local_rank < 0 and s.host for s in self._subs):
+            if sub.local_rank < 0 and self._holder is None:
                 sub.host = True  # the process's writer of the host, where no local rank is known
+                self._holder = sub
             if self.psutil is not None:
                 sub.last_process = _try(self.psutil.process)
                 if sub.host:
@@ -241,7 +243,7 @@ class SamplerThread:
                 return
         if thread is not None and thread is not threading.current_thread():
             with self._lock:
-                ending = self._thread is None
+                ending = self._thread is not thread
             if ending:  # the last one left: the thread ends now
                 thread.join(max(0.0, deadline - time.monotonic()))
 
@@ -262,6 +264,8 @@ class SamplerThread:
         try:
             while True:
                 with self._lock:
+                    if self._thread is not threading.current_thread():
+                        return  # the last subscriber left (a new one starts a new thread)
                     if not self._subs:
                         self._thread = None
                         return
@@ -277,7 +281,7 @@ class SamplerThread:
         except Exception:  # boundary: the sampler's end must not touch the training
             log.exception("the system-metrics sampler stopped")
             with self._lock:
-                gone, self._subs, self._thread = self._subs, [], None
+                gone, self._subs, self._thread, self._holder = self._subs, [], None, None
             self._drop(gone)
 
     def _tick(self) -> None:
@@ -301,11 +305,14 @@ class SamplerThread:
         self.ticks += bool(takers)
         self.samples += len(takers)
         if gone:
+            left = {id(s) for s in gone}
             with self._lock:
-                self._subs = [s for s in self._subs if s not in gone]
+                self._subs = [s for s in self._subs if id(s) not in left]
+                if not self._subs:
+                    self._thread = None  # this thread ends, before its last subscribers hear they left
                 heir = None
-                if any(s.host and s.local_rank < 0 for s in gone):
-                    heir = next((s for s in self._subs if s.local_rank < 0), None)
+                if self._holder is not None and id(self._holder) in left:
+                    heir = self._holder = next((s for s in self._subs if s.local_rank < 0), None)
                     if heir is not None:
                         heir.take_host()
             if heir is not None and self.psutil is not None:  # the rates of its first host sample from now

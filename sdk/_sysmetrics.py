@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -194,3 +195,11 @@ def warn_once(message: str, level: int = logging.WARNING) -> None:
             return
         _WARNED.add(message)
     log.log(level, "%s", message)
+
+
+def _after_fork_in_child() -> None:
+    global _warned_lock
+    _warned_lock = threading.Lock()  # the parent's sampling thread may have held it
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
