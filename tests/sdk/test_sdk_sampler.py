@@ -138,6 +138,30 @@ def test_sdk_sampler_local_rank_zero_records_the_host_beside_writers_without_one
     assert scopes == {"rank0": {"process", "host"}, "rank1": {"process"}, "w0": {"process", "host"}, "w1": {"process"}}
 
 
+def test_sdk_sampler_writers_of_the_same_gpus_share_one_nvml_probe(tmp_path, child_env):
+    env = {k: v for k, v in child_env.items() if k != "CUDA_VISIBLE_DEVICES"}
+    said = _run(str(tmp_path), env, """
+    import fake_nvml
+    fake_nvml.install()
+    from visualdl.sdk._sampler import process_sampler
+    ws = open_writers(2)
+    opened = fake_nvml.CALLS["nvmlDeviceGetUtilizationRates"]
+    sampled(ws, 3)
+    for w in ws:
+        w.close()
+    hub = process_sampler()
+    print(json.dumps({"reads": fake_nvml.CALLS["nvmlDeviceGetUtilizationRates"] - opened, "ticks": hub.ticks,
+                      "samples": [w._sampler.samples for w in ws], "init": fake_nvml.CALLS["nvmlInit"],
+                      "shutdown": fake_nvml.CALLS["nvmlShutdown"]}))
+    """)  # fmt: skip
+    assert (said["init"], said["shutdown"]) == (1, 1)  # one probe for both, closed with the last
+    assert said["reads"] == 2 * said["ticks"]  # each GPU read once per tick, whoever is due
+    assert said["ticks"] < sum(said["samples"])  # and the ticks shared
+    for system in _systems(str(tmp_path)).values():
+        util = [m for m in system.metrics if m.name == "utilization"]
+        assert [(m.gpu, set(m.values)) for m in util] == [(0, {87.0}), (1, {35.0})]
+
+
 def test_sdk_sampler_a_forked_child_samples_on_its_own(tmp_path, child_env):
     said = _run(str(tmp_path), child_env, """
     (parent,) = open_writers(1)
