@@ -1,245 +1,195 @@
-"""System metrics, sampled on a thread of their own: the process's, its host's, its GPUs'.
+"""System metrics: what is measured of the process, its host and its GPUs, and how a
+writer's record of a sample is made from readings shared by all the writers of a process.
 
-A :class:`Sampler` (one per writer that has ``system_metrics`` on) wakes every
-``system_metrics_secs`` on a daemon thread, never the training thread's, reads the
-metrics and hands one record per sample to its writer's sink
-(:meth:`~visualdl.sdk._sink.Sink.put_sample`, which never blocks and never takes the
-errors that the training thread's next call reports).
+The process's one sampling thread (:mod:`~visualdl.sdk._sampler`) reads psutil once per
+tick (a :class:`Reading`: the process's and, when a writer due then records them, the
+host's counters and levels) and NVML once per GPU probe; each writer due at that tick
+makes its own row from that reading and the one of its previous sample
+(:meth:`Columns.row`), so rates and CPU percents are over the time since that writer's
+previous sample, whoever else shares the reads.
 
 What each writer records:
 
 * ``process`` scope, every writer: ``cpu_user`` and ``cpu_system`` (percent of one core,
   from the deltas of the process's CPU times), ``rss`` (bytes), ``threads``;
-* ``host`` scope, once per host: by the writer of local rank 0, or one whose local rank
-  is unknown: ``cpu`` (percent of all cores), ``memory_used``, ``memory_available``,
+* ``host`` scope, once per host: by the writer of local rank 0, or, where no local rank
+  is known, by one writer of the process (the first to subscribe, then the next when it
+  leaves): ``cpu`` (percent of all cores), ``memory_used``, ``memory_available``,
   ``memory_total`` (bytes), ``load_1m``, ``disk_read``, ``disk_write``, ``net_sent``,
   ``net_recv`` (bytes/s);
-* ``gpu`` scope: the GPUs :mod:`~visualdl.sdk._gpumetrics` picks for the process.
+* ``gpu`` scope: the GPUs :mod:`~visualdl.sdk._gpumetrics` picks for the writer.
 
-The columns are fixed when the sampler starts and declared in its first record (and
-again every :data:`DECLARE_EVERY` records, for a reader that meets a fresh header of a
-recreated file). Rates and CPU percents are over the time since the sample before (the
-first sample's, since the sampler started). A library that is missing (``psutil``,
+The columns are declared in a writer's first record, again when they change (the host's
+handed to another writer) and every :data:`DECLARE_EVERY` records (for a reader that
+meets a fresh header of a recreated file). A library that is missing (``psutil``,
 ``pynvml``), a machine without GPUs or a metric the platform does not give is said once:
 a warning on the ``visualdl.writer`` logger and the ``skipped`` notes of the first record.
-
-The thread is a daemon: it never keeps the process alive. ``LogWriter.close()`` stops and
-joins it (bounded by :data:`STOP_SECS`); at the interpreter's exit all samplers are
-stopped before the sinks close; a forked child has no sampler (its thread stays in the
-parent).
 """
 
 from __future__ import annotations
 
-import atexit
 import importlib
 import logging
 import os
 import threading
 import time
-import weakref
-from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+from visualdl._kinds.table import SystemMetric
 
-from visualdl._kinds.table import SystemMetric, encode_system_metrics
-from visualdl.proto import pb
-from visualdl.sdk._gpumetrics import GpuProbe, open_gpus
-from visualdl.sdk._launcher import Placement
-
-__all__ = ["DECLARE_EVERY", "MIN_SECS", "STOP_SECS", "Sampler", "records_host"]
+__all__ = [
+    "DECLARE_EVERY",
+    "MIN_SECS",
+    "PROCESS_COLUMNS",
+    "STOP_SECS",
+    "HostCounters",
+    "Psutil",
+    "Reading",
+    "open_psutil",
+    "warn_once",
+]
 
 log = logging.getLogger("visualdl.writer")
 
 #: The shortest sampling period a writer accepts, in seconds.
 MIN_SECS = 0.5
-#: ``close()`` waits at most this long for the sampler's thread.
+#: ``close()`` waits at most this long for a writer's last sample.
 STOP_SECS = 2.0
 #: The columns are declared again every this many records.
 DECLARE_EVERY = 120
-_NAN = float("nan")
-_LIVE: weakref.WeakSet[Sampler] = weakref.WeakSet()
+NAN = float("nan")
 _WARNED: set[str] = set()
 _warned_lock = threading.Lock()
-_exit_hook: list[bool] = []  # registered with the first sampler, after the sinks' own hook
+
+PROCESS_COLUMNS: tuple[SystemMetric, ...] = (
+    SystemMetric("cpu_user", "process", "percent"),
+    SystemMetric("cpu_system", "process", "percent"),
+    SystemMetric("rss", "process", "bytes"),
+    SystemMetric("threads", "process", "count"),
+)
+_HOST_LEVELS: tuple[SystemMetric, ...] = (
+    SystemMetric("cpu", "host", "percent"),
+    SystemMetric("memory_used", "host", "bytes"),
+    SystemMetric("memory_available", "host", "bytes"),
+    SystemMetric("memory_total", "host", "bytes"),
+    SystemMetric("load_1m", "host", "count"),
+)
+_DISK = tuple(SystemMetric(n, "host", "bytes/s") for n in ("disk_read", "disk_write"))
+_NET = tuple(SystemMetric(n, "host", "bytes/s") for n in ("net_sent", "net_recv"))
 
 
-def records_host(placement: Placement) -> bool:
-    """Whether a writer at ``placement`` records its host's metrics: local rank 0, or unknown."""
-    return placement.local_rank <= 0
+@dataclass(frozen=True, slots=True)
+class ProcessCounters:
+    """The process at ``t`` (``time.monotonic()``): CPU seconds, RSS, threads."""
+
+    t: float
+    user: float
+    system: float
+    rss: float
+    threads: float
 
 
-class _PsutilProbe:
-    """The process's and (when ``host``) the host's metrics through psutil."""
+@dataclass(frozen=True, slots=True)
+class HostCounters:
+    """The host at ``t``: CPU seconds in all and busy, disk and network byte counters
+    (those it has), memory and load."""
 
-    def __init__(self, psutil: Any, host: bool, skipped: list[str]) -> None:
+    t: float
+    cpu_total: float
+    cpu_busy: float
+    io: tuple[float, ...]  # disk read, write (if any), net sent, received (if any)
+    levels: tuple[float, ...]  # memory used, available, total, load 1 min
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One tick's reads, shared by the writers due then (None: not read, or it failed)."""
+
+    wall: float
+    process: ProcessCounters | None
+    host: HostCounters | None
+
+
+class Psutil:
+    """psutil for one process: its reads (:meth:`process`, :meth:`host`) and the host
+    columns this platform gives (:attr:`host_columns`, and :attr:`host_skipped`)."""
+
+    def __init__(self, psutil: Any) -> None:
         self._ps = psutil
         self._proc = psutil.Process()
-        self._host = host
-        self.columns = [
-            SystemMetric("cpu_user", "process", "percent"),
-            SystemMetric("cpu_system", "process", "percent"),
-            SystemMetric("rss", "process", "bytes"),
-            SystemMetric("threads", "process", "count"),
-        ]
-        self._disk = self._net = False
-        if host:
-            self.columns += [
-                SystemMetric("cpu", "host", "percent"),
-                SystemMetric("memory_used", "host", "bytes"),
-                SystemMetric("memory_available", "host", "bytes"),
-                SystemMetric("memory_total", "host", "bytes"),
-                SystemMetric("load_1m", "host", "count"),
-            ]
-            self._disk = psutil.disk_io_counters() is not None
-            if self._disk:
-                self.columns += [SystemMetric(n, "host", "bytes/s") for n in ("disk_read", "disk_write")]
-            else:
-                skipped.append("psutil gives no disk I/O counters here: no disk_read/disk_write")
-            self._net = psutil.net_io_counters() is not None
-            if self._net:
-                self.columns += [SystemMetric(n, "host", "bytes/s") for n in ("net_sent", "net_recv")]
-            else:
-                skipped.append("psutil gives no network counters here: no net_sent/net_recv")
-        self._last = self._counters()
-
-    def _counters(self) -> tuple[float, ...]:
-        ps = self._ps
-        t = self._proc.cpu_times()
-        out = [time.monotonic(), t.user, t.system]
-        if self._host:
-            c = ps.cpu_times()
-            # psutil's own sum: guest time is counted in user time already
-            total = float(sum(c)) - getattr(c, "guest", 0.0) - getattr(c, "guest_nice", 0.0)
-            out += [total, total - c.idle - getattr(c, "iowait", 0.0)]
-            if self._disk:
-                d = ps.disk_io_counters()
-                out += [d.read_bytes, d.write_bytes] if d is not None else [_NAN, _NAN]
-            if self._net:
-                n = ps.net_io_counters()
-                out += [n.bytes_sent, n.bytes_recv] if n is not None else [_NAN, _NAN]
-        return tuple(float(x) for x in out)
-
-    def read(self) -> list[float]:
-        now = self._counters()
-        last, self._last = self._last, now
-        dt = max(now[0] - last[0], 1e-9)
-        out = [100.0 * (now[1] - last[1]) / dt, 100.0 * (now[2] - last[2]) / dt]
-        out += [float(self._proc.memory_info().rss), float(self._proc.num_threads())]
-        if self._host:
-            dtotal = now[3] - last[3]
-            out.append(100.0 * (now[4] - last[4]) / dtotal if dtotal > 0 else _NAN)
-            m = self._ps.virtual_memory()
-            out += [float(m.used), float(m.available), float(m.total), float(self._ps.getloadavg()[0])]
-            rates = [(b - a) / dt for a, b in zip(last[5:], now[5:], strict=True)]
-            out += rates
-        return out
-
-
-class Sampler:
-    """Samples every ``secs`` on its own daemon thread; ``put(record, nbytes)`` hands a
-    record to the writer's sink and returns False once the sink takes no more (closed)."""
-
-    def __init__(
-        self,
-        put: Callable[[pb.Record, int], bool],
-        *,
-        secs: float,
-        placement: Placement,
-        env: Mapping[str, str],
-    ) -> None:
-        self._put = put
-        self._secs = secs
-        self._stop = threading.Event()
-        self.skipped: list[str] = []
-        self._probes: list[Any] = []
-        self._host = records_host(placement)
-        try:
-            psutil = importlib.import_module("psutil")
-        except ImportError:
-            self.skipped.append("psutil is not installed: no process or host metrics (pip install psutil)")
-        else:
-            self._probes.append(_PsutilProbe(psutil, self._host, self.skipped))
-        self._gpu: GpuProbe | None = open_gpus(env, placement.local_rank, self.skipped)
-        if self._gpu is not None:
-            self._probes.append(self._gpu)
-        self.columns: tuple[SystemMetric, ...] = tuple(c for p in self._probes for c in p.columns)
-        #: Samples handed to the sink, and the CPU seconds the thread spent taking them.
-        self.samples = 0
-        self.cpu_seconds = 0.0
-        self._pid = os.getpid()
-        self._thread = threading.Thread(target=self._run, name="visualdl-system-metrics", daemon=True)
-        _LIVE.add(self)
-        with _warned_lock:
-            if not _exit_hook:  # atexit runs hooks last-registered first: before the sinks close
-                atexit.register(_stop_all)
-                _exit_hook.append(True)
-        self._thread.start()
-
-    def _sample(self, first: bool) -> bool:
-        row: list[float] = []
-        for probe in self._probes:
-            try:
-                row += probe.read()
-            except Exception as e:  # noqa: BLE001 - boundary: a platform call must not stop sampling
-                row += [_NAN] * len(probe.columns)
-                _warn_once(f"system metrics: a sample failed ({type(e).__name__}: {e})")
-        declare = first or self.samples % DECLARE_EVERY == 0
-        record = encode_system_metrics(
-            np.array([time.time()]),
-            np.array([row], np.float64).reshape(1, len(self.columns)),
-            self.columns if declare else (),
-            tuple(self.skipped) if first else (),
+        self._disk = psutil.disk_io_counters() is not None
+        self._net = psutil.net_io_counters() is not None
+        self.host_columns = _HOST_LEVELS + (_DISK if self._disk else ()) + (_NET if self._net else ())
+        self.host_skipped: tuple[str, ...] = tuple(
+            note
+            for ok, note in (
+                (self._disk, "psutil gives no disk I/O counters here: no disk_read/disk_write"),
+                (self._net, "psutil gives no network counters here: no net_sent/net_recv"),
+            )
+            if not ok
         )
-        return self._put(record, record.ByteSize())
 
-    def _run(self) -> None:
-        first = True
-        if self.skipped:
-            # Recorded in the log as well (``skipped``). No psutil is a warning; a machine
-            # without a GPU (or a metric its GPU lacks) is no news.
-            level = logging.WARNING if any("psutil" in s for s in self.skipped) else logging.INFO
-            _warn_once("system metrics: " + "; ".join(self.skipped), level)
-        try:
-            if not self.columns:  # nothing to measure: say so in the file, once
-                record = encode_system_metrics(np.empty(0), np.empty((0, 0)), (), tuple(self.skipped))
-                self._put(record, record.ByteSize())
-                return
-            # The first sample after MIN_SECS (rates need an interval), then one every
-            # ``secs``, and a last one when the writer closes: a short process, or one
-            # about to end, still leaves its state.
-            wait = min(self._secs, MIN_SECS)
-            last = time.monotonic()
-            while True:
-                stopped = self._stop.wait(wait)
-                if stopped and self.samples and time.monotonic() - last < MIN_SECS:
-                    return  # sampled a moment ago (a writer that lived less: one sample)
-                start = time.thread_time()
-                if not self._sample(first):
-                    return  # the writer is closed
-                last = time.monotonic()
-                first = False
-                self.samples += 1
-                self.cpu_seconds += time.thread_time() - start
-                if stopped:
-                    return
-                wait = self._secs
-        except Exception:  # boundary: the sampler's end must not touch the training
-            log.exception("the system-metrics sampler stopped")
-        finally:
-            if self._gpu is not None:
-                self._gpu.close()
+    def process(self) -> ProcessCounters:
+        with self._proc.oneshot():
+            t = self._proc.cpu_times()
+            rss = self._proc.memory_info().rss
+            threads = self._proc.num_threads()
+        return ProcessCounters(time.monotonic(), float(t.user), float(t.system), float(rss), float(threads))
 
-    def stop(self, timeout: float = STOP_SECS) -> None:
-        """Stop the thread and wait for it, at most ``timeout`` seconds. Idempotent."""
-        self._stop.set()
-        _LIVE.discard(self)
-        if os.getpid() == self._pid and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+    def host(self) -> HostCounters:
+        ps = self._ps
+        now = time.monotonic()
+        c = ps.cpu_times()
+        # psutil's own sum: guest time is counted in user time already
+        total = float(sum(c)) - getattr(c, "guest", 0.0) - getattr(c, "guest_nice", 0.0)
+        busy = total - c.idle - getattr(c, "iowait", 0.0)
+        io: list[float] = []
+        if self._disk:
+            d = ps.disk_io_counters()
+            io += [float(d.read_bytes), float(d.write_bytes)] if d is not None else [NAN, NAN]
+        if self._net:
+            n = ps.net_io_counters()
+            io += [float(n.bytes_sent), float(n.bytes_recv)] if n is not None else [NAN, NAN]
+        m = ps.virtual_memory()
+        levels = (float(m.used), float(m.available), float(m.total), float(ps.getloadavg()[0]))
+        return HostCounters(now, total, busy, tuple(io), levels)
 
 
-def _warn_once(message: str, level: int = logging.WARNING) -> None:
+def open_psutil(skipped: list[str]) -> Psutil | None:
+    """psutil for this process, or None (said in ``skipped``)."""
+    try:
+        psutil = importlib.import_module("psutil")
+    except ImportError:
+        skipped.append("psutil is not installed: no process or host metrics (pip install psutil)")
+        return None
+    return Psutil(psutil)
+
+
+def process_row(last: ProcessCounters | None, now: ProcessCounters | None) -> list[float]:
+    """The process's columns over ``last`` to ``now`` (NaN where either is missing)."""
+    if now is None:
+        return [NAN] * len(PROCESS_COLUMNS)
+    if last is None:
+        return [NAN, NAN, now.rss, now.threads]
+    dt = max(now.t - last.t, 1e-9)
+    return [100.0 * (now.user - last.user) / dt, 100.0 * (now.system - last.system) / dt, now.rss, now.threads]
+
+
+def host_row(last: HostCounters | None, now: HostCounters | None, width: int) -> list[float]:
+    """The host's ``width`` columns over ``last`` to ``now`` (NaN where either is missing)."""
+    if now is None:
+        return [NAN] * width
+    if last is None:
+        return [NAN, *now.levels] + [NAN] * len(now.io)
+    dtotal = now.cpu_total - last.cpu_total
+    cpu = 100.0 * (now.cpu_busy - last.cpu_busy) / dtotal if dtotal > 0 else NAN
+    dt = max(now.t - last.t, 1e-9)
+    return [cpu, *now.levels] + [(b - a) / dt for a, b in zip(last.io, now.io, strict=True)]
+
+
+def warn_once(message: str, level: int = logging.WARNING) -> None:
+    """Log ``message`` on the ``visualdl.writer`` logger, once per process."""
     with _warned_lock:
         if message in _WARNED:
             return
@@ -247,7 +197,9 @@ def _warn_once(message: str, level: int = logging.WARNING) -> None:
     log.log(level, "%s", message)
 
 
-def _stop_all() -> None:
-    """At exit, before the sinks close (atexit runs this module's hook first)."""
-    for sampler in list(_LIVE):
-        sampler.stop(0.5)
+def _after_fork_in_child() -> None:
+    global _warned_lock
+    _warned_lock = threading.Lock()  # the parent's sampling thread may have held it
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -46,6 +46,7 @@ from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
+from visualdl.sdk import _sampler as sampling
 from visualdl.sdk import _sysmetrics as sysmetrics
 from visualdl.sdk._replicated import declare
 from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
@@ -118,9 +119,11 @@ class LogWriter:
             launcher's environment (torchrun, PaddlePaddle, TF_CONFIG, Horovod, MPI,
             SLURM; see :mod:`visualdl.sdk._launcher`); explicit arguments win.
         system_metrics: sample the process's CPU, memory and threads, its host's CPU,
-            memory, load, disk and network (once per host: the writer of local rank 0),
-            and its GPUs' (NVML, the ``gpu`` extra) on a thread of its own, into this
-            writer's file (see :mod:`visualdl.sdk._sysmetrics`). None (default): on for a
+            memory, load, disk and network (once per host: the writer of local rank 0, or
+            one of the process's writers that know no local rank), and its GPUs' (NVML,
+            the ``gpu`` extra) on the process's sampling thread (one, shared by its
+            writers), into this writer's file (see :mod:`visualdl.sdk._sampler`). None
+            (default): on for a
             writer with a rank or a role (given or detected), off otherwise.
         system_metrics_secs: seconds between samples, at least 0.5 (default 5).
 
@@ -218,7 +221,7 @@ class LogWriter:
         self._first_pid = os.getpid()
         self._known_tags: set[str] = set()
         self._declared: dict[str, bool] = {}  # tag -> replicated, as written (sdk/_replicated.py)
-        self._sampler: sysmetrics.Sampler | None = None
+        self._sampler: sampling.Subscription | None = None
         if not write_to_disk:
             self._sink: Sink | NullSink = NullSink()
             return
@@ -232,7 +235,7 @@ class LogWriter:
         )
         if system_metrics if system_metrics is not None else self._placement.rank >= 0 or bool(self._placement.role):
             sink = self._sink
-            self._sampler = sysmetrics.Sampler(
+            self._sampler = sampling.subscribe(
                 sink.put_sample, secs=float(system_metrics_secs), placement=self._placement, env=os.environ
             )
 
