@@ -110,7 +110,8 @@ def _sorted_quantiles(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
 def _order_values(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """The order statistic named for each quantile edge (:func:`nearest_order`) of each row of
     ``block`` (sorted as :func:`_sorted_quantiles` takes it), shaped (len(QUANTILES), rows)."""
-    return block[np.arange(block.shape[0]), nearest_order(valid, QUANTILES)]
+    values: np.ndarray = block[np.arange(block.shape[0]), nearest_order(valid, QUANTILES)]
+    return values
 
 
 def _grouped_quantiles(

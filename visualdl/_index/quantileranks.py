@@ -28,7 +28,8 @@ def nearest_order(valid: np.ndarray, quantiles: tuple[float, ...]) -> np.ndarray
     method: ``round((valid - 1) q)``, half to even; shaped (len(quantiles), rows), 0 where
     ``valid`` is 0."""
     last = np.maximum(valid - 1, 0)
-    return np.rint(last * np.asarray(quantiles)[:, None]).astype(np.int64)
+    order: np.ndarray = np.rint(last * np.asarray(quantiles)[:, None]).astype(np.int64)
+    return order
 
 
 def ranks_of_rows(
