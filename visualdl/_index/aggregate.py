@@ -182,8 +182,10 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
         max_rank[c0:c1] = ranks[arg]
         block.sort(axis=1)  # NaN last: each step's ok values first
         quantiles[:, c0:c1] = _sorted_quantiles(block, ok)
-        # tmp still holds the chunk's values in rank order (a stand-in where NaN)
-        quantile_rank[:, c0:c1] = ranks_of_rows(tmp, nan, _order_values(block, ok), ok, ranks)
+        # tmp still holds the chunk's values in rank order, -inf standing in for NaN
+        if ok.size and ok.min() < n_ranks:
+            tmp[nan] = np.nan
+        quantile_rank[:, c0:c1] = ranks_of_rows(tmp, _order_values(block, ok), ok, ranks)
     empty = valid == 0
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
@@ -247,7 +249,7 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
     quantiles, order_values = _grouped_quantiles(values, starts, count, valid)
-    quantile_rank = ranks_of_groups(values, nan, group, who, order_values)
+    quantile_rank = ranks_of_groups(values, starts, who, order_values)
     walls = np.maximum.reduceat(walls, starts)
     return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank)
 

@@ -32,35 +32,29 @@ def nearest_order(valid: np.ndarray, quantiles: tuple[float, ...]) -> np.ndarray
     return order
 
 
-def ranks_of_rows(
-    values: np.ndarray, nan: np.ndarray, order_values: np.ndarray, valid: np.ndarray, ranks: np.ndarray
-) -> np.ndarray:
-    """The lowest rank holding each row's order statistic: ``values`` (steps x ranks, ranks
-    ascending along a row; where ``nan`` is set, anything but NaN may stand in), the order
-    statistics ``order_values`` (quantiles x steps) and ``valid`` values per row; shaped like
-    ``order_values``, -1 where a row has no value."""
+def ranks_of_rows(values: np.ndarray, order_values: np.ndarray, valid: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """The lowest rank holding each row's order statistic: ``values`` (steps x ranks, NaN
+    where a rank has no value, ranks ascending along a row), the order statistics
+    ``order_values`` (quantiles x steps) and ``valid`` values per row; shaped like
+    ``order_values``, -1 where a row has no value (NaN equals nothing)."""
     out = np.full(order_values.shape, -1, np.int64)
     some = valid > 0
-    partial = some & (valid < values.shape[1])  # rows where a stand-in for NaN may match
     at = np.empty(values.shape, bool)
     for j in range(order_values.shape[0]):  # a loop per quantile, not per point
         np.equal(values, order_values[j][:, None], out=at)
-        if partial.any():
-            at &= ~nan
         out[j, some] = ranks[np.argmax(at, axis=1)][some]
     return out
 
 
-def ranks_of_groups(
-    values: np.ndarray, nan: np.ndarray, group: np.ndarray, who: np.ndarray, order_values: np.ndarray
-) -> np.ndarray:
-    """The same over points grouped by step: ``values`` with their ``group`` (ascending) and
-    rank ``who`` (ascending within a group), ``order_values`` (quantiles x groups); -1 where a
-    group has no value."""
+def ranks_of_groups(values: np.ndarray, starts: np.ndarray, who: np.ndarray, order_values: np.ndarray) -> np.ndarray:
+    """The same over points grouped by step: ``values`` (NaN where no value) in groups from
+    ``starts``, each point's rank ``who`` (ascending within a group), ``order_values``
+    (quantiles x groups); -1 where a group has no value."""
     out = np.full(order_values.shape, -1, np.int64)
+    sizes = np.diff(np.append(starts, values.size))
     for j in range(order_values.shape[0]):  # a loop per quantile, not per point
-        at = np.flatnonzero((values == order_values[j][group]) & ~nan)
-        g = group[at]
+        at = np.flatnonzero(values == np.repeat(order_values[j], sizes))  # few: the ties of one value
+        g = np.searchsorted(starts, at, side="right") - 1
         first = np.concatenate(([True], g[1:] != g[:-1]))  # the lowest rank of each group
         out[j, g[first]] = who[at[first]]
     return out
