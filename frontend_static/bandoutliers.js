@@ -1,6 +1,7 @@
-// Who holds a job's extremes, from the `extremes` of a role of /api/scalars: the range of
-// steps a point's extreme rank holds, and the ranks most often at the minimum or maximum.
-// Pure functions: the chart's hover, its annotation and the click on a band's edge use them.
+// Who holds a job's extremes and quantile edges, from the `extremes` (min, max, p5 ... p95)
+// and the `*_rank` of a role of /api/scalars: the range of steps a point's rank holds, and
+// the ranks most often at the minimum or maximum. Pure functions: the chart's hover, its
+// annotation and the click on a band's edge use them.
 
 /** The row [first, last, rank, held, points] of `ranges` (by first step, ascending) holding `step`; null if none. */
 export function rangeAt(ranges, step) {
@@ -34,6 +35,12 @@ export function holdersSummary(extremes, role, steps) {
     return `${name}: ${role} ${top.slice(0, 3).map(([rank, held]) => `${rank} (${Math.round((100 * held) / steps)}%)`).join(', ')}`;
   };
   return ['max', 'min'].map(part).filter(Boolean).join(' · ');
+}
+
+/** The rank at each quantile edge of a job role's answer ({p5: [...], ...}), null from a server that sends none. */
+export function edgeRanksOf(role) {
+  if (!role.p95_rank) return null;
+  return Object.fromEntries(['p5', 'p25', 'median', 'p75', 'p95'].map((name) => [name, role[`${name}_rank`]]));
 }
 
 /** Steps the extremes were counted over (the holders' counts add up to at most this). */

@@ -1,5 +1,5 @@
-// One rank's own line pinned on a job chart: a click on a band's edge (its min or max)
-// fetches the rank holding that edge there (/api/scalars with rank=ROLE/RANK: that rank's
+// One rank's own line pinned on a job chart: a click on a band's edge (min, p5, p25, p75,
+// p95, max) or on the median fetches the rank holding that edge there (/api/scalars with rank=ROLE/RANK: that rank's
 // series alone, no aggregation) and draws it; a second click on an edge held by the same
 // rank, or a click on its legend entry, removes it.
 
@@ -8,15 +8,17 @@ import { fetchJSON } from './api.js';
 /** The name of a pinned rank's line (its legend entry and trace meta.run). */
 export const pinName = (job, role, rank) => `${job} · ${role} ${rank} (pinned)`;
 
+/** The traces (meta.kind) whose points name a rank a click pins: customdata[5]. */
+export const EDGE_KINDS = new Set(['band-min', 'band-p5', 'band-p25', 'median', 'band-p75', 'band-p95', 'band-max']);
+
 /**
- * Of a plotly click's points, the band edge (min or max) nearest the pointer's height:
+ * Of a plotly click's points, the band edge (EDGE_KINDS) nearest the pointer's height:
  * {job, role, rank} or null. In 'x unified' hover every trace has a point at the x clicked.
  */
 export function edgeAt(points, pointerY) {
   let best = null;
   for (const p of points) {
-    const kind = p.data?.meta?.kind;
-    if (kind !== 'band-min' && kind !== 'band-max') continue;
+    if (!EDGE_KINDS.has(p.data?.meta?.kind)) continue;
     const rank = p.customdata?.[5];
     if (rank === undefined || rank === null || rank < 0) continue;
     const distance = pointerY === null ? 0 : Math.abs(p.yPixel - pointerY);

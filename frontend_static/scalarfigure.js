@@ -2,7 +2,7 @@
 // axis, raw (faint) and smoothed (solid) lines, markers for non-finite values, the
 // "ignore outliers" y range; and back from a zoomed x range to a step range.
 
-import { countedSteps, holderText, holdersSummary } from './bandoutliers.js';
+import { countedSteps, edgeRanksOf, holderText, holdersSummary } from './bandoutliers.js';
 import { assignColors, lighten, withAlpha } from './colors.js';
 import { escPlotly, fmtValue, localMs, parseAxisDate } from './format.js';
 import { smooth } from './smoothing.js';
@@ -158,7 +158,8 @@ export function expandJobs(runs, perRank) {
         steps: role.steps, values: role.values, wall_times: role.wall_times, nonfinite: role.nonfinite,
         range_points: role.range_points, wrong: (s.wrong ?? []).filter((m) => m.role === role.role),
         band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
-          ranks: role.ranks.length, role: role.role, quantiles: quantilesOf(role), extremes: role.extremes ?? null },
+          ranks: role.ranks.length, role: role.role, quantiles: quantilesOf(role), extremes: role.extremes ?? null,
+          edgeRanks: edgeRanksOf(role) },
       });
     }
   }
@@ -206,28 +207,34 @@ function bandTraces(s) {
       hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[4]}<extra></extra>',
       meta: { ...meta, kind: 'band-max' },
     },
-    ...quantileTraces(s, band.quantiles, common),
+    ...quantileTraces(s, band, common, held, meta),
   ];
 }
 
-/** The p5-p95 and p25-p75 bands and the dashed median of a job's line (none without quantiles). */
-function quantileTraces(s, quantiles, common) {
-  if (!quantiles) return [];
-  const q = Object.fromEntries(QUANTILE_NAMES.map((name) => [name, broken(quantiles[name], s.breaks)]));
-  const text = (name) => q[name].map((v) => `${name} ${v === null ? '–' : fmtValue(v)}`);
+/**
+ * The p5-p95 and p25-p75 bands and the dashed median of a job's line (none without quantiles);
+ * like min/max, each names the rank at it and the steps it holds it over (when the answer
+ * has `p5_rank`...), and a click on it pins that rank (rankpins.js).
+ */
+function quantileTraces(s, band, common, held, meta) {
+  if (!band.quantiles) return [];
+  const q = Object.fromEntries(QUANTILE_NAMES.map((name) => [name, broken(band.quantiles[name], s.breaks)]));
+  const trace = (name) => {
+    const ranks = band.edgeRanks ? broken(band.edgeRanks[name], s.breaks) : null;
+    const text = q[name].map((v, i) => `${name} ${v === null ? '–' : fmtValue(v)}${ranks?.[i] >= 0 && ranks[i] !== null ? ` (rank ${ranks[i]})` : ''}`);
+    return {
+      ...common, y: q[name], text, ...(ranks ? { customdata: held(name, ranks) } : {}),
+      hovertemplate: `<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}${ranks ? ' · %{customdata[4]}' : ''}<extra></extra>`,
+      meta: { ...meta, kind: name === 'median' ? 'median' : `band-${name}` },
+    };
+  };
   const edge = (name, filled) => ({
-    ...common, y: q[name], line: { width: 0, color: s.color }, text: text(name),
+    ...trace(name), line: { width: 0, color: s.color },
     ...(filled ? { fill: 'tonexty', fillcolor: withAlpha(s.color, STYLE.band_alpha) } : {}),
-    hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
-    meta: { run: s.run, kind: `band-${name}` },
   });
   return [
     edge('p5', false), edge('p95', true), edge('p25', false), edge('p75', true),
-    {
-      ...common, y: q.median, line: { width: STYLE.raw_width, color: s.color, dash: 'dash' }, text: text('median'),
-      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}<extra></extra>',
-      meta: { run: s.run, kind: 'median' },
-    },
+    { ...trace('median'), line: { width: STYLE.raw_width, color: s.color, dash: 'dash' } },
   ];
 }
 

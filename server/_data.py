@@ -89,6 +89,11 @@ class RoleLine:
     #: asked for (not only the points kept): :func:`visualdl._index.outliers.extreme_runs`.
     min_runs: RankRuns | None = None
     max_runs: RankRuns | None = None
+    #: The rank at each quantile's edge at the points kept (a row per quantile, as
+    #: ``quantiles``; :attr:`visualdl._index.aggregate.JobSeries.quantile_rank`), and who holds
+    #: each by range of steps, as ``min_runs``.
+    quantile_rank: np.ndarray | None = None
+    quantile_runs: tuple[RankRuns, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -534,8 +534,8 @@ def _role_line(
     role: str, ranks: list[int], job: JobSeries, max_points: int, x_min: float | None, x_max: float | None
 ) -> RoleLine:
     """One role's mean line, min/max band and quantiles; the points kept are those that keep the
-    spikes of every one of these lines (:func:`downsample_lines`). Who holds each extreme is
-    told by range of steps over the whole step range (:func:`extreme_runs`)."""
+    spikes of every one of these lines (:func:`downsample_lines`). Who holds each extreme and
+    each quantile's edge is told by range of steps over the whole step range (:func:`extreme_runs`)."""
     start, stop = select_range(job.steps, x_min, x_max)
     steps = job.steps[start:stop]
     lines = [job.mean[start:stop], job.min[start:stop], job.max[start:stop], *job.quantiles[:, start:stop]]
@@ -553,6 +553,8 @@ def _role_line(
         job.quantiles[:, keep],
         extreme_runs(steps, job.min_rank[start:stop]),
         extreme_runs(steps, job.max_rank[start:stop]),
+        job.quantile_rank[:, keep],
+        tuple(extreme_runs(steps, held) for held in job.quantile_rank[:, start:stop]),
     )
 
 

@@ -91,15 +91,25 @@ JOB_ROLE = obj(
             for field, what in QUANTILE_NAMES.items()
         },
         **{f"{field}_nonfinite": NONFINITE for field in QUANTILE_NAMES},
+        **{
+            f"{field}_rank": {
+                **array(INTEGER),
+                "description": f"the rank at the {what} edge at each point: the lowest rank holding the order "
+                "statistic numpy's 'nearest' method gives (index round((n - 1) q) of the n values, half to even; "
+                "the edge itself where (n - 1) q is whole, else the nearer of the two values it lies between); "
+                "-1: no value",
+            }
+            for field, what in QUANTILE_NAMES.items()
+        },
         "extremes": obj(
-            {"min": EXTREME_HOLDERS, "max": EXTREME_HOLDERS},
-            description="who holds the minimum and the maximum, by range of steps over the whole step range "
-            "asked for (not only the points sent)",
+            {"min": EXTREME_HOLDERS, "max": EXTREME_HOLDERS, **{field: EXTREME_HOLDERS for field in QUANTILE_NAMES}},
+            description="who holds the minimum, the maximum and each quantile's edge (its field's _rank), by range "
+            "of steps over the whole step range asked for (not only the points sent)",
         ),
     },
     optional=("extremes",),
-    description="one role's mean over ranks with its min/max band, the rank at each extreme, and the "
-    "quantiles of the ranks' values (numpy's linear interpolation, NaN ignored)",
+    description="one role's mean over ranks with its min/max band, the rank at each extreme, the "
+    "quantiles of the ranks' values (numpy's linear interpolation, NaN ignored), each with the rank at its edge",
 )
 RUN_SERIES = obj(
     {

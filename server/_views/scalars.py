@@ -64,8 +64,13 @@ def _role(role: RoleLine) -> dict[str, Any]:
     for name, row in zip(QUANTILE_FIELDS, role.quantiles, strict=True):
         out[name] = row
         out[f"{name}_nonfinite"] = nonfinite(row)
+    if role.quantile_rank is not None:
+        out.update({f"{q}_rank": row.tolist() for q, row in zip(QUANTILE_FIELDS, role.quantile_rank, strict=True)})
     if role.min_runs is not None and role.max_runs is not None:
-        out["extremes"] = {"min": _extremes(role.min_runs), "max": _extremes(role.max_runs)}
+        extremes = {"min": _extremes(role.min_runs), "max": _extremes(role.max_runs)}
+        if role.quantile_runs is not None:  # who holds each quantile's edge, as each extreme
+            extremes.update({q: _extremes(runs) for q, runs in zip(QUANTILE_FIELDS, role.quantile_runs, strict=True)})
+        out["extremes"] = extremes
     return out
 
 

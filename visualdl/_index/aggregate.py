@@ -14,6 +14,11 @@ Contract of :func:`aggregate`, given one step-ordered series per rank:
   NaN even with a zero weight: there the quantile is the value at a zero weight or between
   equal values, the infinity between a finite value and an infinite one, and NaN only
   between -inf and +inf; row 2 is the median;
+* ``quantile_rank[j]`` names the rank at the ``QUANTILES[j]`` edge: the lowest rank holding
+  the order statistic numpy's ``nearest`` method gives (index ``round((n - 1) q)`` of the
+  ``n`` values, half to even: the nearer of the two values the edge lies between, the edge
+  itself where ``(n - 1) q`` is whole); -1 where every value is NaN
+  (:mod:`visualdl._index.quantileranks`);
 * ``wall_times`` is the latest wall time of the step over the ranks (when the step
   was complete);
 * a rank that logged a step twice contributes its last point of that step.
@@ -33,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from visualdl._index.quantileranks import nearest_order, ranks_of_groups, ranks_of_rows
 from visualdl._index.series import ScalarSeries
 
 __all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate", "sorted_quantiles"]
@@ -55,6 +61,7 @@ class JobSeries:
     count: np.ndarray  # int64: ranks with a point at the step
     wall_times: np.ndarray
     quantiles: np.ndarray  # (len(QUANTILES), steps): the QUANTILES over the ranks' values
+    quantile_rank: np.ndarray  # (len(QUANTILES), steps) int64: the rank at each quantile's edge
 
     def __len__(self) -> int:
         return int(self.steps.size)
@@ -100,11 +107,22 @@ def _sorted_quantiles(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return out
 
 
-def _grouped_quantiles(values: np.ndarray, starts: np.ndarray, count: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """:func:`_sorted_quantiles` of each group of ``values`` (``count[g]`` values from
-    ``starts[g]``), a block of groups at a time: groups of like sizes together (sorted by
-    size), each block padded with NaN to its widest group and kept under :data:`CHUNK_BYTES`."""
+def _order_values(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """The order statistic named for each quantile edge (:func:`nearest_order`) of each row of
+    ``block`` (sorted as :func:`_sorted_quantiles` takes it), shaped (len(QUANTILES), rows)."""
+    values: np.ndarray = block[np.arange(block.shape[0]), nearest_order(valid, QUANTILES)]
+    return values
+
+
+def _grouped_quantiles(
+    values: np.ndarray, starts: np.ndarray, count: np.ndarray, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_sorted_quantiles` and :func:`_order_values` of each group of ``values``
+    (``count[g]`` values from ``starts[g]``), a block of groups at a time: groups of like
+    sizes together (sorted by size), each block padded with NaN to its widest group and kept
+    under :data:`CHUNK_BYTES`."""
     out = np.empty((len(QUANTILES), starts.size))
+    order_values = np.empty((len(QUANTILES), starts.size))
     order = np.argsort(count, kind="stable")
     sizes = count[order]
     cells = max(1, CHUNK_BYTES // 8)
@@ -124,8 +142,9 @@ def _grouped_quantiles(values: np.ndarray, starts: np.ndarray, count: np.ndarray
         block[rows, cols] = values[starts[groups][rows] + cols]
         block.sort(axis=1)  # NaN last
         out[:, groups] = _sorted_quantiles(block, valid[groups])
+        order_values[:, groups] = _order_values(block, valid[groups])
         g0 = g1
-    return out
+    return out, order_values
 
 
 def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
@@ -137,6 +156,7 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
     min_rank, max_rank = np.empty(n, np.int64), np.empty(n, np.int64)
     valid = np.empty(n, np.int64)
     quantiles = np.empty((len(QUANTILES), n))
+    quantile_rank = np.empty((len(QUANTILES), n), np.int64)
     for c0 in range(0, n, width):  # a chunk of steps at a time: the block stays under CHUNK_BYTES
         c1 = min(n, c0 + width)
         w = c1 - c0
@@ -162,6 +182,10 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
         max_rank[c0:c1] = ranks[arg]
         block.sort(axis=1)  # NaN last: each step's ok values first
         quantiles[:, c0:c1] = _sorted_quantiles(block, ok)
+        # tmp still holds the chunk's values in rank order, -inf standing in for NaN
+        if ok.size and ok.min() < n_ranks:
+            tmp[nan] = np.nan
+        quantile_rank[:, c0:c1] = ranks_of_rows(tmp, _order_values(block, ok), ok, ranks)
     empty = valid == 0
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
@@ -170,7 +194,8 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
     for p in parts[1:]:
         np.maximum(walls, p.wall_times, out=walls)
     count = np.full(n, n_ranks, np.int64)
-    return JobSeries(parts[0].steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)
+    steps = parts[0].steps.copy()
+    return JobSeries(steps, mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank)
 
 
 def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
@@ -186,7 +211,8 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     if not parts:
         e = np.empty(0)
         ei = np.empty(0, np.int64)
-        return JobSeries(ei, e, e, e, ei, ei, ei, e, np.empty((len(QUANTILES), 0)))
+        none = np.empty((len(QUANTILES), 0))
+        return JobSeries(ei, e, e, e, ei, ei, ei, e, none, none.astype(np.int64))
     first = parts[0].steps
     if all(p.steps.size == first.size for p in parts) and all(np.array_equal(p.steps, first) for p in parts[1:]):
         return _aligned(parts, rank_ids)
@@ -222,9 +248,10 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
-    quantiles = _grouped_quantiles(values, starts, count, valid)
+    quantiles, order_values = _grouped_quantiles(values, starts, count, valid)
+    quantile_rank = ranks_of_groups(values, starts, who, order_values)
     walls = np.maximum.reduceat(walls, starts)
-    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles)
+    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank)
 
 
 #: The quantiles of sorted rows, for other views over ranks (the system metrics' bands).
