@@ -158,9 +158,15 @@ def _job(q: Query) -> Any:
 
 
 def _job_system(q: Query) -> Any:
-    metrics = tuple(q["metric"] or ())
-    bands = _provider().read_system(run=q["run"], metrics=metrics, role=q["role"], rank=q["rank"], points=q["points"])
-    return system_answer(q["run"], bands, q["points"])
+    run, metrics = q["run"], tuple(q["metric"] or ())
+
+    def build(_: Any = None) -> Any:
+        bands = _provider().read_system(run=run, metrics=metrics, role=q["role"], rank=q["rank"], points=q["points"])
+        return system_answer(run, bands, q["points"])
+
+    if q["rank"] is not None:  # one rank's own lines: asked once, on a click
+        return build()
+    return _job_pages().derived(run, f"system {metrics} {q['role']} {q['points']}", build)
 
 
 def _job_heatmap(q: Query) -> Any:

@@ -1,5 +1,6 @@
 """The job page of each run, built once per change of the run and shared by the routes that
-need it (``/api/job``, and ``/api/job/stragglers``, whose answer is kept with the page).
+need it (``/api/job``), with what else is built from the same data and kept as long
+(``/api/job/stragglers``'s answer, ``/api/job/system``'s bands of each metric asked).
 
 A job of 10,000 ranks takes a good part of a second to lay out (:mod:`.jobs`); the page
 polls it, and the stragglers card asks for it again. :class:`JobPages` keeps each run's
@@ -30,6 +31,8 @@ __all__ = ["FRESH_SECS", "JobPages"]
 FRESH_SECS = 1.0
 #: Pages kept, the most recently built ones.
 MAX_PAGES = 16
+#: Answers kept with each page (the stragglers', the system metrics' asked for).
+MAX_DERIVED = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +42,7 @@ class _Page:
     live: bool  # some writer was running when it was built
     overview: dict[str, Any]
     system: list[dict[str, Any]]
-    derived: dict[str, Any]  # what else was built from this page (the stragglers' causes)
+    derived: dict[str, Any]  # what else was built from the same data (stragglers, system bands)
 
 
 class JobPages:
@@ -65,6 +68,8 @@ class JobPages:
                 return page.derived[name]
         value = build(page.overview)
         with self._lock:
+            while len(page.derived) >= MAX_DERIVED:  # the oldest first: a bound whatever is asked
+                del page.derived[next(iter(page.derived))]
             return page.derived.setdefault(name, value)
 
     def _current(self, run: str) -> _Page:
