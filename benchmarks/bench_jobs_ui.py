@@ -198,7 +198,9 @@ def main() -> int:
                 for _ in range(args.repeats):  # interleaved: the machine's load falls on both alike
                     for mode, name in samples:
                         kept = answers if mode == "replayed" else None
-                        samples[(mode, name)].append(measure(browser, url, frontends[name], kept, 1e3 * args.timeout))
+                        sample = measure(browser, url, frontends[name], kept, 1e3 * args.timeout)
+                        print(f"  {mode} {name}: drawn at {sample['drawn_ms']:.0f} ms", flush=True)
+                        samples[(mode, name)].append(sample)
                 browser.close()
         finally:
             server.stop()

@@ -127,8 +127,11 @@ export class JobTable {
       ...(unclean && unclean < writers.length ? [['unclean', `not closed cleanly (${unclean.toLocaleString()})`]] : []),
       ...counts.map(([state, n]) => [state, `${state} (${n.toLocaleString()})`]),
     ];
-    this.state.replaceChildren(...options.map(([value, label]) => h('option', { value }, label)));
-    this.state.value = options.some(([value]) => value === chosen) ? chosen : 'all';
+    // A live job is drawn again every few seconds: the options are replaced only when they change.
+    if (options.map((o) => o.join(' ')).join('\n') !== [...this.state.options].map((o) => `${o.value} ${o.text}`).join('\n')) {
+      this.state.replaceChildren(...options.map(([value, label]) => h('option', { value }, label)));
+      this.state.value = options.some(([value]) => value === chosen) ? chosen : 'all';
+    }
     this.reorder(false);
   }
 
