@@ -45,6 +45,7 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -120,23 +121,19 @@ def measure(browser, url: str, folder: str, answers: dict | None, timeout_ms: fl
     try:
         page = context.new_page()
         serve_from(page, folder, answers)
-        flight = {"requests": 0, "done": []}
-
-        def ended(request) -> None:
-            flight["requests"] -= 1
-            flight["done"].append(request)
-
-        page.on("request", lambda _request: flight.__setitem__("requests", flight["requests"] + 1))
-        page.on("requestfinished", ended)
-        page.on("requestfailed", ended)
+        started: list[Any] = []
+        done: list[Any] = []
+        page.on("request", started.append)
+        page.on("requestfinished", done.append)
+        page.on("requestfailed", done.append)
         page.goto(url, wait_until="commit")
         page.wait_for_function(DRAWN_JS, polling="raf", timeout=timeout_ms)
         figures = page.evaluate(FIGURES_JS)
         if record and answers is not None:
             deadline = time.monotonic() + timeout_ms / 1e3
-            while flight["requests"] > 0 and time.monotonic() < deadline:
+            while len(started) > len(done) and time.monotonic() < deadline:
                 page.wait_for_timeout(100)
-            for request in flight["done"]:
+            for request in done:
                 parts = urllib.parse.urlsplit(request.url)
                 response = request.response()
                 if parts.path.startswith("/api/") and response is not None:
@@ -182,7 +179,11 @@ def main() -> int:
         if args.before:
             frontends[f"before ({args.before})"] = frontend_of(args.before, tempfile.mkdtemp(dir=scratch))
         frontends["this checkout"] = os.path.join(ROOT, "frontend_static")
-        server = bs.visualdl_server(logdir)
+        # One poll, at the start: a job of thousands of files polled every 2 s keeps the server
+        # busy on a small machine, and the files do not change.
+        port = bs.free_port()
+        cmd = [sys.executable, "-m", "visualdl", "--logdir", logdir, "--port", str(port), "--reload-interval", "86400"]
+        server = bs.Server(cmd, port, "visualdl")
         server.start()
         try:
             wait_loaded(server.port, timeout=1800.0)
