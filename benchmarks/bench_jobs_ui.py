@@ -123,9 +123,9 @@ def measure(browser, url: str, folder: str, answers: dict | None, timeout_ms: fl
         serve_from(page, folder, answers)
         started: list[Any] = []
         done: list[Any] = []
-        page.on("request", started.append)
-        page.on("requestfinished", done.append)
-        page.on("requestfailed", done.append)
+        page.on("request", lambda request: started.append(request))  # (playwright cannot take a bound builtin)
+        page.on("requestfinished", lambda request: done.append(request))
+        page.on("requestfailed", lambda request: done.append(request))
         page.goto(url, wait_until="commit")
         page.wait_for_function(DRAWN_JS, polling="raf", timeout=timeout_ms)
         figures = page.evaluate(FIGURES_JS)
