@@ -1,36 +1,30 @@
-// The Jobs tab: one run of several ranks (a distributed job) from /api/job: ranks alive
-// over time per role, the restart timeline (one bar per log file, killed ones marked),
-// throughput per rank with the stragglers in red, the step skew between the ranks of a
-// role over time, and the table of writers. Every plot is a handful of traces, however
-// many ranks the job has.
+// The Jobs tab: one run of several ranks (a distributed job) from /api/job, composed of its
+// parts: ranks alive over time per role and the step skew between the ranks of a role
+// (drawn here), the restart timeline (jobtimeline.js), throughput per rank with the
+// stragglers in red (jobthroughput.js), the virtualised table of writers (jobtable.js),
+// and the cards of the other job modules. Every plot is a handful of traces and the
+// table a few dozen rows, however many ranks the job has.
 
 import { getJSON } from './api.js';
 import { h } from './dom.js';
-import { escPlotly, fmtValue, fmtWall, localMs } from './format.js';
+import { escPlotly, localMs } from './format.js';
 import { GoodputView } from './jobgoodput.js';
 import { JobHeatmap } from './jobheatmap.js';
 import { JobEnds } from './jobends.js';
 import { JobWrong } from './jobwrong.js';
 import { StragglerCauses } from './jobstragglers.js';
 import { mountSystem } from './jobsystem.js';
+import { BASE_LAYOUT, CONFIG, roleColor } from './jobchart.js';
+import { JobTable } from './jobtable.js';
+import { JobTimeline } from './jobtimeline.js';
+import { throughputFigure } from './jobthroughput.js';
 import { whenPlotly } from './renderqueue.js';
 
-const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
-const STATE_COLORS = {
-  closed: '#2e7d32', running: '#1565c0', silent: '#f9a825', killed: '#c62828', raised: '#ad1457', signalled: '#6a1b9a', crashed: '#4e342e',
-};
-const ROLE_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b'];
-/** An attempt number as people count them; -1 (the launcher gave none) as a dash. */
-const attemptText = (attempt) => (attempt < 0 ? '—' : String(attempt));
+const LISTED = 10; // stragglers named per role in the summary line
 
-const BASE_LAYOUT = {
-  height: 260,
-  margin: { l: 64, r: 14, t: 30, b: 40 },
-  font: { family: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif', size: 11, color: '#333' },
-  paper_bgcolor: '#fff',
-  plot_bgcolor: '#fff',
-  legend: { orientation: 'h', y: 1.14, x: 0 },
-};
+/** "3, 7, 12", or the first LISTED ranks "and 93 more". */
+const namedRanks = (ranks) => ranks.slice(0, LISTED).join(', ')
+  + (ranks.length > LISTED ? ` and ${(ranks.length - LISTED).toLocaleString()} more` : '');
 
 /** Runs written by two or more ranked processes. */
 export function jobRuns(runs) {
@@ -47,11 +41,11 @@ export class JobsView {
     this.body = panel.querySelector('.job-body');
     this.plots = {
       alive: panel.querySelector('#job-alive'),
-      timeline: panel.querySelector('#job-timeline'),
       throughput: panel.querySelector('#job-throughput'),
       skew: panel.querySelector('#job-skew'),
     };
-    this.table = panel.querySelector('#job-writers');
+    this.timeline = new JobTimeline(panel.querySelector('#job-timeline'));
+    this.table = new JobTable(panel.querySelector('.job-writers-card'));
     this.goodput = new GoodputView(this.body);
     this.heatmap = new JobHeatmap(panel.querySelector('.job-grid'));
     this.ends = new JobEnds(panel.querySelector('.job-grid'), () => this.run);
@@ -97,11 +91,11 @@ export class JobsView {
   draw(job) {
     const roles = job.roles.map((r) => r.role);
     this.heatmap.show(this.run, roles, job.system);
-    const color = (role) => ROLE_COLORS[roles.indexOf(role) % ROLE_COLORS.length];
+    const color = (role) => roleColor(roles, role);
     const times = job.times.map(localMs);
     const killed = job.writers.filter((w) => w.state === 'killed').length;
     const stragglers = Object.entries(job.stragglers).filter(([, ranks]) => ranks.length)
-      .map(([role, ranks]) => `${role} ${ranks.join(', ')}`);
+      .map(([role, ranks]) => `${role} ${namedRanks(ranks)}`);
     this.summary.textContent = [
       job.roles.map((r) => `${r.places} ${r.role}${r.places === 1 ? '' : 's'}`).join(', '),
       `${job.writers.length} log files`,
@@ -119,52 +113,9 @@ export class JobsView {
     })), { ...BASE_LAYOUT, title: { text: 'Ranks alive', font: { size: 12 } }, xaxis: dateAxis,
       yaxis: { title: { text: 'processes' }, rangemode: 'tozero', gridcolor: '#eee' } }, CONFIG);
 
-    const labels = [...new Set(job.writers.map((w) => `${escPlotly(w.role)} ${w.rank}`))];
-    const byState = new Map();
-    for (const w of job.writers) {
-      if (!byState.has(w.state)) byState.set(w.state, { x: [], y: [], text: [] });
-      const t = byState.get(w.state);
-      const label = `${escPlotly(w.role)} ${w.rank}`;
-      const info = `${label} · attempt ${attemptText(w.attempt)} · ${w.state} · steps ${w.first_step ?? '–'}–${w.last_step ?? '–'} · ${escPlotly(w.host)} pid ${w.pid}`;
-      t.x.push(localMs(w.start_time), localMs(w.end_time), null);
-      t.y.push(label, label, null);
-      t.text.push(info, info, null);
-    }
-    const bars = [...byState].map(([state, t]) => ({
-      type: 'scatter', mode: 'lines', name: state, x: t.x, y: t.y, text: t.text,
-      line: { color: STATE_COLORS[state] ?? '#777', width: 9 }, hovertemplate: '%{text}<extra></extra>',
-    }));
-    const ends = job.writers.filter((w) => w.state === 'killed');
-    if (ends.length) {
-      bars.push({
-        type: 'scatter', mode: 'markers', name: 'killed here', x: ends.map((w) => localMs(w.end_time)),
-        y: ends.map((w) => `${escPlotly(w.role)} ${w.rank}`), marker: { symbol: 'x', size: 11, color: STATE_COLORS.killed },
-        hovertemplate: 'killed at %{x}<extra></extra>',
-      });
-    }
-    // A row of 24 px per rank, and the legend above the bars (it covered the first bar).
-    Plotly.react(this.plots.timeline, bars, {
-      ...BASE_LAYOUT, height: Math.min(1200, 120 + 24 * labels.length), margin: { ...BASE_LAYOUT.margin, t: 58 },
-      legend: { orientation: 'h', x: 1, xanchor: 'right', y: 1, yanchor: 'bottom' },
-      title: { text: 'Restarts: one bar per log file', font: { size: 12 }, x: 0.01, xanchor: 'left' },
-      xaxis: dateAxis, yaxis: { type: 'category', categoryarray: labels.slice().reverse(), automargin: true },
-    }, CONFIG);
-
-    const throughput = [];
-    for (const role of roles) {
-      const entries = job.throughput[role] ?? [];
-      throughput.push({
-        type: 'bar', name: escPlotly(role), x: entries.map((e) => `${escPlotly(role)} ${e.rank}`),
-        y: entries.map((e) => e.recent_steps_per_second ?? e.steps_per_second ?? 0),
-        marker: { color: entries.map((e) => (e.straggler ? STATE_COLORS.killed : color(role))) },
-        customdata: entries.map((e) => [fmtValue(e.steps_per_second ?? NaN), e.last_step ?? '–', e.straggler ? 'straggler' : (e.recovering ? 'recovering from a restart' : '')]),
-        hovertemplate: '%{x}: %{y:.3g} steps/s recently, %{customdata[0]} overall · last step %{customdata[1]} %{customdata[2]}<extra></extra>',
-      });
-    }
-    Plotly.react(this.plots.throughput, throughput, {
-      ...BASE_LAYOUT, title: { text: 'Throughput (steps/s, recent; stragglers, below 80% of the median, in red)', font: { size: 12 } },
-      xaxis: { type: 'category', automargin: true }, yaxis: { rangemode: 'tozero', gridcolor: '#eee' }, bargap: 0.15,
-    }, CONFIG);
+    this.timeline.draw(job.writers, dateAxis, CONFIG);
+    const throughput = throughputFigure(job, roles);
+    Plotly.react(this.plots.throughput, throughput.data, throughput.layout, CONFIG);
 
     // The first role (the trainers) drawn last, on top, in solid lines; the others dotted with a
     // lighter band beneath: the trainers hid under the pservers' band.
@@ -188,12 +139,7 @@ export class JobsView {
       xaxis: dateAxis, yaxis: { title: { text: 'step' }, gridcolor: '#eee' },
     }, CONFIG);
 
-    const rows = job.writers.map((w) => h('tr', { class: `state-${w.state}` },
-      h('td', {}, w.role), h('td', {}, String(w.rank)), h('td', { title: w.attempt < 0 ? 'the launcher gave no attempt number' : '' }, attemptText(w.attempt)), h('td', {}, w.state),
-      h('td', {}, `${w.first_step ?? '–'}–${w.last_step ?? '–'}`), h('td', {}, String(w.points)),
-      h('td', {}, fmtWall(w.start_time)), h('td', {}, fmtWall(w.end_time)), h('td', {}, `${w.host} ${w.pid}`),
-      h('td', { class: 'muted' }, w.file)));
-    this.table.replaceChildren(...rows);
+    this.table.draw(job.writers);
     this.system.draw(this.run, job);
   }
 }
