@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from visualdl.server._views.jobs import job_overview
+from visualdl.server._system import SystemMetricInfo
+from visualdl.server._views.jobs import Progress, job_overview
 from visualdl.server._views.system import system_list
 
-if TYPE_CHECKING:
-    from visualdl.server._provider import DataProvider
-
-__all__ = ["FRESH_SECS", "JobPages"]
+__all__ = ["FRESH_SECS", "JobPages", "JobSource"]
 
 #: How long a page with running writers is served again while its run has not changed.
 FRESH_SECS = 1.0
@@ -33,6 +31,16 @@ FRESH_SECS = 1.0
 MAX_PAGES = 16
 #: Answers kept with each page (the stragglers', the system metrics' asked for).
 MAX_DERIVED = 128
+
+
+class JobSource(Protocol):
+    """What a job page is read from (the :class:`~visualdl.server._provider.DataProvider`)."""
+
+    def run_version(self, *, run: str) -> tuple[int, int]: ...
+
+    def read_job(self, *, run: str) -> Sequence[Progress]: ...
+
+    def list_system(self, *, run: str) -> tuple[SystemMetricInfo, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +57,7 @@ class JobPages:
     """Each run's job page (:func:`~visualdl.server._views.jobs.job_overview`) and list of
     system metrics, cached per change of the run (see the module docstring)."""
 
-    def __init__(self, provider: DataProvider, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, provider: JobSource, clock: Callable[[], float] = time.time) -> None:
         self._provider = provider
         self._clock = clock
         self._pages: dict[str, _Page] = {}

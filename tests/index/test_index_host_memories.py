@@ -24,6 +24,11 @@ def _store(walls, available, metrics=HOST):
     return store
 
 
+def _available(memory):
+    assert memory is not None
+    return memory.available
+
+
 def test_host_memories_lowest_in_the_window_of_any_file_of_the_host():
     memories = HostMemories(
         [
@@ -34,10 +39,11 @@ def test_host_memories_lowest_in_the_window_of_any_file_of_the_host():
         ]
     )
     low = memories.lowest("a", 10, 25)
+    assert low is not None
     assert (low.wall_time, low.available, low.used, low.total) == (15.0, 30.0, 70.0, 100.0)
-    assert memories.lowest("a", 10, 30).available == 5.0  # the window's ends included
+    assert _available(memories.lowest("a", 10, 30)) == 5.0  # the window's ends included
     assert memories.lowest("a", 31, 99) is None
-    assert memories.lowest("b", 0, 99).available == 1.0
+    assert _available(memories.lowest("b", 0, 99)) == 1.0
     assert memories.lowest("c", 0, 99) is None
 
 
@@ -53,4 +59,5 @@ def test_host_memories_agree_with_a_scan_of_every_sample():
     for host, start in [("h0", 100.0), ("h1", 500.0), ("h2", 900.0)]:
         inside = [(a, w) for h, w, a in rows if h == host and start <= w <= start + 65]
         low = memories.lowest(host, start, start + 65)
+        assert low is not None
         assert (low.available, low.wall_time) == min(inside)

@@ -83,6 +83,10 @@ def test_job_pages_keep_a_bounded_number_of_answers_per_page():
     provider = _Provider([_file(0, closed=True), _file(1, closed=True)])
     pages = JobPages(provider, clock=lambda: 1000.0)
     for i in range(MAX_DERIVED + 10):
-        assert pages.derived("job", f"q{i}", lambda page, i=i: i) == i
+
+        def build(page, i=i):
+            return i
+
+        assert pages.derived("job", f"q{i}", build) == i
     assert pages.derived("job", "q0", lambda page: "again") == "again"  # the oldest went first
     assert pages.derived("job", f"q{MAX_DERIVED + 9}", lambda page: "new") == MAX_DERIVED + 9  # the newest stayed
