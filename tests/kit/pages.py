@@ -65,6 +65,19 @@ def scalar_chart(page: Any, tag: str) -> Any:
 
 
 # Resolves after the page has drawn two frames and run its timers: what a response started is done.
+POINT_JS = """([tag, step, value]) => {
+    const gd = document.querySelector(`.card[data-tag="${tag}"] .js-plotly-plot`);
+    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+    return [box.left + xa._offset + xa.l2p(step), box.top + ya._offset + ya.l2p(value)];
+}"""
+
+
+def chart_point(page: Any, tag: str, step: float, value: float) -> tuple[float, float]:
+    """Where (page pixels) the scalar chart of ``tag`` draws ``(step, value)``: to hover or click it."""
+    x, y = page.evaluate(POINT_JS, [tag, step, value])
+    return float(x), float(y)
+
+
 FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r))))"
 
 

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from kit.pages import open_tab, scalar_chart, settle, traces, wait_for
+from kit.pages import chart_point, open_tab, scalar_chart, settle, traces, wait_for
 from kit.servers import get_json, serve_cli
 
 from visualdl import LogWriter
@@ -50,13 +50,6 @@ def server(tmp_path_factory):
         yield base
 
 
-EDGE_JS = """([step, value]) => {
-    const gd = document.querySelector('.card[data-tag="loss"] .js-plotly-plot');
-    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
-    return [box.left + xa._offset + xa.l2p(step), box.top + ya._offset + ya.l2p(value)];
-}"""
-
-
 def test_browser_band_names_its_outliers_and_a_click_pins_the_rank(page, server):
     api = get_json(server + "api/scalars?tag=loss&run=bands")["runs"][0]["job"][0]
     assert api["extremes"]["max"]["ranges"] == [[0, 49, 1, 50, 50], [50, 149, 3, 100, 100], [150, 199, 1, 50, 50]]
@@ -66,7 +59,7 @@ def test_browser_band_names_its_outliers_and_a_click_pins_the_rank(page, server)
     assert notes == ["most often at max: trainer 1 (50%), 3 (50%) · min: trainer 0 (100%)"]
     assert "most often at max: trainer 1 (50%), 3 (50%)" in chart.locator(".annotation-text").first.text_content()
     # The hover on the band at step 100 says who holds the maximum over which steps.
-    x, y = page.evaluate(EDGE_JS, [100, _value(3, 100)])
+    x, y = chart_point(page, "loss", 100, _value(3, 100))
     page.mouse.move(x, y)
     hover = wait_for(lambda: chart.locator(".hoverlayer").text_content(), "the hover label")
     assert f"max {_value(3, 100):g} (rank 3)" in hover and "rank 3 over steps 50\u2013149" in hover

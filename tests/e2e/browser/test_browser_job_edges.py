@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 import pytest
-from kit.pages import open_tab, scalar_chart, settle, traces, wait_for
+from kit.pages import chart_point, open_tab, scalar_chart, settle, traces, wait_for
 from kit.servers import get_json, serve_cli
 
 from visualdl import LogWriter
@@ -51,13 +51,6 @@ def server(tmp_path_factory):
         yield base
 
 
-EDGE_JS = """([step, value]) => {
-    const gd = document.querySelector('.card[data-tag="loss"] .js-plotly-plot');
-    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
-    return [box.left + xa._offset + xa.l2p(step), box.top + ya._offset + ya.l2p(value)];
-}"""
-
-
 def test_browser_p95_edge_names_its_rank_and_a_click_draws_its_line(page, server):
     api = get_json(server + "api/scalars?tag=loss&run=edges")["runs"][0]["job"][0]
     assert api["p95_rank"] == [19] * 100 + [5] * 100
@@ -65,7 +58,7 @@ def test_browser_p95_edge_names_its_rank_and_a_click_draws_its_line(page, server
     open_tab(page, server, "scalars")
     chart = scalar_chart(page, "loss")
     # The hover on the p95 edge at step 150 names rank 5 and the steps it holds the edge over.
-    x, y = page.evaluate(EDGE_JS, [150, _value(5, 150)])
+    x, y = chart_point(page, "loss", 150, _value(5, 150))
     page.mouse.move(x, y)
     hover = wait_for(lambda: chart.locator(".hoverlayer").text_content(), "the hover label")
     assert f"p95 {_value(5, 150):g} (rank 5)" in hover and "rank 5 over steps 100\u2013199" in hover, hover
