@@ -171,7 +171,13 @@ class SystemStore:
 
     def last_host_memory(self) -> HostMemory | None:
         """The newest sample of the host's memory."""
-        return self.host_memory(lambda walls, available: int(np.argmax(walls)), newest=True)
+        best: HostMemory | None = None
+        for walls, used, available, total in self.host_memory_samples():
+            if walls.size:
+                i = int(np.argmax(walls))
+                if best is None or walls[i] > best.wall_time:
+                    best = HostMemory(float(walls[i]), float(used[i]), float(available[i]), float(total[i]))
+        return best
 
     def host_memory_samples(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         """Per table holding the host's memory: its wall times, and the memory used,
@@ -188,25 +194,6 @@ class SystemStore:
             )
             out.append((walls, used, available, total))
         return out
-
-    def host_memory(self, pick: Any, *, newest: bool) -> HostMemory | None:
-        """The sample ``pick(walls, available)`` chooses in each table; of those, the newest
-        (``newest``) or the one with the least memory available."""
-        best: HostMemory | None = None
-        for walls, used, available, total in self.host_memory_samples():
-            i = pick(walls, available)
-            if i is None:
-                continue
-            memory = HostMemory(float(walls[i]), float(used[i]), float(available[i]), float(total[i]))
-            if best is None or (
-                memory.wall_time > best.wall_time if newest else _lower(memory.available, best.available)
-            ):
-                best = memory
-        return best
-
-
-def _lower(a: float, b: float) -> bool:
-    return not np.isnan(a) and (np.isnan(b) or a < b)
 
 
 def take_system(system: dict[str, SystemStore], path: str, decoder: Any) -> None:
