@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from visualdl import LogReader, LogWriter
 from visualdl._index import aggregate as aggregate_module
-from visualdl._index.aggregate import QUANTILES, aggregate
+from visualdl._index.aggregate import QUANTILES, aggregate, aggregate_points
 from visualdl._index.restarts import Attempt, resolve
 from visualdl._index.series import ScalarSeries
 
@@ -171,6 +171,7 @@ def test_aggregate_matches_a_plain_python_reduction(per_rank):
         have = [(r, d[step]) for r, d in zip(ranks, per_rank, strict=True) if step in d]
         real = [(r, v) for r, v in have if not np.isnan(v)]
         assert job.count[i] == len(have)
+        assert job.wall_times[i] == max(sorted(d).index(step) for d in per_rank if step in d)  # walls: 0, 1, ...
         if not real:
             assert np.isnan(job.mean[i]) and job.min_rank[i] == -1
             continue
@@ -181,6 +182,44 @@ def test_aggregate_matches_a_plain_python_reduction(per_rank):
         assert job.max_rank[i] == min(r for r, v in real if v == hi)
         assert job.mean[i] == pytest.approx(sum(v for _, v in real) / len(real))
         np.testing.assert_array_equal(job.quantiles[:, i], _nanquantiles([v for _, v in real]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 12), st.one_of(st.floats(-5, 5), st.just(float("nan")))), max_size=12),
+        min_size=1,
+        max_size=7,
+    ),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+def test_aggregate_points_laid_end_to_end_equals_aggregate(per_rank, aligned, rnd):
+    """The index's path (every rank's points in one array, ranks in any order, a step logged
+    twice, a rank without points) gives exactly what the per-rank path gives."""
+    if aligned:  # every rank at the same steps: the matrix path
+        steps = sorted({s for points in per_rank for s, _ in points})
+        per_rank = [[(s, rnd.choice([1.0, -2.5, float("nan"), float(s)])) for s in steps] for _ in per_rank]
+    series = []
+    for points in per_rank:
+        points = sorted(points, key=lambda p: p[0])  # step order; a repeated step keeps its order
+        series.append(_s([s for s, _ in points], [v for _, v in points]))
+    ranks = rnd.sample(range(100), len(series))
+    want = aggregate(series, ranks)
+    got = aggregate_points(
+        np.concatenate([s.steps for s in series]).astype(np.int64),
+        np.concatenate([s.values for s in series]),
+        np.concatenate([s.wall_times for s in series]),
+        np.array([len(s) for s in series], np.int64),
+        np.array(ranks, np.int64),
+    )
+    for field in want.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(got, field), getattr(want, field), err_msg=field)
+
+
+def test_aggregate_points_names_a_wrong_layout():
+    with pytest.raises(ValueError, match="2 lengths summing to 3 for 2 ranks and 4 points"):
+        aggregate_points(np.arange(4), np.zeros(4), np.zeros(4), np.array([1, 2]), np.array([0, 1]))
 
 
 def _nanquantiles(values: list[float]) -> np.ndarray:
@@ -278,3 +317,34 @@ def test_jobs_unranked_writers_have_no_job_view(tmp_path):
     reader = LogReader(tmp_path)
     assert reader.streams("r") == [("", -1)]
     assert reader.job_scalars("r", "x") == {}
+
+
+def test_job_scalars_read_in_one_gather_equal_each_streams_resolved_points(tmp_path):
+    """The job path (files gathered at once, only restarted ranks resolved one by one) gives
+    what aggregating each stream's resolved points gives: two roles, a rank restarted from
+    an earlier step, a rank writing two files at once, an unranked writer left out."""
+    logdir = tmp_path / "job"
+    for role, places in (("trainer", range(5)), ("pserver", range(2))):
+        for rank in places:
+            with LogWriter(logdir, rank=rank, world_size=5, role=role, attempt=0) as w:
+                for step in range(30):
+                    w.add_scalar("loss", rank + step / 10 + (role == "pserver"), step)
+    with LogWriter(logdir, rank=3, world_size=5, role="trainer", attempt=1) as w:  # restarted from step 20
+        for step in range(20, 40):
+            w.add_scalar("loss", -float(step), step)
+    with LogWriter(logdir, rank=1, world_size=5, role="trainer", attempt=0) as w:  # a second file of rank 1
+        w.add_scalar("loss", 100.0, 31)
+    with LogWriter(logdir) as w:
+        w.add_scalar("loss", 1e9, 0)
+    reader = LogReader(logdir)
+    jobs = reader.job_scalars(".", "loss")
+    assert sorted(jobs) == ["pserver", "trainer"]
+    for role, (ranks, job) in jobs.items():
+        kept = {rank: reader.scalars(".", "loss", role=role, rank=rank) for rank in ranks}
+        assert ranks == sorted(kept) == (list(range(5)) if role == "trainer" else [0, 1])
+        want = aggregate(list(kept.values()), list(kept))
+        for field in want.__dataclass_fields__:
+            np.testing.assert_array_equal(getattr(job, field), getattr(want, field), err_msg=field)
+    trainer = jobs["trainer"][1]
+    assert trainer.steps[-1] == 39 and trainer.min[trainer.steps == 35] == -35.0
+    assert trainer.max[trainer.steps == 31] == 100.0

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from visualdl._index.series import Series, SpillFile, merge
+import visualdl._index.series as series_module
+from visualdl._index.series import ScalarSeries, Series, SpillFile, gather, merge
 
 
 def _extend(series, steps, values):
@@ -126,3 +129,48 @@ def test_a_spilled_series_restored_after_a_failed_append_is_as_it_was():
     np.testing.assert_array_equal(after.steps, before.steps)
     np.testing.assert_array_equal(after.values, before.values)
     assert spill.size - spill.garbage == 24 * sum(k for _, k in series._chunks) == 24 * len(series)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(1, 300), max_size=5), min_size=0, max_size=12),
+    st.integers(0, 3),
+    st.sampled_from([3, 64, 1 << 20]),
+)
+def test_gather_lays_every_series_end_to_end_as_its_view(chunking, n_after, round_points):
+    """One gather over the scratch file (chunks merged or not, any number per series, rounds of
+    a few points or all of them) gives each series' view, in order, then the views after."""
+    old = series_module.GATHER_POINTS
+    series_module.GATHER_POINTS = round_points
+    try:
+        spill = SpillFile()
+        rng = np.random.default_rng(len(chunking))
+        all_series = []
+        for chunks in chunking:
+            s = Series(spill)
+            step = 0
+            for k in chunks:
+                s.extend(np.arange(step, step + k), rng.normal(size=k), rng.normal(size=k))
+                step += k
+            all_series.append(s)
+        after = [ScalarSeries(np.arange(i + 1), np.full(i + 1, float(i)), np.zeros(i + 1)) for i in range(n_after)]
+        points, lengths = gather(all_series, after)
+        views = [s.view() for s in all_series] + after
+        np.testing.assert_array_equal(lengths, [len(v) for v in views])
+        for field in ("steps", "values", "wall_times"):
+            want = np.concatenate([getattr(v, field) for v in views]) if views else np.empty(0)
+            np.testing.assert_array_equal(getattr(points, field), want)
+    finally:
+        series_module.GATHER_POINTS = old
+
+
+def test_gather_reads_series_in_memory_or_out_of_order_as_views():
+    spill = SpillFile()
+    spilled, backwards, in_memory = Series(spill), Series(spill), Series()
+    spilled.extend(np.arange(3), np.ones(3), np.zeros(3))
+    backwards.extend(np.array([5, 1, 3]), np.array([5.0, 1.0, 3.0]), np.zeros(3))
+    in_memory.extend(np.array([2, 0]), np.array([2.0, 0.0]), np.zeros(2))
+    points, lengths = gather([spilled, backwards, in_memory])
+    np.testing.assert_array_equal(lengths, [3, 3, 2])
+    np.testing.assert_array_equal(points.steps, [0, 1, 2, 1, 3, 5, 0, 2])
+    np.testing.assert_array_equal(points.values, [1, 1, 1, 1, 3, 5, 0, 2])

@@ -34,6 +34,7 @@ bound. No Python loop per point either way.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ import numpy as np
 from visualdl._index.quantileranks import nearest_order, ranks_of_groups, ranks_of_rows
 from visualdl._index.series import ScalarSeries
 
-__all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate", "sorted_quantiles"]
+__all__ = ["CHUNK_BYTES", "QUANTILES", "JobSeries", "aggregate", "aggregate_points", "sorted_quantiles"]
 
 #: The quantiles of :attr:`JobSeries.quantiles`, one row each: p5, p25, the median, p75, p95.
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -65,16 +66,6 @@ class JobSeries:
 
     def __len__(self) -> int:
         return int(self.steps.size)
-
-
-def _last_per_step(s: ScalarSeries) -> ScalarSeries:
-    """Drop all but the last point of each repeated step."""
-    steps = s.steps
-    if steps.size < 2 or not (steps[1:] == steps[:-1]).any():
-        return s
-    last = np.ones(steps.size, bool)
-    last[:-1] = steps[1:] != steps[:-1]
-    return ScalarSeries(steps[last], s.values[last], s.wall_times[last])
 
 
 def _sorted_quantiles(block: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -147,8 +138,12 @@ def _grouped_quantiles(
     return out, order_values
 
 
-def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
-    n_ranks, n = len(parts), parts[0].steps.size
+def _aligned(
+    columns: Callable[[int, int, np.ndarray], object], walls: np.ndarray, steps: np.ndarray, ranks: np.ndarray
+) -> JobSeries:
+    """The fast path, every rank at ``steps``: ``columns(c0, c1, out)`` fills ``out`` (steps
+    ``c0:c1`` x ranks) with the ranks' values, ``walls`` is the latest wall time of each step."""
+    n_ranks, n = ranks.size, steps.size
     width = max(1, min(n, CHUNK_BYTES // (8 * n_ranks)))
     buf = np.empty(n_ranks * width)
     scratch = np.empty(n_ranks * width)
@@ -160,10 +155,10 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
     for c0 in range(0, n, width):  # a chunk of steps at a time: the block stays under CHUNK_BYTES
         c1 = min(n, c0 + width)
         w = c1 - c0
-        # Steps x ranks, so that every reduction runs along contiguous rows (no transposed copy).
+        # Steps x ranks, so that every reduction runs along contiguous rows.
         block = buf[: n_ranks * w].reshape(w, n_ranks)
         tmp = scratch[: n_ranks * w].reshape(w, n_ranks)
-        np.stack([p.values[c0:c1] for p in parts], axis=1, out=block)
+        columns(c0, c1, block)
         nan = np.isnan(block)
         rows = np.arange(w)
         ok = n_ranks - np.count_nonzero(nan, axis=1)
@@ -190,16 +185,23 @@ def _aligned(parts: list[ScalarSeries], ranks: np.ndarray) -> JobSeries:
     if empty.any():
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
-    walls = parts[0].wall_times.copy()
-    for p in parts[1:]:
-        np.maximum(walls, p.wall_times, out=walls)
     count = np.full(n, n_ranks, np.int64)
-    steps = parts[0].steps.copy()
-    return JobSeries(steps, mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank)
+    return JobSeries(steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank)
+
+
+def _last_per_step(s: ScalarSeries) -> ScalarSeries:
+    """Drop all but the last point of each repeated step."""
+    steps = s.steps
+    if steps.size < 2 or not (steps[1:] == steps[:-1]).any():
+        return s
+    last = np.ones(steps.size, bool)
+    last[:-1] = steps[1:] != steps[:-1]
+    return ScalarSeries(steps[last], s.values[last], s.wall_times[last])
 
 
 def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
-    """Mean, min, max and quantiles over ``series`` (one per rank, ``ranks[i]`` being the rank of ``series[i]``)."""
+    """Mean, min, max and quantiles over ``series`` (one per rank, ``ranks[i]`` being the rank
+    of ``series[i]``). Ranks at the same steps cost a bounded block beyond their series."""
     if len(series) != len(ranks):
         raise ValueError(f"got {len(series)} series for {len(ranks)} ranks")
     order = np.argsort(np.asarray(ranks, np.int64), kind="stable")
@@ -209,17 +211,79 @@ def aggregate(series: list[ScalarSeries], ranks: list[int]) -> JobSeries:
     parts = [parts[i] for i in keep]
     rank_ids = rank_ids[keep]
     if not parts:
-        e = np.empty(0)
-        ei = np.empty(0, np.int64)
-        none = np.empty((len(QUANTILES), 0))
-        return JobSeries(ei, e, e, e, ei, ei, ei, e, none, none.astype(np.int64))
+        return _empty()
     first = parts[0].steps
     if all(p.steps.size == first.size for p in parts) and all(np.array_equal(p.steps, first) for p in parts[1:]):
-        return _aligned(parts, rank_ids)
-    steps = np.concatenate([p.steps for p in parts])
-    values = np.concatenate([p.values for p in parts])
-    walls = np.concatenate([p.wall_times for p in parts])
-    who = np.repeat(rank_ids, [len(p) for p in parts])
+        walls = parts[0].wall_times.copy()
+        for p in parts[1:]:
+            np.maximum(walls, p.wall_times, out=walls)
+
+        def columns(c0: int, c1: int, out: np.ndarray) -> None:
+            np.stack([p.values[c0:c1] for p in parts], axis=1, out=out)
+
+        return _aligned(columns, walls, first, rank_ids)
+    return _by_step(
+        np.concatenate([p.steps for p in parts]),
+        np.concatenate([p.values for p in parts]),
+        np.concatenate([p.wall_times for p in parts]),
+        np.repeat(rank_ids, [len(p) for p in parts]),
+    )
+
+
+def aggregate_points(
+    steps: np.ndarray, values: np.ndarray, walls: np.ndarray, lengths: np.ndarray, ranks: np.ndarray
+) -> JobSeries:
+    """:func:`aggregate` of the ranks' series laid end to end: ``lengths[i]`` points of rank
+    ``ranks[i]``, each series in step order, in any order of ranks. What the index gathers
+    in one read (:func:`visualdl._index.series.gather`): no Python work per rank."""
+    if lengths.size != ranks.size or int(lengths.sum()) != steps.size:
+        raise ValueError(
+            f"{lengths.size} lengths summing to {int(lengths.sum())} for {ranks.size} ranks and {steps.size} points"
+        )
+    ends = np.cumsum(lengths)
+    repeated = np.zeros(steps.size, bool)  # a rank that logged a step twice: its last point of it
+    np.equal(steps[1:], steps[:-1], out=repeated[:-1])
+    repeated[ends[(lengths > 0) & (ends < steps.size)] - 1] = False  # one rank's last point, the next one's first
+    order = np.argsort(ranks, kind="stable")
+    if repeated.any() or (order.size > 1 and (np.diff(order) != 1).any()):
+        # In rank order, repeats dropped: one gather of the points kept, part by part.
+        kept = np.flatnonzero(~repeated)
+        lengths = np.diff(np.searchsorted(kept, np.concatenate(([0], ends))))
+        first = np.cumsum(lengths) - lengths
+        sizes = lengths[order]
+        at = kept[np.repeat(first[order] - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))]
+        steps, values, walls = steps[at], values[at], walls[at]
+        lengths, ranks = sizes, ranks[order]
+    present = lengths > 0
+    lengths, rank_ids = lengths[present], ranks[present]
+    if not lengths.size:
+        return _empty()
+    n = int(lengths[0])
+    if (lengths == n).all() and _same_steps(steps.reshape(lengths.size, n)):
+        grid = values.reshape(lengths.size, n)
+
+        def columns(c0: int, c1: int, out: np.ndarray) -> None:
+            np.copyto(out, grid[:, c0:c1].T)
+
+        return _aligned(columns, walls.reshape(lengths.size, n).max(axis=0), steps[:n], rank_ids)
+    return _by_step(steps, values, walls, np.repeat(rank_ids, lengths))
+
+
+def _same_steps(grid: np.ndarray) -> bool:
+    """Whether every row of ``grid`` (ranks x steps) equals the first, a bounded block at a time."""
+    rows = max(1, CHUNK_BYTES // max(1, grid.shape[1]))
+    return all(bool((grid[r : r + rows] == grid[0]).all()) for r in range(1, grid.shape[0], rows))
+
+
+def _empty() -> JobSeries:
+    e = np.empty(0)
+    ei = np.empty(0, np.int64)
+    none = np.empty((len(QUANTILES), 0))
+    return JobSeries(ei, e, e, e, ei, ei, ei, e, none, none.astype(np.int64))
+
+
+def _by_step(steps: np.ndarray, values: np.ndarray, walls: np.ndarray, who: np.ndarray) -> JobSeries:
+    """The general path: every point, of rank ``who``, the ranks in ascending order."""
     # Stable by step: within a step, points stay in rank order (lowest rank first on ties).
     o = np.argsort(steps, kind="stable")
     steps, values, walls, who = steps[o], values[o], walls[o], who[o]

@@ -27,14 +27,15 @@ from typing import Any, BinaryIO, cast
 
 import numpy as np
 
-from visualdl._index.aggregate import JobSeries, aggregate
+from visualdl._index.aggregate import JobSeries, aggregate_points
 from visualdl._index.blobs import format_of_path, open_blob, read_gathered
 from visualdl._index.downsample import Downsampler, select_range
 from visualdl._index.ends import SILENT_AFTER, HostMemory
 from visualdl._index.polling import Poller
-from visualdl._index.restarts import Attempt, Resolved, purge, resolve
+from visualdl._index.restarts import Resolved
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, merge, pieces
+from visualdl._index.streams import job_points, resolved
 from visualdl._index.system import (
     WriterSystem,
     last_host_memory,
@@ -167,21 +168,7 @@ class Index(Poller):
         state, per_file, hit = self._cached(run, "scalars", tag)
         if per_file is None:
             return cast("dict[Stream, Resolved]", hit)
-        grouped: dict[Stream, list[Attempt]] = {}
-        for path in sorted(per_file):  # name order: time-stamped names, oldest first
-            logfile = state.files.get(path)
-            header = logfile.header if logfile is not None else None
-            key = stream_of(header)
-            start = header.start_time if header is not None else 0.0
-            attempt = header.attempt if header is not None else -1
-            grouped.setdefault(key, []).append(Attempt(per_file[path].view(), start, attempt))
-        result = {key: resolve(attempts) for key, attempts in sorted(grouped.items())}
-        starts = [start for path in sorted(state.starts) for start in state.starts[path]]
-        if starts:  # TensorBoard's session restarts: what they orphaned is replaced
-            for key, r in result.items():
-                kept, orphaned = purge(r.kept, starts)
-                if len(orphaned):
-                    result[key] = Resolved(kept, merge([r.replaced, orphaned]), r.restarts + 1)
+        result = resolved(state, per_file)
         state.cache[("scalars", tag)] = (state.versions.get(("scalars", tag), 0), result)
         return result
 
@@ -265,14 +252,15 @@ class Index(Poller):
             hit = state.cache.get(("job", tag))
             if hit is not None and hit[0] == version:
                 return cast("dict[str, tuple[list[int], JobSeries]]", hit[1])
-            by_role: dict[str, list[tuple[int, ScalarSeries]]] = {}
-            for (role, rank), r in self._resolved(run, tag).items():
-                if rank >= 0 and len(r.kept):
-                    by_role.setdefault(role, []).append((rank, r.kept))
+            per_file = state.data.get(("scalars", tag))
+            if per_file is None:
+                raise NotFound(f"run {run!r} has no scalars tag {tag!r}")
+            by_role = job_points(state, per_file)
         out = {}
-        for role, items in sorted(by_role.items()):
-            ranks = [rank for rank, _ in items]
-            out[role] = (ranks, aggregate([series for _, series in items], ranks))
+        for role, laid in by_role.items():
+            points = laid.points
+            job = aggregate_points(points.steps, points.values, points.wall_times, laid.lengths, laid.ranks)
+            out[role] = (sorted(laid.ranks.tolist()), job)
         with self._lock:
             if state.versions.get(("scalars", tag), 0) == version:
                 state.cache[("job", tag)] = (version, out)

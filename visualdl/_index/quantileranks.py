@@ -54,6 +54,8 @@ def ranks_of_groups(values: np.ndarray, starts: np.ndarray, who: np.ndarray, ord
     sizes = np.diff(np.append(starts, values.size))
     for j in range(order_values.shape[0]):  # a loop per quantile, not per point
         at = np.flatnonzero(values == np.repeat(order_values[j], sizes))  # few: the ties of one value
+        if not at.size:  # every step of this edge without a value (all NaN)
+            continue
         g = np.searchsorted(starts, at, side="right") - 1
         first = np.concatenate(([True], g[1:] != g[:-1]))  # the lowest rank of each group
         out[j, g[first]] = who[at[first]]

@@ -11,6 +11,7 @@ arrays, never changed afterwards.
 
 from __future__ import annotations
 
+import mmap
 import os
 import tempfile
 import threading
@@ -20,11 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ScalarSeries", "Series", "SpillFile", "merge", "pieces"]
+__all__ = ["GATHER_POINTS", "ScalarSeries", "Series", "SpillFile", "gather", "merge", "pieces"]
 
 _MIN_CAPACITY = 64
 #: Spilled chunks are merged up to this many points (1.5 MiB); larger ones are read as they are.
 MERGED_POINTS = 1 << 16
+#: :func:`gather` copies this many points per round at most (its index arrays stay bounded).
+GATHER_POINTS = 1 << 20
 #: Where spill files go (else the system's temporary directory).
 CACHE_DIR_ENV = "VISUALDL_CACHE_DIR"
 
@@ -45,6 +48,7 @@ class SpillFile:
         self._lock = threading.Lock()
         #: Bytes of chunks rewritten elsewhere or forgotten: the file's garbage.
         self.garbage = 0
+        self._mapped: np.ndarray | None = None  # words(): kept while the file keeps its size
 
     @property
     def size(self) -> int:
@@ -102,6 +106,22 @@ class SpillFile:
             parts.append(part)
             left -= len(part)
         return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def words(self) -> np.ndarray:
+        """The file as written so far, mapped read-only as 8-byte words (every chunk starts at
+        a multiple of 8: its columns are 8-byte values). Mapped again once the file has grown
+        (a finished job's file is mapped once, its pages faulted in once); valid while the
+        array lives."""
+        size = os.fstat(self._fd).st_size // 8 * 8
+        with self._lock:
+            mapped = self._mapped
+            if mapped is None or mapped.nbytes != size:
+                mapped = self._mapped = (
+                    np.frombuffer(mmap.mmap(self._fd, size, access=mmap.ACCESS_READ), np.int64)
+                    if size
+                    else np.empty(0, np.int64)
+                )
+        return mapped
 
     def close(self) -> None:
         self._close()
@@ -312,6 +332,63 @@ def pieces(
             values = np.frombuffer(spill.read(offset + 8 * (k + lo), 8 * n), np.float64)
             walls = np.frombuffer(spill.read(offset + 8 * (2 * k + lo), 8 * n), np.float64)
             yield steps, values, walls
+
+
+def gather(
+    series: list[Series], after: list[ScalarSeries] | tuple[ScalarSeries, ...] = ()
+) -> tuple[ScalarSeries, np.ndarray]:
+    """Every series' points laid end to end, each in step order, then the points of ``after``
+    (views already read), and how many each of them has: one allocation per column.
+
+    Series spilled to one scratch file are read with one gather per column from a memory
+    map of it, :data:`GATHER_POINTS` points per round, not one read per series: the points
+    of 10,000 ranks' files cost what copying them costs. Others are viewed one by one. The
+    caller holds the index's lock (or knows that no series is being sorted or dropped)."""
+    sources = [s.spilled_chunks() for s in series]
+    spill = sources[0][0] if sources and sources[0] is not None else None
+    if spill is None or any(source is None or source[0] is not spill for source in sources):
+        views = [s.view() for s in series]
+        return _concatenated([*views, *after]), np.fromiter((len(v) for v in (*views, *after)), np.int64)
+    lengths = np.fromiter((len(s) for s in (*series, *after)), np.int64, len(series) + len(after))
+    table = np.array([chunk for source in sources if source is not None for chunk in source[1]], np.int64)
+    table = table.reshape(-1, 2)
+    offsets, sizes = table[:, 0], table[:, 1]
+    if (offsets % 8).any():  # not this file's layout: read as views
+        return _concatenated([*(s.view() for s in series), *after]), lengths
+    total = int(lengths.sum())
+    steps, values, walls = np.empty(total, np.int64), np.empty(total), np.empty(total)
+    words = spill.words()
+    starts = np.cumsum(sizes) - sizes
+    c0 = 0
+    while c0 < sizes.size:  # a round of whole chunks, GATHER_POINTS points or one chunk
+        c1 = max(c0 + 1, int(np.searchsorted(starts, starts[c0] + GATHER_POINTS, side="right")))
+        k = sizes[c0:c1]
+        lo, hi = int(starts[c0]), int(starts[c0] + k.sum())
+        at = np.repeat(offsets[c0:c1] // 8 - starts[c0:c1], k)
+        at += np.arange(lo, hi)
+        np.take(words, at, out=steps[lo:hi])
+        step = np.repeat(k, k)
+        at += step
+        np.take(words, at, out=values[lo:hi].view(np.int64))
+        at += step
+        np.take(words, at, out=walls[lo:hi].view(np.int64))
+        c0 = c1
+    put = int(sizes.sum())
+    for view in after:
+        n = len(view)
+        steps[put : put + n], values[put : put + n], walls[put : put + n] = view.steps, view.values, view.wall_times
+        put += n
+    return ScalarSeries(_readonly(steps), _readonly(values), _readonly(walls)), lengths
+
+
+def _concatenated(views: list[ScalarSeries]) -> ScalarSeries:
+    if not views:
+        return ScalarSeries(_NO_STEPS, _NO_FLOATS, _NO_FLOATS)
+    return ScalarSeries(
+        _readonly(np.concatenate([v.steps for v in views])),
+        _readonly(np.concatenate([v.values for v in views])),
+        _readonly(np.concatenate([v.wall_times for v in views])),
+    )
 
 
 def merge(parts: list[ScalarSeries]) -> ScalarSeries:
