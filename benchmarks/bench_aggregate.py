@@ -38,7 +38,7 @@ from visualdl._index.aggregate import aggregate
 from visualdl._index.index import WriterInfo
 from visualdl._index.series import ScalarSeries
 from visualdl.server._http.jsonio import _dumps
-from visualdl.server._provider import _role_line
+from visualdl.server._provider import role_line
 from visualdl.server._views.heatmap import HeatmapMatrix, heatmap_answer, job_grid, overlays, throughput_matrix
 from visualdl.server._views.scalars import _role
 
@@ -83,7 +83,7 @@ def _chart(series: list[ScalarSeries], repeats: int) -> dict[str, float]:
     job = aggregate(series, ranks)
 
     def line(max_points: int, of: Any = None) -> bytes:
-        return _dumps(_role(_role_line("trainer", ranks, of or job, max_points, None, None)))
+        return _dumps(_role(role_line("trainer", ranks, of or job, max_points, None, None)))
 
     return {
         "role_line_median_s": _median_of(lambda: line(1000), repeats),

@@ -8,6 +8,7 @@ serializes them natively), so nothing here walks points in Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from visualdl._index.index import WriterInfo
 from visualdl._index.outliers import RankRuns
 
 __all__ = [
+    "Group",
     "Health",
     "Kind",
     "Line",
@@ -116,6 +118,18 @@ class RunScalars:
     line: Line
     job: tuple[RoleLine, ...] = ()
     per_rank: tuple[RankLine, ...] | None = None
+    #: For a group of runs (``run`` is then its label): what it groups by and its members.
+    group: Group | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A group of runs drawn as one line with bands: ``key`` the value of each field grouped
+    by (or of the name's regex capture), ``members`` the runs, in natural order; the group's
+    band's ranks are positions in ``members``."""
+
+    key: tuple[tuple[str, Any], ...]
+    members: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

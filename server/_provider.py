@@ -51,7 +51,7 @@ from visualdl.server._patterns import compile_pattern
 from visualdl.server._reload import PollCounters
 from visualdl.server._settings import Settings
 
-__all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "servable"]
+__all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "role_line", "servable"]
 
 #: Points of all per-rank lines of one chart together, at most (each rank gets a share).
 PER_RANK_POINTS = 200_000
@@ -142,6 +142,14 @@ class DataProvider:
                 if servable(name, MAX_RUN_LENGTH):
                     out[name] = (source.reader, run)
         return out
+
+    def listed(self, what: str, build: Callable[[], Any]) -> Any:
+        """``build()``, kept until the runs, files, writers or tags of any logdir change."""
+        return self._listed(what, build)
+
+    def data_version(self) -> tuple[tuple[int, int], ...]:
+        """Changes whenever any run's data changes, points included."""
+        return tuple(source.reader.data_version() for source in self._sources)
 
     def run_names(self) -> set[str]:
         return set(self._runs())
@@ -296,7 +304,7 @@ class DataProvider:
             result = RunScalars(run, total, _downsampled(reader.scalars(local, tag), max_points, x_min, x_max))
         else:
             roles = sorted(jobs, key=lambda r: (r != "trainer", r))
-            lines = tuple(_role_line(role, *jobs[role], max_points, x_min, x_max) for role in roles)
+            lines = tuple(role_line(role, *jobs[role], max_points, x_min, x_max) for role in roles)
             per_rank = None
             if ranks == "each":
                 places = [(role, rank) for role in roles for rank in jobs[role][0]]
@@ -530,7 +538,7 @@ def _one_rank(
     return RunScalars(run, total, line, (), (RankLine(role, rank, line),))
 
 
-def _role_line(
+def role_line(
     role: str, ranks: list[int], job: JobSeries, max_points: int, x_min: float | None, x_max: float | None
 ) -> RoleLine:
     """One role's mean line, min/max band and quantiles; the points kept are those that keep the

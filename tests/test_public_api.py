@@ -127,7 +127,7 @@ LOGREADER = {
     "progress": "(self, run: 'str') -> 'list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]'",
     "read_blob": "(self, event: 'ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent') -> 'bytes'",
     "roc_curves": "(self, run: 'str', tag: 'str') -> 'list[RocCurveEvent]'",
-    "runs": "(self) -> 'list[str]'",
+    "runs": "(self, *, where: 'str | None' = None) -> 'list[str]'",
     "scalars": "(self, run: 'str', tag: 'str', *, role: 'str | None' = None, rank: 'int | None' = None, "
     "replaced: 'bool' = False) -> 'ScalarSeries'",
     "system_metrics": "(self, run: 'str') -> 'list[WriterSystem]'",

@@ -30,6 +30,7 @@ __all__ = [
     "PER_ROLE",
     "RUNS",
     "RUN_SERIES",
+    "RUNS_TABLE",
     "SCALARS",
     "SERIES",
     "TAGS",
@@ -123,8 +124,22 @@ RUN_SERIES = obj(
         "job": array(JOB_ROLE),
         "per_rank": array(obj({"role": STRING, "rank": INTEGER, **SERIES})),
         "wrong": WRONG_MARKS,
+        "group": obj(
+            {
+                "key": {
+                    "type": "object",
+                    "additionalProperties": {"type": ["string", "number", "null"]},
+                    "description": "the value of each field grouped by (name: the regex's capture); null: none",
+                },
+                "members": {
+                    **array(STRING),
+                    "description": "the group's runs; the band's ranks (min_rank, ...) are positions in it",
+                },
+            },
+            description="a group of runs (run is its label), drawn as one line with bands over its members",
+        ),
     },
-    optional=("job", "per_rank", "wrong"),
+    optional=("job", "per_rank", "wrong", "group"),
 )
 SCALARS = obj(
     {
@@ -167,6 +182,43 @@ RUNS = obj(
                 }
             )
         )
+    }
+)
+_SUMMARY_VALUE = {"type": ["number", "string"], "description": 'a number, or "nan", "inf", "-inf"'}
+RUNS_TABLE = obj(
+    {
+        "total": {"type": "integer", "description": "runs in all"},
+        "matched": {"type": "integer", "description": "runs the query selects"},
+        "offset": INTEGER,
+        "fields": {**array(STRING), "description": "the columns a query, a sort or group_by may name"},
+        "hparams": {**array(STRING), "description": "the hparams any run has"},
+        "rows": array(
+            obj(
+                {
+                    "name": STRING,
+                    "status": {"enum": ["live", "finished", "crashed", "killed"]},
+                    "host": {"type": ["string", "null"]},
+                    "start_time": NULLABLE_NUMBER,
+                    "end_time": NULLABLE_NUMBER,
+                    "duration": NULLABLE_NUMBER,
+                    "writers": INTEGER,
+                    "attempts": INTEGER,
+                    "hparams": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+                    "metrics": {
+                        "type": "object",
+                        "additionalProperties": {
+                            "oneOf": [
+                                {"type": "null"},
+                                obj(
+                                    {"last": _SUMMARY_VALUE, "min": _SUMMARY_VALUE, "max": _SUMMARY_VALUE},
+                                    optional=("last", "min", "max"),
+                                ),
+                            ]
+                        },
+                    },
+                }
+            )
+        ),
     }
 )
 TAGS = {

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, current_app
 
+from visualdl.errors import InvalidArgument
 from visualdl.server._http.blobs import streamed
+from visualdl.server._http.params import MAX_RUNS
 from visualdl.server._provider import DataProvider
 from visualdl.server._views.audio import audio_answer, audio_clip
 from visualdl.server._views.curves import curves
@@ -29,6 +31,7 @@ from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
 from visualdl.server._views.jobpages import JobPages
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
+from visualdl.server._views.runtable import AUTO, grouped_chart, runs_table, runs_table_answer, selected_runs
 from visualdl.server._views.scalars import scalars_answer
 from visualdl.server._views.stragglers import stragglers_answer
 from visualdl.server._views.system import system_answer
@@ -91,8 +94,27 @@ def _tags(q: Query) -> Any:
 def _scalars(q: Query) -> Any:
     # x_min above x_max: a range that holds no point (an empty answer, not an error).
     role, _, rank = (q["rank"] or "").rpartition("/")
-    chart = _provider().read_scalar_runs(
-        runs=q["run"],
+    provider = _provider()
+    runs = selected_runs(provider, q["run"], q["where"])
+    if q["group_by"] or q["group_regex"] is not None:
+        chart = grouped_chart(
+            provider,
+            runs,
+            tag=q["tag"],
+            group_by=q["group_by"],
+            group_regex=q["group_regex"],
+            max_points=q["max_points"],
+            x_min=q["x_min"],
+            x_max=q["x_max"],
+        )
+        return scalars_answer(chart)
+    if len(runs) > MAX_RUNS:
+        raise InvalidArgument(
+            f"{len(runs)} runs selected; a chart draws at most {MAX_RUNS} runs one by one: "
+            f"group them (group_by=FIELD, group_by={AUTO} or group_regex=...) or select fewer"
+        )
+    chart = provider.read_scalar_runs(
+        runs=runs,
         tag=q["tag"],
         max_points=q["max_points"],
         x_min=q["x_min"],
@@ -101,7 +123,19 @@ def _scalars(q: Query) -> Any:
         rank=int(rank) if rank else None,
         role=role or None,
     )
-    return mark_charts(scalars_answer(chart), lambda run, tag: _provider().read_job_wrong(run=run, tag=tag))
+    return mark_charts(scalars_answer(chart), lambda run, tag: provider.read_job_wrong(run=run, tag=tag))
+
+
+def _runs_table(q: Query) -> Any:
+    return runs_table_answer(
+        runs_table(_provider()),
+        where=q["where"],
+        sort=q["sort"],
+        descending=q["order"] == "desc",
+        tags=q["metric"],
+        offset=q["offset"],
+        limit=q["limit"],
+    )
 
 
 def _image(q: Query) -> Response:
@@ -265,6 +299,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "audio_clip": _audio_clip,
     "curves": _curves,
     "hparams": _hparams,
+    "runs_table": _runs_table,
     "scalar_layout": _scalar_layout,
     "projection": _projection,
     "neighbors": _neighbors,

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from visualdl._index.runquery import MAX_QUERY_CHARS
 from visualdl.errors import InvalidArgument
 from visualdl.server._graph.limits import MAX_PATH_DEPTH
 from visualdl.server._provider import MAX_RUN_LENGTH, MAX_TAG_LENGTH
@@ -42,7 +43,7 @@ MAX_TEXT = 1024
 MAX_RUNS = 1000
 #: Values of a repeated ``expand`` parameter in one request, at most.
 MAX_EXPAND = 10_000
-_TEXT_LIMITS = {"run": MAX_RUN_LENGTH, "tag": MAX_TAG_LENGTH, "name": MAX_TAG_LENGTH}
+_TEXT_LIMITS = {"run": MAX_RUN_LENGTH, "tag": MAX_TAG_LENGTH, "name": MAX_TAG_LENGTH, "where": MAX_QUERY_CHARS}
 #: (minimum, maximum) of the integer parameters; ``max_points`` is bounded by ``Settings.max_points_limit``.
 NUMBER_BOUNDS = {
     "index": (0, 2**62),
@@ -52,6 +53,8 @@ NUMBER_BOUNDS = {
     "dims": (2, 3),
     "rank": (0, 2**31 - 1),
     "grid": (2, 2000),
+    "offset": (0, 2**31 - 1),
+    "limit": (1, 5000),
 }
 #: The pattern of any text without a stated one: the server refuses a NUL character.
 NO_NUL = "^[^\\u0000]*$"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visualdl.server._http.answers import HEALTH, JOB, JOB_HEATMAP, KIND_LIST, RUNS, SCALARS, TAGS
+from visualdl.server._http.answers import HEALTH, JOB, JOB_HEATMAP, KIND_LIST, RUNS, RUNS_TABLE, SCALARS, TAGS
 from visualdl.server._http.answers_graph import GRAPH, GRAPH_NODE, GRAPH_SEARCH, GRAPHS
 from visualdl.server._http.answers_job_ends import JOB_END
 from visualdl.server._http.answers_kinds import (
@@ -84,6 +84,12 @@ class Route:
 # -- parameters ----------------------------------------------------------------------------
 
 _RUN = Param("run", "run name, as listed by /api/runs", required=True)
+_WHERE = Param(
+    "where",
+    "select runs by a query over their hparams, runs-table columns and tag summaries, e.g. "
+    'lr < 0.3 and opt == "adam" and loss.min < 0.1 and name ~ "seed1\\d+" (see /api/runs/table)',
+    example='name ~ "seed"',
+)
 _TAG = Param("tag", "tag name, as listed by /api/tags", required=True)
 _INDEX = "[0-9]{1,18}"
 _STEP = f"{_INDEX}\\.[^.|\\u0000]+\\.{_INDEX}"
@@ -133,6 +139,22 @@ ROUTES: tuple[Route, ...] = (
     ),
     Route("runs", "/api/runs", "Runs, with the writers (processes) of each", (), RUNS, errors=()),
     Route(
+        "runs_table",
+        "/api/runs/table",
+        "The runs as a table, a page at a time: name, status (live, finished, crashed, killed), host, start, end, "
+        "duration, writers, attempts, hparams and, for the tags asked, each run's last, min and max; filtered by "
+        "a query, sorted by any column, runs in natural order otherwise",
+        (
+            _WHERE,
+            Param("sort", "the column to sort by: a field as where names it (lr, status, loss.min, ...)"),
+            Param("order", "ascending or descending", type="enum", choices=("asc", "desc")),
+            Param("metric", "scalar tags whose last, min and max to give per run", many=32),
+            Param("offset", "first row of the page", type="integer", bounds=NUMBER_BOUNDS["offset"], default=0),
+            Param("limit", "rows of the page at most", type="integer", bounds=NUMBER_BOUNDS["limit"], default=200),
+        ),
+        RUNS_TABLE,
+    ),
+    Route(
         "kinds",
         "/api/kinds",
         "What the logdir holds, one entry per tab of the web UI: every kind of record with its tag and run "
@@ -154,7 +176,23 @@ ROUTES: tuple[Route, ...] = (
         "One tag for many runs, downsampled keeping every bucket's first, last, min, max and first NaN point",
         (
             Param("tag", "scalar tag", required=True),
-            Param("run", "runs (repeat the parameter)", required=True, many=MAX_RUNS),
+            Param(
+                "run",
+                f"runs (repeat the parameter, at most {MAX_RUNS}; or select them with where; neither: every run)",
+                many=MAX_RUNS,
+            ),
+            _WHERE,
+            Param(
+                "group_by",
+                "draw groups of runs, one line with bands each, by these fields (hparams or runs-table columns, "
+                "as in where); ':auto': what splits the runs into a few groups (hparams that are not seeds, else "
+                "the runs' parent folders)",
+                many=8,
+            ),
+            Param(
+                "group_regex",
+                "group runs by what this regular expression captures in their names (its groups joined by /)",
+            ),
             Param(
                 "max_points",
                 "points per run at most",

@@ -92,6 +92,8 @@ def run_scalars_json(series: RunScalars) -> dict[str, Any]:
         out["job"] = [_role(role) for role in series.job]
     if series.per_rank is not None:
         out["per_rank"] = [_rank(rank) for rank in series.per_rank]
+    if series.group is not None:
+        out["group"] = {"key": dict(series.group.key), "members": list(series.group.members)}
     out.update(run=series.run, total_points=series.total_points)
     return out
 

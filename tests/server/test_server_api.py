@@ -154,7 +154,7 @@ def test_named_logdirs_prefix_runs(logs, tmp_path):
 @pytest.mark.parametrize(
     ("url", "status", "message"),
     [("/api/scalars?run=train", 400, "missing query parameter 'tag'"),
-     ("/api/scalars?tag=loss", 400, "missing query parameter 'run'"),
+     ("/api/scalars?tag=loss&where=lr%20%3C", 400, "expected a value"),
      ("/api/scalars?tag=loss&run=nope", 404, "unknown run 'nope'"),
      ("/api/scalars?tag=nope&run=train", 200, ""),
      ("/api/scalars?tag=loss&run=train&max_points=abc", 400, "must be an integer"),

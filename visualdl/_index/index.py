@@ -34,7 +34,7 @@ from visualdl._index.ends import SILENT_AFTER, HostMemory
 from visualdl._index.polling import Poller
 from visualdl._index.restarts import Resolved
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
-from visualdl._index.series import ScalarSeries, merge, pieces
+from visualdl._index.series import ScalarSeries, gather, merge, pieces
 from visualdl._index.streams import job_points, resolved
 from visualdl._index.system import (
     WriterSystem,
@@ -95,6 +95,11 @@ class Index(Poller):
         (not when points are only added): what lists of runs and tags can be cached by.
         ``runs_only``: one that changes only when the runs change."""
         return self._runs_generation if runs_only else self._generation
+
+    def data_version(self) -> tuple[int, int]:
+        """A pair that changes whenever anything of any run changes, points included: what a
+        view over every run's data (a tag's summary of each run) is cached by."""
+        return (self._generation, self._data_changes)
 
     def run_version(self, run: str) -> tuple[int, int]:
         """A pair that changes whenever anything of ``run`` changes, points included (its files
@@ -209,6 +214,28 @@ class Index(Poller):
             if unfiltered:
                 state.cache[("merged", tag)] = (version, merged)
             return merged
+
+    def runs_points(self, runs: list[str], tag: str) -> tuple[ScalarSeries, np.ndarray, np.ndarray]:
+        """Each of ``runs``' points of ``tag`` (as :meth:`scalars` gives them: all writers,
+        restarts resolved), laid end to end: the points, how many each run has, and which
+        run (its position in ``runs``) each length is of. A run of one file is read in the
+        same gather as the others (:func:`visualdl._index.series.gather`); an unknown run or
+        one without the tag has no points."""
+        with self._lock:
+            single: list[tuple[int, Any]] = []
+            several: list[tuple[int, ScalarSeries]] = []
+            for i, run in enumerate(runs):
+                state = self._runs.get(run)
+                per_file = state.data.get(("scalars", tag)) if state is not None else None
+                if not per_file:
+                    continue
+                if len(per_file) == 1 and not state.starts:  # type: ignore[union-attr]
+                    single.append((i, next(iter(per_file.values()))))
+                else:
+                    several.append((i, self.scalars(run, tag)))
+            points, lengths = gather([s for _, s in single], [s for _, s in several])
+        which = np.fromiter((i for i, _ in (*single, *several)), np.int64, len(single) + len(several))
+        return points, lengths, which
 
     def chart_scalars(
         self, run: str, tag: str, *, max_points: int, x_min: float | None = None, x_max: float | None = None

@@ -17,6 +17,7 @@ from visualdl._index.aggregate import JobSeries
 from visualdl._index.ends import SILENT_AFTER
 from visualdl._index.index import Index, Stream, WriterInfo
 from visualdl._index.polling import PollResult
+from visualdl._index.runtable import IndexRuns, RunsTable, build_table
 from visualdl._index.series import ScalarSeries
 from visualdl._index.system import HostMemory, WriterSystem
 from visualdl._index.tail import Problem
@@ -44,11 +45,22 @@ class LogReader(Index):
     """
 
     def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
+        self._table: tuple[int, RunsTable] | None = None  # runs(where=...): built once per generation
         super().__init__(logdir, load=load)
 
-    def runs(self) -> list[str]:
-        """Runs, sorted by name."""
-        return super().runs()
+    def runs(self, *, where: str | None = None) -> list[str]:
+        """Runs, sorted by name; ``where``: those a query selects, e.g. ``'lr < 0.3 and opt == "adam"
+        and eval/loss.min < 0.1 and name ~ "seed1\\d+"'`` (over hparams, the runs table's columns:
+        status, host, start_time, end_time, duration, writers, attempts; and a tag's last, min
+        and max; see :mod:`visualdl._index.runquery`). A query that cannot be parsed, or names
+        a field no run has, raises :class:`~visualdl._index.runquery.QueryError` saying where."""
+        names = super().runs()
+        if where is None:
+            return names
+        generation = self.generation()
+        if self._table is None or self._table[0] != generation:
+            self._table = (generation, build_table(IndexRuns(self), names))
+        return sorted(self._table[1].select(where))
 
     def tags(self, run: str) -> dict[str, list[str]]:
         """Tags of ``run`` by kind: ``{"scalars": [...], "images": [...], ...}``."""

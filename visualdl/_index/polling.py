@@ -200,6 +200,7 @@ class Poller:
         #: points are only added): what lists of runs and tags can be cached by.
         self._generation = 0
         self._runs_generation = 0  # changes whenever the runs change
+        self._data_changes = 0  # changes whenever any file is read further or forgotten
         self._signatures: dict[str, tuple[bool, bool, bool, tuple[tuple[str, str, int], ...]]] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
@@ -373,6 +374,7 @@ class Poller:
                     take_system(state.system, logfile.path, logfile.decoder)
                     if logfile.offset != start:
                         state.changes += 1
+                        self._data_changes += 1
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
@@ -392,6 +394,7 @@ class Poller:
     def _forget(self, state: Run, path: str) -> None:
         self._generation += 1
         state.changes += 1
+        self._data_changes += 1
         self._signatures.pop(path, None)
         state.files.pop(path, None)
         state.progress.pop(path, None)

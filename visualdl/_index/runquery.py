@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from visualdl.errors import VisualDLError
+from visualdl.errors import InvalidArgument
 
 __all__ = ["Column", "Query", "QueryError", "RunTable", "parse", "column_of"]
 
@@ -54,7 +54,7 @@ MAX_DEPTH = 64
 Literal = float | str | bool
 
 
-class QueryError(VisualDLError, ValueError):
+class QueryError(InvalidArgument):
     """A query that cannot be parsed or names what does not exist; ``position`` is the
     offending character's index in the query (0-based)."""
 
@@ -233,12 +233,12 @@ class _Parser:
         if token.kind == "punct" and token.text == "(":
             self.take()
             self.nested()
-            node = self.or_()
+            inner = self.or_()
             self.depth -= 1
             if not (self.token.kind == "punct" and self.token.text == ")"):
                 raise self.error(f"expected ')' closing the '(' of character {token.position + 1}")
             self.take()
-            return node
+            return inner
         if token.kind != "field":
             if token.kind == "end":
                 raise self.error("expected a field name, found the end of the query")
@@ -422,9 +422,9 @@ class Query:
             return true, true | false
         column = table.field(node.field)
         if column is None:
-            known = ", ".join(table.known_fields()[:12])
+            fields = ", ".join(table.known_fields()[:12])
             raise QueryError(
-                f"no field {node.field!r} (fields: {known}; a tag's summary: TAG.last, TAG.min, TAG.max)",
+                f"no field {node.field!r} (fields: {fields}; a tag's summary: TAG.last, TAG.min, TAG.max)",
                 self.text,
                 node.position,
             )
@@ -442,12 +442,13 @@ def _compare(column: Column, node: Compare) -> tuple[np.ndarray, np.ndarray]:
             true[at] = np.fromiter((t in texts for t in column.texts[at]), bool, at.size)
         if numbers:
             true |= column.is_number & np.isin(column.numbers, numbers)
-        for value in node.value:
-            if isinstance(value, bool):  # true/false also match the texts "true"/"false"
-                true |= _textual(column, "==", "true" if value else "false")[0]
+        for item in node.value:
+            if isinstance(item, bool):  # true/false also match the texts "true"/"false"
+                true |= _textual(column, "==", "true" if item else "false")[0]
         return true, column.is_number | column.is_text
-    value = node.value
-    assert not isinstance(value, tuple)
+    raw = node.value
+    assert not isinstance(raw, tuple)
+    value: Literal = raw
     if node.op in ("~", "!~"):
         assert node.pattern is not None
         known = column.is_text.copy()

@@ -1,0 +1,241 @@
+"""The runs as one table: what the runs table shows, what the query language selects from
+(:mod:`visualdl._index.runquery`) and what groups are made of.
+
+One row per run, in natural order (``seed2`` before ``seed10``): its name; its status
+(``live``, ``finished``, ``crashed``, ``killed``), from the newest writer of each place of
+the run (a rank restarted after a kill is not a killed run); its host(s), start, end and
+duration; how many writers and attempts wrote it; its hparams. A tag's summaries (the last
+value, the least and the greatest finite ones) are columns computed the first time a query,
+a sort or a view names them, and kept with the table until a run's points change. The table is built once per change of
+the logdirs' runs and writers (the provider's generation) and each query is a few numpy
+operations over its columns.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from visualdl._index.runquery import Column, RunTable, column_of, parse
+from visualdl._index.series import ScalarSeries
+from visualdl._index.writers import WriterInfo
+from visualdl._kinds.table import HParamsEvent
+from visualdl.errors import NotFound
+
+__all__ = ["STATUSES", "IndexRuns", "RunSource", "RunsTable", "build_table", "natural_key"]
+
+
+class RunSource(Protocol):
+    """What a table of runs is built from: the index's own runs (``LogReader``), or the
+    server's over several logdirs (``DataProvider``), by the names each gives its runs."""
+
+    def writers_of(self, run: str) -> Sequence[WriterInfo]: ...
+
+    def hparams_of(self, run: str) -> HParamsEvent | None: ...
+
+    def scalars_of(self, run: str, tag: str) -> ScalarSeries | None:
+        """``tag``'s points of ``run`` (None: the run has no such tag)."""
+        ...
+
+    def data_version(self) -> Any:
+        """Changes whenever any run's points change."""
+        ...
+
+
+#: A run's status, worst first: one writer's end decides it over the others'.
+STATUSES = ("crashed", "killed", "live", "finished")
+#: The columns every row has, besides its name, hparams and tag summaries.
+META_FIELDS = ("status", "host", "start_time", "end_time", "duration", "writers", "attempts")
+
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
+
+
+def natural_key(name: str) -> tuple[tuple[Any, ...], str]:
+    """Sorts ``seed2`` before ``seed10`` and ``lr0.01`` before ``lr0.1``: numbers in a name
+    compare as numbers (text parts and numbers alternate, so equal positions hold the same
+    type); names equal as numbers (``seed01``, ``seed1``) by their text."""
+    parts = _NUMBER.split(name)
+    return tuple(float(p) if i % 2 else p for i, p in enumerate(parts)), name
+
+
+def _status(writers: Any) -> str:
+    newest: dict[tuple[str, int], Any] = {}
+    for w in writers:
+        place = (w.role, w.rank) if w.rank >= 0 else (w.path, -1)
+        old = newest.get(place)
+        if old is None or (w.attempt, w.start_time) >= (old.attempt, old.start_time):
+            newest[place] = w
+    worst = len(STATUSES) - 1
+    for w in newest.values():
+        how = w.ended.how if w.ended is not None else None
+        if how in ("exception", "fatal signal"):
+            status = "crashed"
+        elif how in ("signal", "killed"):
+            status = "killed"
+        elif w.closed or how == "closed":
+            status = "finished"
+        else:
+            status = "live"
+        worst = min(worst, STATUSES.index(status))
+    return STATUSES[worst]
+
+
+@dataclass(slots=True)
+class RunsTable:
+    """Every run of the provider as a row (see the module docstring)."""
+
+    names: list[str]
+    meta: dict[str, list[Any]]  # META_FIELDS -> one value per run
+    hparams: dict[str, list[Any]]  # hparam -> one value per run (None: the run has none)
+    source: RunSource
+    _summaries: dict[tuple[str, str], tuple[Any, Column | None]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _table: RunTable | None = None
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def table(self) -> RunTable:
+        if self._table is None:
+            self._table = RunTable(
+                self.names,
+                {name: column_of(values) for name, values in self.meta.items()},
+                {name: column_of(values) for name, values in self.hparams.items()},
+                self.summary,
+            )
+        return self._table
+
+    def summary(self, tag: str, which: str) -> Column | None:
+        """``tag``'s ``which`` (last, min or max) of every run; None when no run has the tag."""
+        version = self.source.data_version()
+        with self._lock:
+            hit = self._summaries.get((tag, which))
+            if hit is None or hit[0] != version:
+                self._summarize(tag, version)
+            return self._summaries[(tag, which)][1]
+
+    def _summarize(self, tag: str, version: Any) -> None:
+        n = len(self.names)
+        last, low, high = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+        has_last, has_low = np.zeros(n, bool), np.zeros(n, bool)
+        found = False
+        for i, run in enumerate(self.names):  # a read per run that logged the tag, once per tag and generation
+            try:
+                series = self.source.scalars_of(run, tag)
+            except NotFound:  # removed meanwhile
+                continue
+            if series is None or not len(series):
+                continue
+            found = True
+            values = series.values
+            last[i], has_last[i] = values[-1], True
+            finite = values[np.isfinite(values)]
+            if finite.size:
+                low[i], high[i], has_low[i] = finite.min(), finite.max(), True
+        empty = np.empty(n, object)
+        no_text = np.zeros(n, bool)
+        for which, numbers, present in (("last", last, has_last), ("min", low, has_low), ("max", high, has_low)):
+            self._summaries[(tag, which)] = (version, Column(numbers, present, empty, no_text) if found else None)
+
+    def select(self, where: str | None) -> list[str]:
+        """The runs ``where`` selects, in natural order (all of them without a query)."""
+        if not where:
+            return list(self.names)
+        return parse(where).matching(self.table)
+
+    def order(self, rows: np.ndarray, by: str, descending: bool) -> np.ndarray:
+        """``rows`` (indices) sorted by the column ``by``: numbers, then texts, then runs without
+        the field; ties in natural order (the rows' own order). ``descending`` reverses the
+        numbers and the texts, never the missing ones' place."""
+        column = self.table.field(by)
+        if column is None:
+            raise NotFound(f"no column {by!r} to sort by")
+        numbers = column.numbers[rows]
+        is_number = column.is_number[rows]
+        texts = np.where(column.is_text[rows], column.texts[rows], "")
+        rank_text = np.unique(texts.astype(str), return_inverse=True)[1]
+        group = np.where(is_number, 0, np.where(column.is_text[rows], 1, 2))
+        sign = -1.0 if descending else 1.0
+        key_number = np.where(is_number, np.nan_to_num(numbers * sign, nan=np.inf), 0.0)
+        key_text = rank_text * (-1 if descending else 1)
+        order = np.lexsort((np.arange(rows.size), key_text, key_number, group))
+        return rows[order]
+
+    def row(self, i: int, tags: list[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.names[i]}
+        for name, values in self.meta.items():
+            out[name] = values[i]
+        out["hparams"] = {k: _json_value(v[i]) for k, v in self.hparams.items() if v[i] is not None}
+        out["metrics"] = {}
+        for tag in tags:
+            entry = {}
+            for which in RunTable.SUMMARIES:
+                column = self.summary(tag, which)
+                if column is not None and column.is_number[i]:
+                    entry[which] = _json_value(float(column.numbers[i]))
+            out["metrics"][tag] = entry or None
+        return out
+
+
+class IndexRuns:
+    """The runs of one index (what ``LogReader.runs(where=...)`` selects from) as a :class:`RunSource`."""
+
+    def __init__(self, index: Any) -> None:
+        self._index = index
+
+    def writers_of(self, run: str) -> Sequence[WriterInfo]:
+        writers: Sequence[WriterInfo] = self._index.writers(run)
+        return writers
+
+    def hparams_of(self, run: str) -> HParamsEvent | None:
+        event: HParamsEvent | None = self._index.hparams(run)
+        return event
+
+    def scalars_of(self, run: str, tag: str) -> ScalarSeries | None:
+        if tag not in self._index.tags(run)["scalars"]:
+            return None
+        series: ScalarSeries = self._index.scalars(run, tag)
+        return series
+
+    def data_version(self) -> Any:
+        return self._index.data_version()
+
+
+def _json_value(value: Any) -> Any:
+    """NaN and infinities as the strings "nan", "inf", "-inf" (JSON has none)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
+    """The table of ``runs`` (any order; rows in natural order)."""
+    names = sorted(runs, key=natural_key)
+    meta: dict[str, list[Any]] = {name: [] for name in META_FIELDS}
+    hparams: dict[str, list[Any]] = {}
+    for i, run in enumerate(names):
+        writers = source.writers_of(run)
+        starts = [w.start_time for w in writers if math.isfinite(w.start_time)]
+        ends = [w.end_time if w.end_time is not None else (w.ended.wall_time if w.ended else None) for w in writers]
+        known = [e for e in ends if e is not None]
+        start = min(starts) if starts else None
+        end = max(known) if known and len(known) == len(ends) else None  # ended: every writer has
+        meta["status"].append(_status(writers) if writers else "live")
+        meta["host"].append(",".join(sorted({w.host for w in writers if w.host})) or None)
+        meta["start_time"].append(start)
+        meta["end_time"].append(end)
+        meta["duration"].append(end - start if end is not None and start is not None else None)
+        meta["writers"].append(len(writers))
+        meta["attempts"].append(max((w.attempt for w in writers), default=-1) + 1 or 1)
+        event = source.hparams_of(run)
+        if event is not None:
+            for key, value in event.hparams.items():
+                hparams.setdefault(key, [None] * len(names))[i] = value
+    return RunsTable(names, meta, dict(sorted(hparams.items())), source)
