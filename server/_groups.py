@@ -15,7 +15,6 @@ gives every run its own), else the runs' parent folders (``lr0.1/seed3`` -> ``lr
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +23,9 @@ import numpy as np
 from visualdl._index.aggregate import aggregate_points
 from visualdl._index.runtable import RunsTable, natural_key
 from visualdl._index.series import ScalarSeries
-from visualdl.errors import InvalidArgument, NotFound
+from visualdl.errors import CannotShow, InvalidArgument, NotFound
 from visualdl.server._data import Group, RunScalars, ScalarRuns
+from visualdl.server._patterns import compile_pattern
 from visualdl.server._provider import role_line
 
 if TYPE_CHECKING:
@@ -61,12 +61,12 @@ def group_runs(
             known = ", ".join(table.table.known_fields()[:12])
             raise NotFound(f"no field {name!r} to group by (fields: {known})")
         columns.append((name, column))
-    pattern = None
+    pattern: Any = None
     if regex is not None:
         try:
-            pattern = re.compile(regex)
-        except re.error as e:
-            raise InvalidArgument(f"group_regex is not a regular expression: {e}") from None
+            pattern = compile_pattern(regex)
+        except CannotShow as e:
+            raise InvalidArgument(f"group_regex is not a regular expression RE2 takes: {e}") from None
     for run in runs:
         i = index.get(run)
         if i is None:

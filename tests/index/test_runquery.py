@@ -131,6 +131,16 @@ def test_nesting_is_bounded_and_long_queries_refused():
         parse("name in [" + ", ".join(['"x"'] * 20_000) + "]")
 
 
+def test_regexes_run_in_linear_time_and_lookaround_is_refused_where_it_stands():
+    names = ["a" * 5000 + "b", "a" * 40]
+    table = RunTable(names)
+    # (a+)+$ backtracks for hours in Python's re on 41 characters; RE2 matches at once
+    assert parse('name ~ "^(a+)+$"').matching(table) == ["a" * 40]
+    with pytest.raises(QueryError, match="RE2") as caught:
+        parse('name ~ "(?=a)b"')
+    assert caught.value.position == 7
+
+
 def test_python_never_runs():
     for query in ('__import__("os").system("true")', "lr == __import__", "lr == (1).__class__", "exec('x')"):
         with pytest.raises(QueryError):

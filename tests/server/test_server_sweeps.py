@@ -88,6 +88,7 @@ def test_groups_by_a_field_a_regex_and_a_query_together(sweep):
         ({"tag": "eval/loss", "where": "lr <"}, "expected a value"),
         ({"tag": "eval/loss", "where": "momentum > 1"}, "no field 'momentum'"),
         ({"tag": "eval/loss", "group_regex": "("}, "group_regex is not a regular expression"),
+        ({"tag": "eval/loss", "group_regex": "(?=x)"}, "group_regex is not a regular expression"),
         ({"tag": "eval/loss", "group_by": [":auto", "lr"]}, "give it alone"),
         ({"tag": "eval/loss"}, "1200 runs selected"),  # no selection: every run
     ],

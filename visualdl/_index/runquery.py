@@ -11,7 +11,8 @@ Grammar (lowest precedence first)::
     and        := not ("and" not)*
     not        := "not" not | comparison
     comparison := "(" query ")" | field OP literal | field ["not"] "in" list
-    OP         := == | != | < | <= | > | >= | ~ | !~        (~: a regex found in the text)
+    OP         := == | != | < | <= | > | >= | ~ | !~        (~: a regex found in the text,
+                  matched by RE2 in time linear in the text: no backreferences or lookaround)
     list       := "[" [literal ("," literal)*] "]"  (or parentheses)
     literal    := number | "string" | 'string' | true | false   (in a string, \" is a quote;
                   other backslashes stay as written, for regular expressions)
@@ -39,8 +40,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import re2
 
 from visualdl.errors import InvalidArgument
 
@@ -150,7 +153,7 @@ class Compare:
     op: str  # == != < <= > >= ~ !~ in
     value: Literal | tuple[Literal, ...]
     position: int  # of the field
-    pattern: re.Pattern[str] | None = None
+    pattern: Any = None  # a compiled RE2 pattern (its search())
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +169,13 @@ class Both:
 
 
 Node = Compare | Not | Both
+
+
+def _re2_options() -> Any:
+    options = re2.Options()
+    options.log_errors = False  # a refused pattern is the query's error, not stderr's
+    options.max_mem = 8 << 20
+    return options
 
 
 class _Parser:
@@ -261,9 +271,13 @@ class _Parser:
             if not isinstance(value, str):
                 raise self.error(f"'{op.text}' takes a string (a regular expression)", self.tokens[self.at - 1])
             try:
-                pattern = re.compile(value)
-            except re.error as e:
-                raise self.error(f"not a regular expression ({e})", self.tokens[self.at - 1]) from None
+                pattern = re2.compile(value, _re2_options())
+            except re2.error as e:
+                reason = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
+                raise self.error(
+                    f"not a regular expression RE2 takes ({reason}; no backreferences or lookaround)",
+                    self.tokens[self.at - 1],
+                ) from None
             return Compare(token.text, op.text, value, token.position, pattern)
         return Compare(token.text, op.text, value, token.position)
 
