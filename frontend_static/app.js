@@ -16,6 +16,7 @@ import { JobsView } from './jobs.js';
 import { LayoutsView } from './layouts.js';
 import { PerRunView } from './perrunview.js';
 import { ProjectorView } from './projector.js';
+import { RunsTableView } from './runstable.js';
 import { loadPlotly, renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
@@ -34,7 +35,7 @@ const state = {
 
 const ctx = {
   state,
-  scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, ...saved.scalar },
+  scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, groupBy: 'auto', ...saved.scalar },
   refresh: { enabled: true, seconds: 2, ...saved.refresh },
   histogramMode: Object.hasOwn(MODES, saved.histogramMode) ? saved.histogramMode : 'offset',
   serverMaxPoints: null, // the server's --max-points, from the first scalar response
@@ -77,6 +78,7 @@ function loadSettings() {
 // kind /api/kinds lists without an entry gets no tab; a new kind costs its entry and card.
 const PANELS = {
   scalars: { make: (el) => new ScalarsView(el, ctx) },
+  runs: { make: (el) => new RunsTableView(el, ctx) },
   images: {
     grid: true,
     make: (el) => new PerRunView(el, ctx, { kind: 'images', noun: 'image', Card: ImageCard, rowPerTag: true }),

@@ -17,13 +17,16 @@ export function rangeAt(ranges, step) {
   return null;
 }
 
-/** "rank 7 over steps 100–240" (or "most often rank 7: 62 of 80 steps 100–240"), for one point's hover. */
-export function holderText(ranges, step) {
+/**
+ * "rank 7 over steps 100–240" (or "most often rank 7: 62 of 80 steps 100–240"), for one
+ * point's hover; `who(rank)` names the holder (a group's member run instead of a rank).
+ */
+export function holderText(ranges, step, who = (rank) => `rank ${rank}`) {
   const row = ranges ? rangeAt(ranges, step) : null;
   if (!row) return '';
   const [first, last, rank, held, points] = row;
   const span = first === last ? `step ${first}` : `steps ${first}–${last}`;
-  return held === points ? `rank ${rank} over ${span}` : `most often rank ${rank}: ${held} of ${points} ${span}`;
+  return held === points ? `${who(rank)} over ${span}` : `most often ${who(rank)}: ${held} of ${points} ${span}`;
 }
 
 /** "max: trainer 4 (50%), 1 (35%) · min: trainer 2 (88%)": the most frequent holders of a role's extremes. */

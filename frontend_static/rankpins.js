@@ -22,9 +22,11 @@ export function edgeAt(points, pointerY) {
     const rank = p.customdata?.[5];
     if (rank === undefined || rank === null || rank < 0) continue;
     const distance = pointerY === null ? 0 : Math.abs(p.yPixel - pointerY);
-    if (!best || distance < best.distance) best = { distance, job: p.data.meta.job, role: p.data.meta.role, rank };
+    const names = p.data.meta.names; // a group of runs: the edge's holder is a member run
+    if (!best || distance < best.distance) best = { distance, job: p.data.meta.job, role: p.data.meta.role, rank, member: names?.[rank] };
   }
-  return best && { job: best.job, role: best.role, rank: best.rank };
+  if (!best) return null;
+  return best.member !== undefined ? { member: best.member } : { job: best.job, role: best.role, rank: best.rank };
 }
 
 export class RankPins {
@@ -39,18 +41,19 @@ export class RankPins {
     return this.pins.has(name);
   }
 
-  /** Pin the rank's line, or unpin it if it is pinned. */
-  toggle({ job, role, rank }) {
-    const name = pinName(job, role, rank);
+  /** Pin the rank's line (a group's member run's, given `member`), or unpin it if it is pinned. */
+  toggle({ job, role, rank, member }) {
+    const name = member !== undefined ? `${member} (pinned)` : pinName(job, role, rank);
     if (this.pins.delete(name)) {
       this.redraw();
       return;
     }
-    const pin = { job, role, rank, line: null };
+    const pin = { job, role, rank, member, line: null };
     this.pins.set(name, pin);
-    fetchJSON('scalars', { tag: this.tag, run: job, rank: `${role}/${rank}` }).then(({ body }) => {
+    const query = member !== undefined ? { tag: this.tag, run: member } : { tag: this.tag, run: job, rank: `${role}/${rank}` };
+    fetchJSON('scalars', query).then(({ body }) => {
       if (this.pins.get(name) !== pin) return; // removed meanwhile
-      pin.line = body.runs[0]?.per_rank?.[0] ?? null;
+      pin.line = member !== undefined ? body.runs[0] ?? null : body.runs[0]?.per_rank?.[0] ?? null;
       this.redraw();
     }, (error) => {
       this.pins.delete(name);
@@ -62,9 +65,9 @@ export class RankPins {
     if (this.pins.delete(name)) this.redraw();
   }
 
-  /** Drop the pins of runs no longer shown. */
+  /** Drop the pins of runs no longer shown (a group member's: when the run is not selected). */
   keep(runs) {
-    for (const [name, pin] of this.pins) if (!runs.includes(pin.job)) this.pins.delete(name);
+    for (const [name, pin] of this.pins) if (!runs.includes(pin.member ?? pin.job)) this.pins.delete(name);
   }
 
   /** The pinned lines as series of the figure (buildFigure draws them as lines of their own). */
@@ -72,7 +75,7 @@ export class RankPins {
     const out = [];
     for (const [name, pin] of this.pins) {
       if (!pin.line) continue;
-      out.push({ ...pin.line, run: name, colorKey: name, job: pin.job, pinned: true });
+      out.push({ ...pin.line, run: name, colorKey: name, job: pin.member ?? pin.job, pinned: true });
     }
     return out;
   }

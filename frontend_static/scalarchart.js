@@ -9,6 +9,7 @@ import { canQuickDraw, quickPlot } from './quickplot.js';
 import { RankPins, clickedEdge } from './rankpins.js';
 import { scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs, toCSV, toJSON, toStepRange } from './scalarfigure.js';
+import { groupingOf, runParams } from './selection.js';
 
 const CONFIG = {
   displaylogo: false,
@@ -126,14 +127,19 @@ export class ScalarChart extends LazyCard {
     if (this.active && this.data) this.render();
   }
 
-  /** The series of the chart's runs: the zoomed step range at full resolution, or all downsampled. */
+  /**
+   * The series of the chart's runs: the zoomed step range at full resolution, or all
+   * downsampled; many runs as groups with bands (selection.js), asked for by a query.
+   */
   fetch(signal) {
     const range = this.stepRange;
-    const budget = pointBudget(this.runs.length, this.ctx.serverMaxPoints);
-    this.fetched = { range, budget };
+    const grouping = groupingOf(this.ctx.scalar.groupBy, this.runs.length);
+    const grouped = Object.keys(grouping).length > 0;
+    const budget = grouped ? undefined : pointBudget(this.runs.length, this.ctx.serverMaxPoints);
+    this.fetched = { range, budget, grouped };
     return fetchJSON('scalars',
-      { tag: this.tag, run: this.runs, x_min: range?.[0], x_max: range?.[1], max_points: budget,
-        ranks: this.ctx.scalar.perRank ? 'each' : undefined },
+      { tag: this.tag, ...runParams(this.ctx.state, this.runs, grouping), x_min: range?.[0], x_max: range?.[1],
+        max_points: budget, ranks: this.ctx.scalar.perRank && !grouped ? 'each' : undefined },
       { signal });
   }
 
@@ -165,7 +171,9 @@ export class ScalarChart extends LazyCard {
 
   figure() {
     const selected = new Set(this.runs);
-    const series = expandJobs(this.data.runs.filter((s) => selected.has(s.run)), this.ctx.scalar.perRank);
+    // Groups are named by their key, not by a run: the answer asked for is what is selected.
+    const runs = this.fetched?.grouped ? this.data.runs : this.data.runs.filter((s) => selected.has(s.run));
+    const series = expandJobs(runs, this.ctx.scalar.perRank);
     this.pins.keep(this.runs);
     series.push(...this.pins.series());
     const fig = buildFigure(series, {
@@ -225,7 +233,14 @@ export class ScalarChart extends LazyCard {
     const cut = series.filter((s) => s.values.length < s.range_points);
     this.el.dataset.downsampled = cut.length ? String(Math.max(...cut.map((s) => s.range_points))) : '';
     this.ctx.downsamplingChanged?.();
-    return this.data.missing.length ? `No data for: ${this.data.missing.join(', ')}.` : '';
+    const groups = this.data.runs.filter((s) => s.group);
+    const grouped = groups.length
+      ? `${groups.length} group${groups.length === 1 ? '' : 's'} of ${groups.reduce((n, g) => n + g.group.members.length, 0)} runs (click a band's edge to draw that run). `
+      : '';
+    const missing = this.data.missing;
+    if (!missing.length) return grouped.trim();
+    const named = missing.slice(0, 8).join(', ') + (missing.length > 8 ? `, and ${missing.length - 8} more` : '');
+    return `${grouped}No data for ${missing.length > 1 ? `${missing.length} runs: ` : ''}${named}.`;
   }
 
   onRelayout(event) {

@@ -153,6 +153,16 @@ export function expandJobs(runs, perRank) {
       continue;
     }
     for (const role of s.job) {
+      if (s.group) { // a group of runs: its band's ranks are positions in its members
+        out.push({
+          run: s.run, colorKey: `group ${s.run}`, steps: role.steps, values: role.values, wall_times: role.wall_times,
+          nonfinite: role.nonfinite, range_points: role.range_points,
+          band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
+            ranks: s.group.members.length, role: role.role, quantiles: quantilesOf(role), extremes: role.extremes ?? null,
+            edgeRanks: edgeRanksOf(role), names: s.group.members, noun: 'run' },
+        });
+        continue;
+      }
       out.push({
         run: several ? `${s.run} · ${role.role}` : s.run, colorKey: several ? `${s.run} · ${role.role}` : s.run, job: s.run,
         steps: role.steps, values: role.values, wall_times: role.wall_times, nonfinite: role.nonfinite,
@@ -167,6 +177,11 @@ export function expandJobs(runs, perRank) {
 }
 
 const QUANTILE_NAMES = ['p5', 'p25', 'median', 'p75', 'p95'];
+
+/** Who holds a band's edge: "rank 7" of a job, the member run's name of a group (escaped when drawn). */
+function holderName(band) {
+  return band.names ? (i) => escPlotly(band.names[i] ?? `#${i}`) : (i) => `rank ${i}`;
+}
 
 /** The quantiles over ranks of a job role's answer, by name (null from a server that sends none). */
 function quantilesOf(role) {
@@ -186,19 +201,22 @@ function bandTraces(s) {
   const minRank = broken(band.minRank, s.breaks);
   const maxRank = broken(band.maxRank, s.breaks);
   const count = broken(band.count, s.breaks);
-  const text = (values, ranks, what) => values.map((v, i) => `${what} ${v === null ? '–' : fmtValue(v)} (rank ${ranks[i]})`);
+  const who = holderName(band);
+  const text = (values, ranks, what) => values.map((v, i) => `${what} ${v === null ? '–' : fmtValue(v)} (${who(ranks[i])})`);
   const custom = s.steps.map((step, i) => [step, count[i], band.ranks, escPlotly(s.run)]);
   // Per edge: who holds it over which steps (from the answer's ranges), and the rank a click pins.
   const held = (name, ranks) => s.steps.map((step, i) => [...custom[i],
-    step === null ? '' : escPlotly(holderText(band.extremes?.[name]?.ranges, step)), ranks[i]]);
+    step === null ? '' : escPlotly(holderText(band.extremes?.[name]?.ranges, step, band.names ? (r) => band.names[r] : undefined)),
+    ranks[i]]);
   const common = { type: 'scatter', mode: 'lines', x: s.xs, showlegend: false, customdata: custom, connectgaps: false,
     legendgroup: s.run };
-  const meta = { run: s.run, job: s.job ?? s.run, role: band.role };
+  const meta = { run: s.run, job: s.job ?? s.run, role: band.role, ...(band.names ? { names: band.names } : {}) };
+  const noun = band.noun ?? 'rank';
   return [
     {
       ...common, y: band.min, line: { width: 0, color: s.color }, text: text(band.min, minRank, 'min'),
       customdata: held('min', minRank),
-      hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[1]} of %{customdata[2]} ranks · %{customdata[4]}<extra></extra>',
+      hovertemplate: `<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[1]} of %{customdata[2]} ${noun}s · %{customdata[4]}<extra></extra>`,
       meta: { ...meta, kind: 'band-min' },
     },
     {
@@ -221,7 +239,8 @@ function quantileTraces(s, band, common, held, meta) {
   const q = Object.fromEntries(QUANTILE_NAMES.map((name) => [name, broken(band.quantiles[name], s.breaks)]));
   const trace = (name) => {
     const ranks = band.edgeRanks ? broken(band.edgeRanks[name], s.breaks) : null;
-    const text = q[name].map((v, i) => `${name} ${v === null ? '–' : fmtValue(v)}${ranks?.[i] >= 0 && ranks[i] !== null ? ` (rank ${ranks[i]})` : ''}`);
+    const who = holderName(band);
+    const text = q[name].map((v, i) => `${name} ${v === null ? '–' : fmtValue(v)}${ranks?.[i] >= 0 && ranks[i] !== null ? ` (${who(ranks[i])})` : ''}`);
     return {
       ...common, y: q[name], text, ...(ranks ? { customdata: held(name, ranks) } : {}),
       hovertemplate: `<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text}${ranks ? ' · %{customdata[4]}' : ''}<extra></extra>`,
@@ -281,7 +300,8 @@ function lineTraces({ color, members }, smoothing, merged) {
   // A job's line says what it is: the mean over its ranks, the band their min and max.
   const band = !merged && members[0].band;
   const bands = band?.quantiles ? 'dashed median, bands p25–p75, p5–p95, min–max' : 'band min–max';
-  const legendName = band ? `${name} · mean of ${band.ranks} rank${band.ranks === 1 ? '' : 's'}, ${bands}` : name;
+  const noun = band?.noun ?? 'rank';
+  const legendName = band ? `${name} · mean of ${band.ranks} ${noun}${band.ranks === 1 ? '' : 's'}, ${bands}` : name;
   const group = merged ? undefined : members[0].run;
   const x = joined(members, (m) => m.xs);
   const custom = joined(members, (m) => {
@@ -343,6 +363,7 @@ const LOG_TICKS = { exponentformat: 'power', minorloglabels: 'none' };
 function holdersNotes(shown) {
   const notes = [];
   for (const s of shown) {
+    if (s.band?.names) continue; // a group's members are named on hover, not above the plot
     const text = holdersSummary(s.band?.extremes, s.band?.role, countedSteps(s.band?.extremes));
     if (text) notes.push(shown.filter((o) => o.band).length > 1 ? `${s.run} · most often at ${text}` : `most often at ${text}`);
   }

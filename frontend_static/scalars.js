@@ -1,9 +1,11 @@
 // The Scalars tab: its toolbar (smoothing, x axis, log y, outliers) and one chart per
 // tag, grouped by tag prefix, created lazily by the CardGrid.
 
+import { getJSON } from './api.js';
 import { CardGrid, tagItems } from './cardgrid.js';
 import { h } from './dom.js';
 import { ScalarChart } from './scalarchart.js';
+import { GROUPINGS } from './selection.js';
 
 export class ScalarsView {
   constructor(panel, ctx) {
@@ -61,6 +63,13 @@ export class ScalarsView {
         this.grid.forEach((card) => card.settingsChanged('xAxis'));
       });
     }
+    this.groupSelect = panel.querySelector('#group-by');
+    this.setGroupFields(null);
+    this.groupSelect.addEventListener('change', () => {
+      s.groupBy = this.groupSelect.value;
+      this.ctx.save();
+      this.grid.forEach((card) => card.settingsChanged('ranks'));
+    });
     const toggles = [['#log-y', 'logY', 'logY'], ['#ignore-outliers', 'ignoreOutliers', 'outliers'], ['#per-rank', 'perRank', 'ranks']];
     for (const [selector, key, what] of toggles) {
       const box = panel.querySelector(selector);
@@ -71,6 +80,32 @@ export class ScalarsView {
         this.grid.forEach((card) => card.settingsChanged(what));
       });
     }
+  }
+
+  /**
+   * The group control's choices: automatic, never, by folder, and by each hparam (`fields`,
+   * null until the server said; a saved choice stays offered meanwhile).
+   */
+  setGroupFields(fields) {
+    const s = this.ctx.scalar;
+    const choices = [...Object.entries(GROUPINGS), ...(fields ?? []).map((f) => [f, `by ${f}`])];
+    if (fields === null && !choices.some(([value]) => value === s.groupBy)) choices.push([s.groupBy, `by ${s.groupBy}`]);
+    const key = choices.map(([value]) => value).join('\u0000');
+    if (key === this.groupKey) return;
+    this.groupKey = key;
+    this.groupSelect.replaceChildren(...choices.map(([value, label]) => h('option', { value }, label)));
+    if (!choices.some(([value]) => value === s.groupBy)) s.groupBy = 'auto';
+    this.groupSelect.value = s.groupBy;
+  }
+
+  /** The hparams a chart may group by, asked again when the runs change. */
+  loadGroupFields() {
+    const runs = this.ctx.state.runs.length;
+    if (runs === this.fieldsFor) return;
+    this.fieldsFor = runs;
+    getJSON('runs/table', { limit: 1 }).then((body) => this.setGroupFields(body.hparams), () => {
+      this.fieldsFor = undefined; // asked again at the next update
+    });
   }
 
   /** Coalesce slider input to one redraw per frame. */
@@ -87,6 +122,7 @@ export class ScalarsView {
 
   /** Rebuild the list of charts from the tags, selected runs and tag filter. */
   update() {
+    this.loadGroupFields();
     const { items, tags } = tagItems(this.ctx, 'scalars');
     this.empty.textContent = items.length ? '' : this.ctx.emptyText('scalar', tags);
     this.empty.hidden = items.length > 0;

@@ -211,8 +211,9 @@ class DataProvider:
 
     def list_kinds(self) -> tuple[Kind, ...]:
         """What the web UI offers a tab for: every record kind of the kinds table, in its order,
-        with how many tags (distinct names over all runs) and runs hold it, and the ``jobs`` view
-        (runs of two or more ranked writers), before ``graphs`` as the UI has always shown it."""
+        with how many tags (distinct names over all runs) and runs hold it, the ``runs`` table
+        after ``scalars`` (once there are two runs), and the ``jobs`` view (runs of two or more
+        ranked writers), before ``graphs`` as the UI has always shown it."""
         return cast("tuple[Kind, ...]", self._listed("kinds", self._build_kinds))
 
     def _build_kinds(self) -> tuple[Kind, ...]:
@@ -230,6 +231,8 @@ class DataProvider:
             jobs += len(places) >= 2
         at = next((i for i, kind in enumerate(out) if kind.name == "graphs"), len(out))
         out.insert(at, Kind("jobs", "Jobs", False, 0, jobs))
+        known = len(self._runs())  # the runs table: a view once there are runs to compare
+        out.insert(1, Kind("runs", "Runs", False, 0, known if known >= 2 else 0))
         return tuple(out)
 
     def list_unservable(self) -> tuple[Unservable, ...]:

@@ -59,11 +59,11 @@ def test_kinds_count_tags_and_runs_of_every_kind_and_the_jobs(logs):
         w.add_scalar("loss", 2.0, 0)
     client, _ = _client(("", logs))
     kinds = {k["name"]: (k["tags"], k["runs"]) for k in client.get("/api/kinds").get_json()["kinds"]}
-    logged = {"scalars": (2, 3), "images": (1, 1), "histograms": (1, 1), "text": (1, 1), "jobs": (0, 1)}
+    logged = {"scalars": (2, 3), "images": (1, 1), "histograms": (1, 1), "text": (1, 1), "jobs": (0, 1), "runs": (0, 3)}
     # Every kind of the table is listed, those not logged here with no tags and no runs.
     assert kinds == {**dict.fromkeys(KINDS, (0, 0)), **logged}
-    # The tabs, in order: the kinds' order, the jobs view before graphs.
-    assert list(kinds)[:6] == ["scalars", "images", "histograms", "text", "jobs", "graphs"]
+    # The tabs, in order: the runs table after scalars, the kinds' order, the jobs view before graphs.
+    assert list(kinds)[:7] == ["scalars", "runs", "images", "histograms", "text", "jobs", "graphs"]
 
 
 def test_scalars_exact_values_many_runs_one_request(logs):

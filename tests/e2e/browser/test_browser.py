@@ -269,8 +269,8 @@ def test_tabs_are_built_from_the_kinds_the_server_lists(page, server):
     tabs = page.locator("[role='tab']")
     # A tab for each kind with data this page has a view for, and Scalars and the open tab always.
     counted = {k["name"]: k["tags"] if k["record"] else k["runs"] for k in kinds}
-    assert [k["name"] for k in kinds if page.locator(f"#panel-{k['name']}").count()][:6] == [
-        "scalars", "images", "histograms", "text", "jobs", "graphs",
+    assert [k["name"] for k in kinds if page.locator(f"#panel-{k['name']}").count()][:7] == [
+        "scalars", "runs", "images", "histograms", "text", "jobs", "graphs",
     ]  # fmt: skip
     kinds = [k for k in kinds if page.locator(f"#panel-{k['name']}").count()
              and (counted[k["name"]] or k["name"] in ("scalars", "images"))]  # fmt: skip

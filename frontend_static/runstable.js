@@ -1,0 +1,203 @@
+// The Runs tab: every run as a row of a table (its status, host, start, duration, writers,
+// attempts, hparams, and the last/min/max of the tags chosen), filtered by a query in the
+// server's query language, sorted by a click on any column's header. The server filters and
+// sorts (api/runs/table); the table fetches the pages in view only and keeps only those rows
+// in the DOM (jobtable.js's window), so 30,000 runs scroll like 30.
+
+import { getJSON } from './api.js';
+import { h } from './dom.js';
+import { fmtValue, fmtWall } from './format.js';
+import { rowWindow } from './jobtable.js';
+
+export const ROW_PX = 24; // style.css: .runs-table tbody tr
+const PAGE = 200; // rows per request
+const VIEW_ROWS = 24;
+
+/** The fixed columns: key (the field the server sorts by), header, cell text. */
+export const FIXED = [
+  { key: 'name', label: 'Run', text: (r) => r.name },
+  { key: 'status', label: 'Status', text: (r) => r.status },
+  { key: 'host', label: 'Host', text: (r) => r.host ?? '' },
+  { key: 'start_time', label: 'Started', text: (r) => fmtWall(r.start_time) },
+  { key: 'duration', label: 'Duration', text: (r) => fmtDuration(r.duration) },
+  { key: 'writers', label: 'Writers', text: (r) => String(r.writers) },
+  { key: 'attempts', label: 'Attempts', text: (r) => String(r.attempts) },
+];
+
+/** "42 s", "3.5 min", "2.1 h"; "" when unknown (still running). */
+export function fmtDuration(seconds) {
+  if (seconds === null || seconds === undefined) return '';
+  if (seconds < 120) return `${Number(seconds.toPrecision(3))} s`;
+  if (seconds < 7200) return `${Number((seconds / 60).toPrecision(3))} min`;
+  return `${Number((seconds / 3600).toPrecision(3))} h`;
+}
+
+/** The columns for these hparams and metrics (each metric's last, min and max). */
+export function columnsOf(hparams, metrics) {
+  const value = (v) => (typeof v === 'number' ? fmtValue(v) : v === undefined || v === null ? '' : String(v));
+  return [
+    ...FIXED,
+    ...hparams.map((name) => ({ key: `hparams.${name}`, label: name, text: (r) => value(r.hparams[name]), hparam: true })),
+    ...metrics.flatMap((tag) => ['last', 'min', 'max'].map((which) => ({
+      key: `${tag}.${which}`, label: `${tag} ${which}`, text: (r) => value(r.metrics[tag]?.[which]), metric: true,
+    }))),
+  ];
+}
+
+export class RunsTableView {
+  constructor(panel, ctx) {
+    this.ctx = ctx;
+    this.sort = null; // natural order of names
+    this.desc = false;
+    this.where = '';
+    this.metrics = [];
+    this.hparams = [];
+    this.pages = new Map(); // offset -> rows (or a promise while asked)
+    this.matched = 0;
+    this.generation = 0; // bumped whenever the query, sort or columns change: late pages are dropped
+    this.query = h('input', { type: 'search', id: 'runs-query', class: 'runs-query', autocomplete: 'off', spellcheck: false,
+      placeholder: 'Filter: lr < 0.3 and opt == "adam" and eval/loss.min < 0.1 and name ~ "seed1\\d+"',
+      'aria-label': 'Filter runs by a query' });
+    this.error = h('div', { class: 'filter-error', role: 'alert', hidden: true });
+    this.metricPick = h('select', { class: 'runs-metrics', multiple: true, size: 3, 'aria-label': 'Metrics to show as columns' });
+    this.count = h('span', { class: 'muted runs-count', 'aria-live': 'polite' });
+    this.head = h('tr');
+    this.body = h('tbody');
+    this.table = h('table', { class: 'runs-table' }, h('thead', {}, this.head), this.body);
+    this.box = h('div', { class: 'runs-scroll', tabindex: 0, 'aria-label': 'runs' }, this.table);
+    this.empty = panel.querySelector('.empty') ?? h('p', { class: 'empty', hidden: true });
+    panel.replaceChildren(
+      h('div', { class: 'toolbar' }, h('label', { class: 'runs-query-label' }, 'Runs where ', this.query),
+        h('label', {}, 'Metrics ', this.metricPick), this.count),
+      this.error, this.empty, this.box);
+    let timer = 0;
+    this.query.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.setWhere(this.query.value.trim()), 250);
+    });
+    this.metricPick.addEventListener('change', () => {
+      this.metrics = [...this.metricPick.selectedOptions].map((o) => o.value);
+      this.reset();
+    });
+    let pending = false;
+    this.box.addEventListener('scroll', () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        this.render();
+      });
+    });
+  }
+
+  setWhere(where) {
+    if (where === this.where) return;
+    this.where = where;
+    this.reset();
+  }
+
+  sortBy(key) {
+    this.desc = this.sort === key ? !this.desc : false;
+    this.sort = key;
+    this.reset();
+  }
+
+  /** Forget the pages fetched and start again at the top (the query, sort or columns changed). */
+  reset() {
+    this.generation += 1;
+    this.pages.clear();
+    this.box.scrollTop = 0;
+    this.load(0);
+  }
+
+  update() {
+    const tags = Object.keys(this.ctx.state.tags.scalars ?? {}).sort();
+    const key = tags.join('\u0000');
+    if (key !== this.tagsKey) {
+      this.tagsKey = key;
+      const chosen = new Set(this.metrics);
+      this.metricPick.replaceChildren(...tags.map((tag) => h('option', { value: tag, selected: chosen.has(tag) }, tag)));
+    }
+    if (!this.pages.size) this.load(0);
+  }
+
+  /** Live refresh: the pages in view again (statuses and metrics move while runs write). */
+  refresh() {
+    this.generation += 1;
+    const { first } = rowWindow(this.box.scrollTop, this.viewHeight(), this.matched, ROW_PX, 0);
+    this.pages.clear();
+    return this.load(Math.floor(first / PAGE) * PAGE);
+  }
+
+  viewHeight() {
+    return Math.max(this.box.clientHeight, VIEW_ROWS * ROW_PX);
+  }
+
+  /** Fetch the page at `offset` (once), then draw. */
+  load(offset) {
+    if (this.pages.has(offset)) return Promise.resolve();
+    const generation = this.generation;
+    const asked = getJSON('runs/table', {
+      where: this.where || undefined, sort: this.sort ?? undefined, order: this.desc ? 'desc' : undefined,
+      metric: this.metrics.length ? this.metrics : undefined, offset, limit: PAGE,
+    }).then((body) => {
+      if (generation !== this.generation) return;
+      this.error.hidden = true;
+      this.query.removeAttribute('aria-invalid');
+      this.pages.set(offset, body.rows);
+      this.matched = body.matched;
+      this.count.textContent = body.matched === body.total ? `${body.total.toLocaleString()} runs`
+        : `${body.matched.toLocaleString()} of ${body.total.toLocaleString()} runs`;
+      const hparams = body.hparams;
+      if (hparams.join('\u0000') !== this.hparams.join('\u0000') || this.columnsFor !== this.metrics.join('\u0000')) {
+        this.hparams = hparams;
+        this.columnsFor = this.metrics.join('\u0000');
+        this.setColumns();
+      }
+      this.drawn = null;
+      this.render();
+    }, (error) => {
+      if (generation !== this.generation) return;
+      this.pages.delete(offset);
+      this.error.textContent = error.message;
+      this.error.hidden = false;
+      this.query.setAttribute('aria-invalid', 'true');
+    });
+    this.pages.set(offset, asked);
+    return asked;
+  }
+
+  setColumns() {
+    this.columns = columnsOf(this.hparams, this.metrics);
+    this.head.replaceChildren(...this.columns.map((c) => h('th', {
+      scope: 'col', dataset: { key: c.key },
+      'aria-sort': this.sort === c.key ? (this.desc ? 'descending' : 'ascending') : 'none',
+    }, h('button', { type: 'button', class: 'runs-sort', onclick: () => this.sortBy(c.key) }, c.label))));
+  }
+
+  /** The rows in view (fetching the pages they are on) between two spacers. */
+  render() {
+    if (!this.columns) return;
+    this.box.style.maxHeight = `${(VIEW_ROWS + 1) * ROW_PX + 2}px`;
+    const { first, end } = rowWindow(this.box.scrollTop, this.viewHeight(), this.matched, ROW_PX);
+    for (let page = Math.floor(first / PAGE) * PAGE; page < end; page += PAGE) this.load(page);
+    const key = `${first}:${end}:${this.generation}:${[...this.pages.values()].filter(Array.isArray).length}`;
+    if (this.drawn === key) return;
+    this.drawn = key;
+    const spacer = (n) => (n > 0 ? h('tr', { class: 'runs-pad', 'aria-hidden': 'true' },
+      h('td', { colSpan: this.columns.length, style: { height: `${n * ROW_PX}px` } })) : null);
+    const rows = [];
+    for (let i = first; i < end; i++) {
+      const page = this.pages.get(Math.floor(i / PAGE) * PAGE);
+      const row = Array.isArray(page) ? page[i % PAGE] : null;
+      rows.push(row
+        ? h('tr', { class: `status-${row.status}`, 'aria-rowindex': i + 2, dataset: { run: row.name } },
+          this.columns.map((c) => h('td', { class: c.metric || c.hparam ? 'num' : undefined, title: c.key === 'name' ? row.name : undefined }, c.text(row))))
+        : h('tr', { class: 'runs-loading', 'aria-rowindex': i + 2 }, h('td', { colSpan: this.columns.length }, '…')));
+    }
+    this.body.replaceChildren(...[spacer(first), ...rows, spacer(this.matched - end)].filter(Boolean));
+    this.table.setAttribute('aria-rowcount', String(this.matched + 1));
+    this.empty.hidden = this.matched > 0 || !this.pages.size;
+    this.empty.textContent = this.where ? 'No run matches the query.' : 'No runs yet.';
+  }
+}

@@ -1,0 +1,123 @@
+"""A sweep of 3,000 runs in a real browser: every chart draws (no card says "given 3000
+times"), as one line with bands per group, each band the min and max of its members' values,
+and the sidebar's filter selects exactly the runs the same query selects in Python."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pytest
+from kit.pages import open_tab, scalar_chart, settle, traces, wait_for
+from kit.servers import serve_cli
+from kit.sweeps import sweep_value, write_sweep
+
+LRS = tuple(round(0.01 * (i + 1), 2) for i in range(10))
+SEEDS = 300
+STEPS = 20
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    logdir = str(tmp_path_factory.mktemp("sweep_logs"))
+    write_sweep(logdir, lrs=LRS, seeds=SEEDS, steps=STEPS, tags=("train/loss", "eval/loss"))
+    with serve_cli(["--logdir", logdir, "--reload-interval", "1"], os.path.join(logdir, "..", "server.log")) as base:
+        yield base
+
+
+def _lines(chart):
+    """The runs (or groups) the chart draws: one trace each, or traces merged by colour."""
+    out: list[str] = []
+    for t in traces(chart, "smoothed"):
+        out.extend(t["meta"]["runs"] if "runs" in t["meta"] else [t["meta"]["run"]])
+    return out
+
+
+def _band(chart, kind):
+    return {t["meta"]["run"]: t["y"] for t in traces(chart, kind)}
+
+
+def test_browser_three_thousand_runs_draw_as_groups_with_bands(page, server):
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/scalars" in r.url else None)
+    open_tab(page, server, "scalars")
+    chart = scalar_chart(page, "eval/loss")
+    # hparams lr x opt split the runs (the seed gives every run its own value: not a group)
+    groups = [t["meta"]["run"] for t in traces(chart, "smoothed")]
+    assert groups == [f"lr={lr:g}, opt={o}" for lr in LRS for o in ("adam", "sgd")]
+    low, high = _band(chart, "band-min"), _band(chart, "band-max")
+    for lr in LRS:
+        for opt, parity in (("adam", 1), ("sgd", 0)):
+            seeds = [s for s in range(SEEDS) if s % 2 == parity]
+            values = np.array([[sweep_value("eval/loss", lr, s, step) for step in range(STEPS)] for s in seeds])
+            label = f"lr={lr:g}, opt={opt}"
+            np.testing.assert_allclose(low[label], values.min(axis=0), rtol=0, atol=0)
+            np.testing.assert_allclose(high[label], values.max(axis=0), rtol=0, atol=0)
+    note = chart.locator(".card-note").text_content()
+    assert "20 groups of 3000 runs" in note
+    assert not page.locator(".card-error:not([hidden])").count(), page.locator(".card-error").all_text_contents()
+    assert all(len(url) < 4096 for url in asked), max(asked, key=len)[:200]  # no parameter per run
+    settle(page)
+    assert not page.errors, page.errors
+
+
+def test_browser_sidebar_filter_selects_what_the_query_selects(page, server):
+    open_tab(page, server, "scalars")
+    scalar_chart(page, "train/loss")
+    page.fill("#run-filter", r"lr0\.0[12]/seed1\d$")
+    expected = [f"lr{lr}/seed{s}" for lr in (0.01, 0.02) for s in range(SEEDS) if re.search(r"seed1\d$", f"seed{s}")]
+    assert len(expected) == 20  # under the grouping threshold: one line per run, named in the request
+    chart = page.locator('.card[data-tag="train/loss"]')
+    drawn = wait_for(
+        lambda: (lambda runs: runs if sorted(runs) == sorted(expected) else None)(_lines(chart)),
+        "the filtered runs' own lines",
+    )
+    assert sorted(drawn) == sorted(expected)
+    # With grouping by folder the same filter draws the two folders as groups.
+    page.select_option("#group-by", "folder")
+    groups = wait_for(
+        lambda: (lambda runs: runs if runs == ["lr0.01", "lr0.02"] else None)(_lines(chart)),
+        "the two folders as groups",
+    )
+    assert groups == ["lr0.01", "lr0.02"]
+    settle(page)
+    assert not page.errors, page.errors
+
+
+def test_browser_runs_table_filters_sorts_and_keeps_few_rows_in_the_dom(page, server):
+    open_tab(page, server, "runs")
+    page.wait_for_selector(".runs-table tbody tr[data-run]")
+    assert page.locator(".runs-count").text_content() == "3,000 runs"
+    assert page.locator(".runs-table tbody tr").count() < 80  # a window of rows, not 3,000
+    first = page.locator(".runs-table tbody tr[data-run]").first.get_attribute("data-run")
+    assert first == "lr0.01/seed0"  # natural order: seed2 before seed10
+    page.fill("#runs-query", 'lr >= 0.09 and opt == "adam" and name ~ "seed2\\d$"')
+    wait_for(lambda: page.locator(".runs-count").text_content() == "10 of 3,000 runs", "the filtered count")
+    shown = page.locator(".runs-table tbody tr[data-run]").evaluate_all("(rows) => rows.map((r) => r.dataset.run)")
+    want = [f"lr{lr}/seed{s}" for lr in (0.09, 0.1) for s in range(20, 30) if s % 2 == 1]
+    assert shown == want
+    # A metric as columns, sorted by its minimum, descending: the order of the values logged.
+    page.select_option(".runs-metrics", ["eval/loss"])
+    page.wait_for_selector('.runs-table th[data-key="eval/loss.min"]')
+    page.click('.runs-table th[data-key="eval/loss.min"] button')
+    page.click('.runs-table th[data-key="eval/loss.min"] button')
+
+    def low(run):
+        lr, seed = float(run.split("/")[0][2:]), int(run.split("seed")[1])
+        return min(sweep_value("eval/loss", lr, seed, s) for s in range(STEPS))
+
+    expected = sorted(want, key=lambda run: -low(run))
+
+    def rows():
+        got = page.locator(".runs-table tbody tr[data-run]").evaluate_all("(rows) => rows.map((r) => r.dataset.run)")
+        return got if got == expected else None
+
+    assert wait_for(rows, "the rows by eval/loss.min, descending") == expected
+    # A query that does not parse says where, and keeps the rows.
+    page.fill("#runs-query", "lr <")
+    error = wait_for(lambda: page.locator(".filter-error:not([hidden])").first.text_content(), "the query's error")
+    assert "expected a value" in error and "at character 5" in error
+    assert page.locator("#runs-query").get_attribute("aria-invalid") == "true"
+    settle(page)
+    assert not [e for e in page.errors if "400" not in e], page.errors
