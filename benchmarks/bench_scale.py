@@ -84,7 +84,10 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def write_tfevents_run(logdir: str, shape: br.Shape, run: int) -> None:
+def write_tfevents(directory: str, name: str, tags: list[str], table: Any, t0: float = T0) -> None:
+    """TensorBoard event file ``name`` in ``directory``: ``table`` (steps x tags) as one scalar
+    summary per step and tag, wall times ``t0 + step * 0.1``, record by record as TensorFlow
+    frames them (length, masked CRC-32C of it, the Event, masked CRC-32C of it)."""
     import google_crc32c
 
     def masked(data: bytes) -> bytes:
@@ -95,17 +98,15 @@ def write_tfevents_run(logdir: str, shape: br.Shape, run: int) -> None:
         head = struct.pack("<Q", len(payload))
         return head + masked(head) + payload + masked(payload)
 
-    table = _table(shape, run)
-    tags = [t.encode() for t in br.tag_names(shape.tags)]
-    directory = os.path.join(logdir, f"run{run:02d}")
+    encoded = [t.encode() for t in tags]
     os.makedirs(directory, exist_ok=True)
     pack_d, pack_f = struct.Struct("<d").pack, struct.Struct("<f").pack
-    with open(os.path.join(directory, f"events.out.tfevents.{int(T0)}.bench.{run}"), "wb") as f:
-        f.write(record(b"\x09" + pack_d(T0) + b"\x1a\x0dbrain.Event:2"))
+    with open(os.path.join(directory, name), "wb") as f:
+        f.write(record(b"\x09" + pack_d(t0) + b"\x1a\x0dbrain.Event:2"))
         chunk = []
         for step, row in enumerate(table.tolist()):
-            head = b"\x09" + pack_d(T0 + step * 0.1) + b"\x10" + _varint(step)
-            for tag, value in zip(tags, row, strict=True):
+            head = b"\x09" + pack_d(t0 + step * 0.1) + b"\x10" + _varint(step)
+            for tag, value in zip(encoded, row, strict=True):
                 inner = b"\x0a" + _varint(len(tag)) + tag + b"\x15" + pack_f(value)
                 summary = b"\x0a" + _varint(len(inner)) + inner
                 chunk.append(record(head + b"\x2a" + _varint(len(summary)) + summary))
@@ -113,6 +114,15 @@ def write_tfevents_run(logdir: str, shape: br.Shape, run: int) -> None:
                 f.write(b"".join(chunk))
                 chunk.clear()
         f.write(b"".join(chunk))
+
+
+def write_tfevents_run(logdir: str, shape: br.Shape, run: int) -> None:
+    write_tfevents(
+        os.path.join(logdir, f"run{run:02d}"),
+        f"events.out.tfevents.{int(T0)}.bench.{run}",
+        br.tag_names(shape.tags),
+        _table(shape, run),
+    )
 
 
 def _write_runs(args: tuple[str, br.Shape, str, list[int]]) -> None:

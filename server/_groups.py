@@ -22,7 +22,6 @@ import numpy as np
 
 from visualdl._index.aggregate import aggregate_points
 from visualdl._index.runtable import RunsTable, natural_key
-from visualdl._index.series import ScalarSeries
 from visualdl.errors import CannotShow, InvalidArgument, NotFound
 from visualdl.server._data import Group, RunScalars, ScalarRuns
 from visualdl.server._patterns import compile_pattern
@@ -142,14 +141,32 @@ def read_groups(
     x_min: float | None = None,
     x_max: float | None = None,
 ) -> ScalarRuns:
-    """One line with bands per group of ``runs`` (those having ``tag``); ``missing``: the runs without it."""
+    """One line with bands per group of ``runs`` (those having ``tag``); ``missing``: the runs
+    without it. Kept until any run's points change (:meth:`DataProvider.remembered`)."""
+    key = ("groups", tag, tuple(runs), tuple(by), regex, max_points, x_min, x_max, id(table))
+    chart: ScalarRuns = provider.remembered(
+        key, lambda: _read_groups(table, runs, tag, by, regex, max_points, x_min, x_max)
+    )
+    return chart
+
+
+def _read_groups(
+    table: RunsTable,
+    runs: list[str],
+    tag: str,
+    by: list[str],
+    regex: str | None,
+    max_points: int,
+    x_min: float | None,
+    x_max: float | None,
+) -> ScalarRuns:
     groups = group_runs(table, runs, by, regex)
     if len(groups) > MAX_GROUPS:
         raise InvalidArgument(f"{len(groups)} groups; a chart draws at most {MAX_GROUPS}: group by fewer fields")
     out = []
     missing: list[str] = []
     for key, members in groups.items():
-        points, lengths, which = _points(provider, members, tag)
+        points, lengths, which = table.source.points_of(members, tag)
         present = lengths > 0
         missing.extend(members[i] for i in sorted(set(range(len(members))) - set(which[present].tolist())))
         if not present.any():
@@ -160,27 +177,3 @@ def read_groups(
         label = label_of(key)
         out.append(RunScalars(label, int(lengths.sum()), line.mean, (line,), None, Group(key, tuple(members))))
     return ScalarRuns(tag, max_points, tuple(out), tuple(sorted(missing, key=natural_key)))
-
-
-def _points(provider: DataProvider, members: list[str], tag: str) -> tuple[Any, np.ndarray, np.ndarray]:
-    """The members' points of ``tag`` laid end to end, one gather per logdir."""
-    by_reader: dict[int, tuple[Any, list[tuple[int, str]]]] = {}
-    for i, run in enumerate(members):
-        reader, local = provider.resolve(run)
-        by_reader.setdefault(id(reader), (reader, []))[1].append((i, local))
-    parts = []
-    for reader, located in by_reader.values():
-        points, lengths, which = reader.runs_points([local for _, local in located], tag)
-        positions = np.fromiter((i for i, _ in located), np.int64, len(located))
-        parts.append((points, lengths, positions[which] if which.size else which))
-    if len(parts) == 1:
-        return parts[0]
-    return (
-        ScalarSeries(
-            np.concatenate([p[0].steps for p in parts]),
-            np.concatenate([p[0].values for p in parts]),
-            np.concatenate([p[0].wall_times for p in parts]),
-        ),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-    )

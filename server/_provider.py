@@ -26,6 +26,7 @@ from visualdl._index.cache import ByteCache
 from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, downsample_lines, select_range
 from visualdl._index.index import Index, WriterInfo
 from visualdl._index.outliers import extreme_runs
+from visualdl._index.runtable import RunsTable
 from visualdl._index.series import ScalarSeries
 from visualdl._index.systembands import Member
 from visualdl._index.wrong import Divergence, FirstNonfinite
@@ -49,6 +50,7 @@ from visualdl.server._data import (
 )
 from visualdl.server._patterns import compile_pattern
 from visualdl.server._reload import PollCounters
+from visualdl.server._runsource import build_runs_table
 from visualdl.server._settings import Settings
 
 __all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "role_line", "servable"]
@@ -95,6 +97,7 @@ class DataProvider:
         self._sources = [_Source(name, reader.store.location, reader) for name, reader in readers]
         self._charts: ByteCache[RunScalars] = ByteCache(CHART_CACHE_BYTES, max_entries=256)
         self._lists: ByteCache[tuple[tuple[int, ...], Any, float]] = ByteCache()
+        self._views: ByteCache[Any] = ByteCache(CHART_CACHE_BYTES // 2, max_entries=64)
         #: How far indexing got, for /api/health and the command line (see :mod:`._reload`).
         self.counters = PollCounters()
 
@@ -143,13 +146,30 @@ class DataProvider:
                     out[name] = (source.reader, run)
         return out
 
-    def listed(self, what: str, build: Callable[[], Any]) -> Any:
-        """``build()``, kept until the runs, files, writers or tags of any logdir change."""
-        return self._listed(what, build)
+    def remembered(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+        """``build()``, kept under ``key`` with the data's version (:meth:`data_version`): a view
+        over many runs (a grouped chart) is built again only once a point of any run changed."""
+        key = (*key, self.data_version())
+        hit = self._views.get(key)
+        if hit is None:
+            hit = build()
+            self._views.put(key, hit)
+        return hit
+
+    def runs_table(self) -> RunsTable:
+        """Every run as a row (:mod:`visualdl._index.runtable`, :mod:`visualdl.server._runsource`),
+        built once per change of the runs, files, writers or tags (the reload thread builds it
+        after each poll, so that no request waits for it)."""
+        return cast("RunsTable", self._listed("runs_table", lambda: build_runs_table(self)))
 
     def data_version(self) -> tuple[tuple[int, int], ...]:
         """Changes whenever any run's data changes, points included."""
         return tuple(source.reader.data_version() for source in self._sources)
+
+    def located(self) -> dict[str, tuple[Index, str]]:
+        """Every run the API takes, with the index holding it and its name there (no run is
+        prioritized: for views over every run, which read what is loaded)."""
+        return self._runs()
 
     def run_names(self) -> set[str]:
         return set(self._runs())

@@ -49,11 +49,13 @@ class Pollable(Protocol):
 
     def list_kinds(self) -> object: ...
 
+    def runs_table(self) -> object: ...
+
 
 class Reloader:
     """The background thread of a provider: the first poll at once, then one every
-    ``interval`` seconds; after each, the lists of runs and tags are built there, not in a
-    request. One failed poll is logged and the next one comes as usual."""
+    ``interval`` seconds; after each, the lists of runs and tags and the runs table are
+    built there, not in a request. One failed poll is logged and the next one comes as usual."""
 
     def __init__(self, provider: Pollable, interval: float) -> None:
         self.provider = provider
@@ -76,6 +78,7 @@ class Reloader:
             try:
                 self.provider.poll()
                 self.provider.list_kinds()
+                self.provider.runs_table()
             except Exception:  # boundary: the reload thread must go on
                 log.exception("reloading the logdirs failed")
             self._stop.wait(self.interval)

@@ -31,7 +31,7 @@ from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
 from visualdl.server._views.jobpages import JobPages
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
-from visualdl.server._views.runtable import AUTO, grouped_chart, runs_table, runs_table_answer, selected_runs
+from visualdl.server._views.runtable import AUTO, grouped_chart, runs_table_answer, selected_runs
 from visualdl.server._views.scalars import scalars_answer
 from visualdl.server._views.stragglers import stragglers_answer
 from visualdl.server._views.system import system_answer
@@ -128,7 +128,7 @@ def _scalars(q: Query) -> Any:
 
 def _runs_table(q: Query) -> Any:
     return runs_table_answer(
-        runs_table(_provider()),
+        _provider().runs_table(),
         where=q["where"],
         sort=q["sort"],
         descending=q["order"] == "desc",

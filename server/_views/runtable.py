@@ -9,62 +9,23 @@ from typing import Any
 import numpy as np
 
 from visualdl._index.runquery import parse
-from visualdl._index.runtable import RunsTable, build_table
-from visualdl._index.series import ScalarSeries
-from visualdl._index.writers import WriterInfo
-from visualdl._kinds.table import HParamsEvent
+from visualdl._index.runtable import RunsTable
 from visualdl.errors import InvalidArgument, NotFound
 from visualdl.server._data import ScalarRuns
 from visualdl.server._groups import auto_group, read_groups
 from visualdl.server._provider import DataProvider
 
-__all__ = ["AUTO", "grouped_chart", "runs_table", "runs_table_answer", "selected_runs"]
+__all__ = ["AUTO", "grouped_chart", "runs_table_answer", "selected_runs"]
 
 #: ``group_by`` value asking the server to choose (:func:`visualdl.server._groups.auto_group`).
 AUTO = ":auto"
-
-
-class _ProviderRuns:
-    """The provider's runs (every logdir's, by the names the API gives them) as a
-    :class:`~visualdl._index.runtable.RunSource`."""
-
-    def __init__(self, provider: DataProvider) -> None:
-        self._provider = provider
-        self._writers = {run.name: run.writers for run in provider.list_runs()}
-
-    def writers_of(self, run: str) -> tuple[WriterInfo, ...]:
-        return self._writers.get(run, ())
-
-    def hparams_of(self, run: str) -> HParamsEvent | None:
-        reader, local = self._provider.resolve(run)
-        return reader.hparams(local)
-
-    def scalars_of(self, run: str, tag: str) -> ScalarSeries | None:
-        reader, local = self._provider.resolve(run)
-        if tag not in reader.tags(local)["scalars"]:
-            return None
-        return reader.scalars(local, tag)
-
-    def data_version(self) -> Any:
-        return self._provider.data_version()
-
-
-def runs_table(provider: DataProvider) -> RunsTable:
-    """The provider's runs as a table, built once per change of its runs, files, writers or tags."""
-
-    def build() -> RunsTable:
-        source = _ProviderRuns(provider)
-        return build_table(source, list(source._writers))
-
-    table: RunsTable = provider.listed("runs_table", build)
-    return table
 
 
 def selected_runs(provider: DataProvider, runs: list[str], where: str | None) -> list[str]:
     """``runs`` as given, those of them ``where`` selects, or (none given) every run it selects."""
     if where is None and runs:
         return runs
-    selected = runs_table(provider).select(where)
+    selected = provider.runs_table().select(where)
     if not runs:
         return selected
     keep = set(selected)
@@ -82,7 +43,7 @@ def grouped_chart(
     x_min: float | None,
     x_max: float | None,
 ) -> ScalarRuns:
-    table = runs_table(provider)
+    table = provider.runs_table()
     by = [f for f in group_by if f != AUTO]
     regex = group_regex
     if AUTO in group_by:

@@ -362,6 +362,22 @@ class Index(Poller):
         newest: HParamsEvent = self._events(run, "hparams", HPARAMS_TAG)[-1]
         return newest
 
+    def newest_hparams(self, runs: list[str]) -> dict[str, HParamsEvent]:
+        """:meth:`hparams` of each of ``runs`` that has any (unknown runs left out), in one pass
+        under the lock: a table of 30,000 runs costs no cached list per run."""
+        order = operator.attrgetter(KINDS["hparams"].order)
+        out = {}
+        with self._lock:
+            for run in runs:
+                state = self._runs.get(run)
+                per_file = state.data.get(("hparams", HPARAMS_TAG)) if state is not None else None
+                if per_file:
+                    # the last of the newest order, files in name order: what hparams() gives
+                    events = [event for path in sorted(per_file) for event in per_file[path]]
+                    if events:
+                        out[run] = max(reversed(events), key=order)
+        return out
+
     def scalar_layout(self, run: str) -> ScalarLayoutEvent | None:
         """The newest custom scalar layout of ``run`` (charts of several tags); None when it has none."""
         if SCALAR_LAYOUT_TAG not in self.tags(run)["scalar_layouts"]:

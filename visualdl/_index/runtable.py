@@ -37,10 +37,13 @@ class RunSource(Protocol):
 
     def writers_of(self, run: str) -> Sequence[WriterInfo]: ...
 
-    def hparams_of(self, run: str) -> HParamsEvent | None: ...
+    def hparams_of(self, runs: list[str]) -> dict[str, HParamsEvent]:
+        """The newest hparams of each of ``runs`` that has any."""
+        ...
 
-    def scalars_of(self, run: str, tag: str) -> ScalarSeries | None:
-        """``tag``'s points of ``run`` (None: the run has no such tag)."""
+    def points_of(self, runs: list[str], tag: str) -> tuple[ScalarSeries, np.ndarray, np.ndarray]:
+        """``runs``' points of ``tag`` laid end to end, how many each has, and which run (its
+        position in ``runs``) each length is of (:meth:`visualdl._index.index.Index.runs_points`)."""
         ...
 
     def data_version(self) -> Any:
@@ -122,27 +125,28 @@ class RunsTable:
             return self._summaries[(tag, which)][1]
 
     def _summarize(self, tag: str, version: Any) -> None:
+        """Every run's last, least and greatest finite value of ``tag``: one gather of all the
+        runs' points and a reduction per run boundary, no Python per run or point."""
         n = len(self.names)
+        points, lengths, which = self.source.points_of(self.names, tag)
         last, low, high = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
         has_last, has_low = np.zeros(n, bool), np.zeros(n, bool)
-        found = False
-        for i, run in enumerate(self.names):  # a read per run that logged the tag, once per tag and generation
-            try:
-                series = self.source.scalars_of(run, tag)
-            except NotFound:  # removed meanwhile
-                continue
-            if series is None or not len(series):
-                continue
-            found = True
-            values = series.values
-            last[i], has_last[i] = values[-1], True
-            finite = values[np.isfinite(values)]
-            if finite.size:
-                low[i], high[i], has_low[i] = finite.min(), finite.max(), True
+        present = lengths > 0
+        runs, sizes = which[present], lengths[present]
+        if runs.size:  # each run's points in step order, one after the other
+            values = points.values
+            offsets = (np.cumsum(lengths) - lengths)[present]
+            last[runs], has_last[runs] = values[offsets + sizes - 1], True
+            finite = np.isfinite(values)
+            count = np.add.reduceat(finite.astype(np.int64), offsets)
+            low[runs] = np.minimum.reduceat(np.where(finite, values, np.inf), offsets)
+            high[runs] = np.maximum.reduceat(np.where(finite, values, -np.inf), offsets)
+            has_low[runs] = count > 0
         empty = np.empty(n, object)
         no_text = np.zeros(n, bool)
-        for which, numbers, present in (("last", last, has_last), ("min", low, has_low), ("max", high, has_low)):
-            self._summaries[(tag, which)] = (version, Column(numbers, present, empty, no_text) if found else None)
+        found = bool(runs.size)
+        for summary, numbers, known in (("last", last, has_last), ("min", low, has_low), ("max", high, has_low)):
+            self._summaries[(tag, summary)] = (version, Column(numbers, known, empty, no_text) if found else None)
 
     def select(self, where: str | None) -> list[str]:
         """The runs ``where`` selects, in natural order (all of them without a query)."""
@@ -194,15 +198,13 @@ class IndexRuns:
         writers: Sequence[WriterInfo] = self._index.writers(run)
         return writers
 
-    def hparams_of(self, run: str) -> HParamsEvent | None:
-        event: HParamsEvent | None = self._index.hparams(run)
-        return event
+    def hparams_of(self, runs: list[str]) -> dict[str, HParamsEvent]:
+        found: dict[str, HParamsEvent] = self._index.newest_hparams(runs)
+        return found
 
-    def scalars_of(self, run: str, tag: str) -> ScalarSeries | None:
-        if tag not in self._index.tags(run)["scalars"]:
-            return None
-        series: ScalarSeries = self._index.scalars(run, tag)
-        return series
+    def points_of(self, runs: list[str], tag: str) -> tuple[ScalarSeries, np.ndarray, np.ndarray]:
+        laid: tuple[ScalarSeries, np.ndarray, np.ndarray] = self._index.runs_points(runs, tag)
+        return laid
 
     def data_version(self) -> Any:
         return self._index.data_version()
@@ -220,7 +222,7 @@ def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
     names = sorted(runs, key=natural_key)
     meta: dict[str, list[Any]] = {name: [] for name in META_FIELDS}
     hparams: dict[str, list[Any]] = {}
-    for i, run in enumerate(names):
+    for run in names:
         writers = source.writers_of(run)
         starts = [w.start_time for w in writers if math.isfinite(w.start_time)]
         ends = [w.end_time if w.end_time is not None else (w.ended.wall_time if w.ended else None) for w in writers]
@@ -234,7 +236,9 @@ def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
         meta["duration"].append(end - start if end is not None and start is not None else None)
         meta["writers"].append(len(writers))
         meta["attempts"].append(max((w.attempt for w in writers), default=-1) + 1 or 1)
-        event = source.hparams_of(run)
+    events = source.hparams_of(names)
+    for i, run in enumerate(names):
+        event = events.get(run)
         if event is not None:
             for key, value in event.hparams.items():
                 hparams.setdefault(key, [None] * len(names))[i] = value
