@@ -417,3 +417,26 @@ def test_bench_wrong_quick_prints_the_writer_before_and_after_and_the_index_cost
         found = re.search(re.escape(label) + r"\s+([\d.]+)", out)
         assert found is not None and float(found.group(1)) > 0, out
     assert "(1 tags parted)" in out  # tag0 parts for good; tag2's NaN for 3 steps is no divergence
+
+
+def test_bench_sweeps_quick_measures_the_runs_table_groups_and_tensorboard():
+    have = importable("tensorboard", "tensorboard_data_server")
+    require(have, "tensorboard and its data server", BENCH_INSTALL)
+    out = output("bench_sweeps")
+    figures = json_block(out)
+    assert figures["runs"] == 3000
+    ours = figures["in_process"]
+    positive(
+        ours,
+        "cold_load_s",
+        "table_first_page_first_ms",
+        "table_first_page_ms",
+        "table_query_sorted_first_ms",
+        "grouped_chart_first_ms",
+        "grouped_chart_cached_ms",
+        "where_500_auto_groups_ms",
+    )
+    assert ours["where_500_runs"] == 500 and ours["table_query_matched"] > 0, ours
+    for who in ("visualdl_server", "tensorboard_server"):
+        positive(figures[who], "run_list_after_start_s", "first_chart_after_start_s", "peak_rss_mb")
+    assert re.search(r"^runs table first page [\d.]+ ms after load", out, re.M), out
