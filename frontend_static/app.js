@@ -21,21 +21,33 @@ import { loadPlotly, renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
+import { parseView, scalarSettingsOf, viewHash } from './viewurl.js';
 
 const SETTINGS_KEY = 'visualdl.settings.v1';
 const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes were read
 const CYCLE_TIMEOUT_MS = 30000;
 
 const saved = loadSettings();
+// The view a URL names (viewurl.js) wins over the settings saved in this browser.
+const opened = parseView(location.hash);
+const urlFilter = (name) => (compileFilter(opened.params[name] ?? '').error ? '' : opened.params[name] ?? '');
 let runColors = new Map();
+const built = { views: null }; // the views, once made (a view may change settings while being made)
 const state = {
   runs: [], runByName: new Map(), tags: {}, kinds: [], deselected: new Set(), loaded: false, tab: 'scalars',
-  runFilter: compileFilter(''), tagFilter: compileFilter(''),
+  runFilter: compileFilter(urlFilter('runs')), tagFilter: compileFilter(urlFilter('tags')),
 };
+document.getElementById('run-filter').value = urlFilter('runs');
+document.getElementById('tag-filter').value = urlFilter('tags');
 
 const ctx = {
   state,
-  scalar: { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, groupBy: 'auto', ...saved.scalar },
+  scalar: {
+    smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, groupBy: 'auto',
+    ...saved.scalar, ...scalarSettingsOf(opened.params),
+  },
+  // The Runs tab's query and sort as the URL gave them (runstable.js reads them once).
+  openedView: { where: opened.params.where ?? '', sort: opened.params.sort ?? '' },
   refresh: { enabled: true, seconds: 2, ...saved.refresh },
   histogramMode: Object.hasOwn(MODES, saved.histogramMode) ? saved.histogramMode : 'offset',
   serverMaxPoints: null, // the server's --max-points, from the first scalar response
@@ -59,9 +71,22 @@ const ctx = {
     } catch {
       // storage may be disabled (private mode, sandboxed iframe): settings just do not persist
     }
+    ctx.viewChanged();
+  },
+  /** The URL says the view: the tab, the filters, the Scalars settings, the Runs tab's query. */
+  viewChanged() {
+    const table = built.views?.runs;
+    const hash = viewHash({
+      tab: state.tab, runs: document.getElementById('run-filter').value, tags: document.getElementById('tag-filter').value,
+      scalar: ctx.scalar, where: table?.where, sort: table?.sort ? `${table.desc ? '-' : ''}${table.sort}` : '',
+    });
+    if (hash !== location.hash) history.replaceState(null, '', hash);
   },
   selectionChanged: () => scheduleUpdate(),
-  filtersChanged: () => scheduleUpdate(),
+  filtersChanged: () => {
+    ctx.viewChanged();
+    scheduleUpdate();
+  },
 };
 
 function loadSettings() {
@@ -122,6 +147,7 @@ function panelOf(name, { grid }) {
 const views = Object.fromEntries(
   Object.entries(PANELS).map(([name, entry]) => [name, entry.make(panelOf(name, entry))]),
 );
+built.views = views;
 const sidebar = new Sidebar(ctx);
 
 // -- tabs ---------------------------------------------------------------------------
@@ -159,10 +185,7 @@ function tabButton(kind) {
   const count = document.createElement('span');
   count.className = 'tab-count';
   tab.append(`${kind.title} `, count);
-  tab.addEventListener('click', () => {
-    history.replaceState(null, '', `#${kind.name}`);
-    showTab(kind.name);
-  });
+  tab.addEventListener('click', () => showTab(kind.name));
   tab.addEventListener('keydown', (event) => {
     const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
     if (!step) return;
@@ -189,11 +212,12 @@ function showTab(name) {
   state.tab = name;
   for (const other of Object.keys(views)) panel(other).hidden = other !== name;
   selectTab(name);
+  ctx.viewChanged();
   views[name].update();
   views[name].refresh();
 }
 
-window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
+window.addEventListener('hashchange', () => showTab(parseView(location.hash).tab));
 
 // -- histogram mode for all cards -----------------------------------------------------
 
@@ -222,7 +246,7 @@ function scheduleUpdate() {
 
 // Without a tab in the URL, the page opens on the first tab that has data once the
 // server says what it holds (visualdl --model net.onnx alone opens on Graphs).
-const askedTab = location.hash.slice(1);
+const askedTab = opened.tab;
 let landed = Boolean(askedTab);
 
 function land(kinds) {
@@ -324,6 +348,6 @@ document.addEventListener('visibilitychange', () => {
   if (!document.hidden) tick();
 });
 
-showTab(location.hash.slice(1));
+showTab(opened.tab);
 tick().then(loadDeclarations);
 setTimeout(loadPlotly, 1500); // for the views that draw later, if no chart asked for it sooner

@@ -47,9 +47,10 @@ export function columnsOf(hparams, metrics) {
 export class RunsTableView {
   constructor(panel, ctx) {
     this.ctx = ctx;
-    this.sort = null; // natural order of names
-    this.desc = false;
-    this.where = '';
+    const opened = ctx.openedView ?? {}; // the URL's query and sort ("-key": descending)
+    this.sort = opened.sort ? opened.sort.replace(/^-/, '') : null; // null: natural order of names
+    this.desc = Boolean(opened.sort?.startsWith('-'));
+    this.where = opened.where ?? '';
     this.metrics = [];
     this.hparams = [];
     this.pages = new Map(); // offset -> rows (or a promise while asked)
@@ -66,6 +67,7 @@ export class RunsTableView {
     this.table = h('table', { class: 'runs-table' }, h('thead', {}, this.head), this.body);
     this.box = h('div', { class: 'runs-scroll', tabindex: 0, 'aria-label': 'runs' }, this.table);
     this.empty = panel.querySelector('.empty') ?? h('p', { class: 'empty', hidden: true });
+    this.query.value = this.where;
     panel.replaceChildren(
       h('div', { class: 'toolbar' }, h('label', { class: 'runs-query-label' }, 'Runs where ', this.query),
         h('label', {}, 'Metrics ', this.metricPick), this.count),
@@ -93,12 +95,14 @@ export class RunsTableView {
   setWhere(where) {
     if (where === this.where) return;
     this.where = where;
+    this.ctx.viewChanged?.();
     this.reset();
   }
 
   sortBy(key) {
     this.desc = this.sort === key ? !this.desc : false;
     this.sort = key;
+    this.ctx.viewChanged?.();
     this.reset();
   }
 

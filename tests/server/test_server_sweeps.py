@@ -4,13 +4,15 @@ drawn as groups with bands, listed as a table sorted by any column."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from kit.apps import build_app
 from kit.sweeps import sweep_value, write_sweep
 
-from visualdl import LogReader
+from visualdl import LogReader, LogWriter
 
 LRS = tuple(round(0.01 * (i + 1), 2) for i in range(10))
 SEEDS = 120  # 1,200 runs: more than a GET takes one by one
@@ -136,3 +138,26 @@ def test_the_runs_table_pages_filters_and_sorts_by_a_metric(sweep):
     page = client.get("/api/runs/table", query_string={**query, "order": "desc", "offset": 3, "limit": 4}).get_json()
     descending = [name for _, name in sorted(expected, key=lambda p: -p[0])]
     assert [r["name"] for r in page["rows"]] == descending[3:7]
+
+
+def test_a_run_written_twice_counts_two_attempts_and_a_crash_is_its_status(tmp_path):
+    logdir = tmp_path / "runs"
+    write_sweep(logdir, lrs=(0.1,), seeds=2, steps=3)
+    with LogWriter(str(logdir / "lr0.1" / "seed1")) as w:  # the script run again into the same directory
+        w.add_scalar("train/loss", 9.0, 1)
+    code = f"""
+import sys
+from visualdl import LogWriter
+w = LogWriter({str(logdir / "crashed")!r})
+w.add_scalar("train/loss", 1.0, 0)
+w.flush()
+raise RuntimeError("CUDA out of memory")
+"""
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60).returncode == 1
+    client = build_app(logdir).test_client()
+    rows = {r["name"]: r for r in client.get("/api/runs/table").get_json()["rows"]}
+    assert (rows["lr0.1/seed0"]["attempts"], rows["lr0.1/seed0"]["writers"]) == (1, 1)
+    assert (rows["lr0.1/seed1"]["attempts"], rows["lr0.1/seed1"]["writers"]) == (2, 2)
+    assert rows["crashed"]["status"] == "crashed" and rows["lr0.1/seed0"]["status"] == "finished"
+    crashed = client.get("/api/runs/table", query_string={"where": 'status == "crashed" or attempts > 1'}).get_json()
+    assert [r["name"] for r in crashed["rows"]] == ["crashed", "lr0.1/seed1"]

@@ -4,7 +4,9 @@
 One row per run, in natural order (``seed2`` before ``seed10``): its name; its status
 (``live``, ``finished``, ``crashed``, ``killed``), from the newest writer of each place of
 the run (a rank restarted after a kill is not a killed run); its host(s), start, end and
-duration; how many writers and attempts wrote it; its hparams. A tag's summaries (the last
+duration; how many writers wrote it, and how many times its busiest place was written (a
+rank restarted, a script run twice into one directory: the later attempt replaces what it
+logs again); its hparams. A tag's summaries (the last
 value, the least and the greatest finite ones) are columns computed the first time a query,
 a sort or a view names them, and kept with the table until a run's points change. The table is built once per change of
 the logdirs' runs and writers (the provider's generation) and each query is a few numpy
@@ -65,6 +67,16 @@ def natural_key(name: str) -> tuple[tuple[Any, ...], str]:
     type); names equal as numbers (``seed01``, ``seed1``) by their text."""
     parts = _NUMBER.split(name)
     return tuple(float(p) if i % 2 else p for i, p in enumerate(parts)), name
+
+
+def _attempts(writers: Sequence[WriterInfo]) -> int:
+    """How many times the busiest place of the run was written: a rank's files (its restarts),
+    or the files of unranked writers (a script run twice into one directory); at least 1."""
+    per_place: dict[tuple[str, int], int] = {}
+    for w in writers:
+        place = (w.role, w.rank) if w.rank >= 0 else ("", -1)
+        per_place[place] = per_place.get(place, 0) + 1
+    return max(per_place.values(), default=1)
 
 
 def _status(writers: Any) -> str:
@@ -235,7 +247,7 @@ def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
         meta["end_time"].append(end)
         meta["duration"].append(end - start if end is not None and start is not None else None)
         meta["writers"].append(len(writers))
-        meta["attempts"].append(max((w.attempt for w in writers), default=-1) + 1 or 1)
+        meta["attempts"].append(_attempts(writers))
     events = source.hparams_of(names)
     for i, run in enumerate(names):
         event = events.get(run)

@@ -121,3 +121,43 @@ def test_browser_runs_table_filters_sorts_and_keeps_few_rows_in_the_dom(page, se
     assert page.locator("#runs-query").get_attribute("aria-invalid") == "true"
     settle(page)
     assert not [e for e in page.errors if "400" not in e], page.errors
+
+
+def test_browser_a_copied_url_reopens_the_same_view(page, server, browser):
+    open_tab(page, server, "scalars")
+    scalar_chart(page, "train/loss")
+    page.fill("#run-filter", r"lr0\.0[12]/")
+    page.select_option("#group-by", "folder")
+    page.fill("#smoothing-value", "0.8")
+    page.press("#smoothing-value", "Enter")
+    href = lambda p: p.evaluate("location.href")  # noqa: E731  (history.replaceState: page.url lags)
+    wait_for(lambda: "group=folder" in href(page) and "smoothing=0.8" in href(page), "the view in the URL")
+    copied = href(page)
+    assert "runs=lr0%5C.0%5B12%5D%2F" in copied, copied
+    other = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()  # nothing saved in it
+    other.goto(copied)
+    chart = other.locator('.card[data-tag="train/loss"]')
+    other.wait_for_selector('.card[data-tag="train/loss"][data-state="ready"] .js-plotly-plot')
+    assert other.input_value("#run-filter") == r"lr0\.0[12]/"
+    assert other.input_value("#group-by") == "folder"
+    assert other.input_value("#smoothing-value") == "0.8"
+    groups = wait_for(lambda: (lambda g: g if g == ["lr0.01", "lr0.02"] else None)(_lines(chart)), "the same groups")
+    assert groups == ["lr0.01", "lr0.02"]
+    # The Runs tab's query and sort are in the URL too.
+    other.click("#tab-runs")
+    other.fill("#runs-query", "seed < 3")
+    other.wait_for_selector('.runs-table th[data-key="hparams.seed"]')
+    other.click('.runs-table th[data-key="hparams.seed"] button')
+    wait_for(
+        lambda: "where=seed+%3C+3" in href(other) and "sort=hparams.seed" in href(other), "the table's view in the URL"
+    )
+    third = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    third.goto(href(other))
+    third.wait_for_selector(".runs-table tbody tr[data-run]")
+    assert third.input_value("#runs-query") == "seed < 3"
+    assert third.get_attribute('.runs-table th[data-key="hparams.seed"]', "aria-sort") == "ascending"
+    wait_for(lambda: third.locator(".runs-count").text_content() == "30 of 3,000 runs", "the query's rows")
+    for p in (other, third):
+        p.context.close()
+    settle(page)
+    assert not page.errors, page.errors

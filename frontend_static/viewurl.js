@@ -1,0 +1,54 @@
+// The view in the URL: `#tab?runs=REGEX&tags=REGEX&group=lr&smoothing=0.8&x=relative&logy=1`
+// and the Runs tab's `where` and `sort`. A copied URL reopens the same view: what it names
+// wins over the settings saved in this browser; what it leaves out keeps them.
+
+/** Settings of the Scalars toolbar by their URL names: [key in ctx.scalar, parse, write]. */
+const SCALAR = {
+  smoothing: ['smoothing', (v) => Math.min(Math.max(Number(v) || 0, 0), 0.999), String],
+  x: ['xAxis', (v) => (['step', 'relative', 'wall'].includes(v) ? v : undefined), String],
+  logy: ['logY', (v) => v === '1', (v) => (v ? '1' : undefined)],
+  outliers: ['ignoreOutliers', (v) => v === '1', (v) => (v ? '1' : undefined)],
+  ranks: ['perRank', (v) => v === '1', (v) => (v ? '1' : undefined)],
+  group: ['groupBy', (v) => v || undefined, (v) => (v && v !== 'auto' ? v : undefined)],
+};
+
+/** The tab and the parameters of a location hash ("#scalars?runs=a" -> ["scalars", {runs: "a"}]). */
+export function parseView(hash) {
+  const text = hash.startsWith('#') ? hash.slice(1) : hash;
+  const cut = text.indexOf('?');
+  const tab = cut < 0 ? text : text.slice(0, cut);
+  const params = Object.fromEntries(new URLSearchParams(cut < 0 ? '' : text.slice(cut + 1)));
+  return { tab: decodeURIComponent(tab), params };
+}
+
+/** The Scalars settings a URL's parameters name, parsed ({} when none). */
+export function scalarSettingsOf(params) {
+  const out = {};
+  for (const [name, [key, parse]] of Object.entries(SCALAR)) {
+    if (!(name in params)) continue;
+    const value = parse(params[name]);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * The hash of a view: the tab, then the filters and settings that differ from the defaults
+ * (`view`: {tab, runs, tags, scalar, where, sort}), in a fixed order so equal views have
+ * equal URLs.
+ */
+export function viewHash({ tab, runs = '', tags = '', scalar = {}, where = '', sort = '' }) {
+  const params = new URLSearchParams();
+  if (runs) params.set('runs', runs);
+  if (tags) params.set('tags', tags);
+  for (const [name, [key, , write]] of Object.entries(SCALAR)) {
+    const value = scalar[key];
+    if (value === undefined || (name === 'smoothing' && value === 0.6) || (name === 'x' && value === 'step')) continue;
+    const text = write(value);
+    if (text !== undefined) params.set(name, text);
+  }
+  if (where) params.set('where', where);
+  if (sort) params.set('sort', sort);
+  const query = params.toString();
+  return `#${tab}${query ? `?${query}` : ''}`;
+}

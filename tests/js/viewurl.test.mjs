@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { parseView, scalarSettingsOf, viewHash } from '../../frontend_static/viewurl.js';
+
+test('a view survives its URL: what differs from the defaults is written, and read back the same', () => {
+  const view = {
+    tab: 'runs', runs: 'lr0\\.1/seed1\\d', tags: 'loss$', where: 'lr < 0.3 and name ~ "x"', sort: '-eval/loss.min',
+    scalar: { smoothing: 0.85, xAxis: 'relative', logY: true, ignoreOutliers: false, perRank: false, groupBy: 'lr' },
+  };
+  const hash = viewHash(view);
+  const { tab, params } = parseView(hash);
+  assert.equal(tab, 'runs');
+  assert.deepEqual(params, { runs: view.runs, tags: 'loss$', smoothing: '0.85', x: 'relative', logy: '1', group: 'lr',
+    where: view.where, sort: '-eval/loss.min' });
+  assert.deepEqual(scalarSettingsOf(params), { smoothing: 0.85, xAxis: 'relative', logY: true, groupBy: 'lr' });
+});
+
+test('the defaults leave the URL bare, and a bare or foreign hash parses', () => {
+  assert.equal(viewHash({ tab: 'scalars', scalar: { smoothing: 0.6, xAxis: 'step', logY: false, groupBy: 'auto' } }), '#scalars');
+  assert.deepEqual(parseView('#images'), { tab: 'images', params: {} });
+  assert.deepEqual(parseView(''), { tab: '', params: {} });
+});
+
+test('values a URL cannot set are ignored, not trusted', () => {
+  assert.deepEqual(scalarSettingsOf({ x: 'sideways', smoothing: '7', logy: 'yes' }), { smoothing: 0.999, logY: false });
+});
