@@ -62,3 +62,12 @@ export function parseAxisDate(value) {
 export function plural(n, noun) {
   return `${n.toLocaleString()} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/** A duration: "42 s", "3.5 min", "2.1 h"; "" when unknown (still running). */
+export function fmtDuration(seconds) {
+  if (seconds === null || seconds === undefined) return '';
+  if (seconds < 120) return `${Number(seconds.toPrecision(3))} s`;
+  if (seconds < 7200) return `${Number((seconds / 60).toPrecision(3))} min`;
+  return `${Number((seconds / 3600).toPrecision(3))} h`;
+}
+

@@ -6,7 +6,8 @@
 
 import { getJSON } from './api.js';
 import { h } from './dom.js';
-import { fmtValue, fmtWall } from './format.js';
+import { fmtDuration, fmtValue, fmtWall } from './format.js';
+import { RunDiff } from './rundiff.js';
 import { rowWindow } from './jobtable.js';
 
 export const ROW_PX = 24; // style.css: .runs-table tbody tr
@@ -23,14 +24,6 @@ export const FIXED = [
   { key: 'writers', label: 'Writers', text: (r) => String(r.writers) },
   { key: 'attempts', label: 'Attempts', text: (r) => String(r.attempts) },
 ];
-
-/** "42 s", "3.5 min", "2.1 h"; "" when unknown (still running). */
-export function fmtDuration(seconds) {
-  if (seconds === null || seconds === undefined) return '';
-  if (seconds < 120) return `${Number(seconds.toPrecision(3))} s`;
-  if (seconds < 7200) return `${Number((seconds / 60).toPrecision(3))} min`;
-  return `${Number((seconds / 3600).toPrecision(3))} h`;
-}
 
 /** The columns for these hparams and metrics (each metric's last, min and max). */
 export function columnsOf(hparams, metrics) {
@@ -67,11 +60,18 @@ export class RunsTableView {
     this.table = h('table', { class: 'runs-table' }, h('thead', {}, this.head), this.body);
     this.box = h('div', { class: 'runs-scroll', tabindex: 0, 'aria-label': 'runs' }, this.table);
     this.empty = panel.querySelector('.empty') ?? h('p', { class: 'empty', hidden: true });
+    this.compared = new Map(); // run -> its row, in the order clicked (rundiff.js: at most 4)
+    this.diff = new RunDiff();
+    this.box.addEventListener('click', (event) => {
+      const tr = event.target.closest('tr[data-run]');
+      if (tr) this.toggleCompared(tr.dataset.run);
+    });
     this.query.value = this.where;
     panel.replaceChildren(
       h('div', { class: 'toolbar' }, h('label', { class: 'runs-query-label' }, 'Runs where ', this.query),
         h('label', {}, 'Metrics ', this.metricPick), this.count),
-      this.error, this.empty, this.box);
+      h('p', { class: 'muted runs-hint' }, 'Click runs to compare them side by side (up to 4).'),
+      this.error, this.empty, this.box, this.diff.el);
     let timer = 0;
     this.query.addEventListener('input', () => {
       clearTimeout(timer);
@@ -90,6 +90,23 @@ export class RunsTableView {
         this.render();
       });
     });
+  }
+
+  /** Add a run to the comparison, or take it out; the oldest goes past four. */
+  toggleCompared(name) {
+    if (this.compared.delete(name)) {
+      this.diff.show([...this.compared.values()]);
+      this.drawn = null;
+      this.render();
+      return;
+    }
+    const row = [...this.pages.values()].filter(Array.isArray).flat().find((r) => r.name === name);
+    if (!row) return;
+    this.compared.set(name, row);
+    while (this.compared.size > 4) this.compared.delete(this.compared.keys().next().value);
+    this.diff.show([...this.compared.values()]);
+    this.drawn = null;
+    this.render();
   }
 
   setWhere(where) {
@@ -195,7 +212,8 @@ export class RunsTableView {
       const page = this.pages.get(Math.floor(i / PAGE) * PAGE);
       const row = Array.isArray(page) ? page[i % PAGE] : null;
       rows.push(row
-        ? h('tr', { class: `status-${row.status}`, 'aria-rowindex': i + 2, dataset: { run: row.name } },
+        ? h('tr', { class: `status-${row.status}${this.compared.has(row.name) ? ' compared' : ''}`, 'aria-rowindex': i + 2,
+          'aria-selected': String(this.compared.has(row.name)), dataset: { run: row.name } },
           this.columns.map((c) => h('td', { class: c.metric || c.hparam ? 'num' : undefined, title: c.key === 'name' ? row.name : undefined }, c.text(row))))
         : h('tr', { class: 'runs-loading', 'aria-rowindex': i + 2 }, h('td', { colSpan: this.columns.length }, '…')));
     }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { columnsOf, fmtDuration } from '../../frontend_static/runstable.js';
+import { fmtDuration } from '../../frontend_static/format.js';
+import { diffRows } from '../../frontend_static/rundiff.js';
+import { columnsOf } from '../../frontend_static/runstable.js';
 
 test('fmtDuration picks a unit a person reads', () => {
   assert.equal(fmtDuration(null), '');
@@ -17,4 +19,17 @@ test('columns: the fixed ones, each hparam, each metric three times, keyed as th
   const row = { name: 'a', status: 'live', host: null, start_time: null, duration: null, writers: 1, attempts: 1,
     hparams: { lr: 0.001, opt: 'adam' }, metrics: { 'eval/loss': { last: 'nan', min: 0.5 } } };
   assert.deepEqual(columns.slice(7).map((c) => c.text(row)), ['0.001', 'adam', 'nan', '0.5', '']);
+});
+
+test('a comparison shows the fields that differ, all of them when asked', () => {
+  const base = { status: 'finished', host: 'a', start_time: 1, duration: 10, writers: 1, attempts: 1 };
+  const runs = [
+    { ...base, name: 'r1', hparams: { lr: 0.1, opt: 'adam' }, metrics: { loss: { last: 1, min: 0.5, max: 2 } } },
+    { ...base, name: 'r2', hparams: { lr: 0.3, opt: 'adam', warmup: 5 }, metrics: { loss: { last: 1, min: 0.4, max: 2 } } },
+  ];
+  assert.deepEqual(diffRows(runs).map((r) => [r.field, r.values]), [
+    ['lr', ['0.1', '0.3']], ['warmup', ['–', '5']], ['loss min', ['0.5', '0.4']],
+  ]);
+  const all = diffRows(runs, { all: true });
+  assert.ok(all.some((r) => r.field === 'opt' && !r.differ) && all.some((r) => r.field === 'status'));
 });

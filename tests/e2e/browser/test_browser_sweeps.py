@@ -161,3 +161,24 @@ def test_browser_a_copied_url_reopens_the_same_view(page, server, browser):
         p.context.close()
     settle(page)
     assert not page.errors, page.errors
+
+
+def test_browser_runs_compared_side_by_side_show_only_what_differs(page, server):
+    open_tab(page, server, "runs")
+    page.fill("#runs-query", 'name in ["lr0.01/seed2", "lr0.01/seed3", "lr0.05/seed2"]')
+    wait_for(lambda: page.locator(".runs-count").text_content() == "3 of 3,000 runs", "the three runs")
+    for name in ("lr0.01/seed2", "lr0.01/seed3"):
+        page.click(f'.runs-table tr[data-run="{name}"]')
+    diff = page.locator(".run-diff")
+    wait_for(lambda: diff.is_visible(), "the comparison")
+    fields = diff.locator("tbody th").all_text_contents()
+    # lr is equal, and so are status, host, writers and attempts; the times are the writers' own
+    assert fields[:2] == ["opt", "seed"] and set(fields[2:]) <= {"started", "duration"}, fields
+    assert diff.locator("tbody tr").nth(0).locator("td").all_text_contents() == ["sgd", "adam"]
+    page.click('.runs-table tr[data-run="lr0.05/seed2"]')
+    wait_for(lambda: diff.locator("thead th").count() == 4, "a third run compared")
+    assert diff.locator("tbody th").all_text_contents()[:3] == ["lr", "opt", "seed"]
+    page.check(".diff-all")
+    assert "status" in diff.locator("tbody th").all_text_contents()
+    settle(page)
+    assert not page.errors, page.errors
