@@ -35,6 +35,7 @@ let runColors = new Map();
 const built = { views: null }; // the views, once made (a view may change settings while being made)
 const state = {
   runs: [], runByName: new Map(), tags: {}, kinds: [], deselected: new Set(), loaded: false, tab: 'scalars',
+  missingLogdirs: [], // logdirs the server says do not exist (a mistyped path looks empty otherwise)
   runFilter: compileFilter(urlFilter('runs')), tagFilter: compileFilter(urlFilter('tags')),
 };
 document.getElementById('run-filter').value = urlFilter('runs');
@@ -58,6 +59,10 @@ const ctx = {
   selectedRuns: () => new Set(state.runs.map((r) => r.name).filter((n) => !state.deselected.has(n) && ctx.runMatches(n))),
   runStart: (name) => state.runByName.get(name)?.start_time ?? undefined,
   emptyText(noun, tagCount) {
+    if (!state.runs.length && state.missingLogdirs.length) {
+      const paths = state.missingLogdirs.join(', ');
+      return `No runs: ${state.missingLogdirs.length > 1 ? 'the logdirs' : 'the logdir'} ${paths} ${state.missingLogdirs.length > 1 ? 'do' : 'does'} not exist (is the path right?); waiting for ${state.missingLogdirs.length > 1 ? 'them' : 'it'} to appear…`;
+    }
     if (!state.runs.length) return state.loaded ? 'No runs found in the logdir yet; waiting for data…' : 'Loading logs…';
     if (!ctx.selectedRuns().size) return 'No runs selected: tick runs in the sidebar, or change the run filter.';
     if (!tagCount) return `No ${noun} data in these runs yet; waiting for data…`;
@@ -290,13 +295,16 @@ async function tick({ force = false } = {}) {
     );
     const first = lastBytes === null;
     state.loaded = health.loaded;
+    const missing = health.logdirs.filter((d) => !d.exists).map((d) => d.path);
+    const missingChanged = missing.join('\u0000') !== state.missingLogdirs.join('\u0000');
+    state.missingLogdirs = missing;
     const changed = setData(runs.runs, tags, kinds.kinds);
     if (!landed) land(kinds.kinds);
     sidebar.setHealth(health);
     const grown = health.bytes_read !== lastBytes;
     lastBytes = health.bytes_read;
     ticksSinceFull += 1;
-    if (changed || first) {
+    if (changed || first || missingChanged) {
       sidebar.renderRuns();
       views[state.tab].update();
     }

@@ -55,6 +55,28 @@ export function groupOf(tag) {
   return cut > 0 ? tag.slice(0, cut) : tag;
 }
 
+const NUMBER = /(\d+(?:\.\d+)?)/;
+
+/**
+ * Runs in the server's natural order (visualdl/_index/runtable.py natural_key): numbers in a
+ * name compare as numbers, decimals included (lr0.01 before lr0.1, seed2 before seed10),
+ * the text between them by code point; equal as numbers (seed01, seed1): by their text.
+ */
+export function runOrder(a, b) {
+  const x = a.split(NUMBER);
+  const y = b.split(NUMBER);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] === y[i]) continue;
+    if (i % 2) {
+      const d = Number(x[i]) - Number(y[i]);
+      if (d) return d;
+      continue;
+    }
+    return x[i] < y[i] ? -1 : 1;
+  }
+  return x.length - y.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 export const naturalCompare = (a, b) => collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 

@@ -1,9 +1,13 @@
-// The sidebar: run list (checkbox and colour per run), run and tag regex filters, and
-// the status line from /api/health with a popup listing problems in the log files.
+// The sidebar: run list (checkbox and colour per run, in natural order: seed2 before
+// seed10), run and tag regex filters, and the status line from /api/health with a popup
+// listing problems in the log files. The list is virtualised (jobtable.js's window): 30,000
+// runs are the few dozen rows in view between two spacers.
 
-import { compileFilter, h } from './dom.js';
+import { compileFilter, h, runOrder } from './dom.js';
 import { fmtBytes, fmtClock, fmtWall, plural } from './format.js';
+import { rowWindow } from './jobtable.js';
 
+export const RUN_ROW_PX = 24; // style.css: .run-list > li
 export class Sidebar {
   /** ctx: the app's state and callbacks (selectionChanged, filtersChanged, colorOf). */
   constructor(ctx) {
@@ -14,6 +18,17 @@ export class Sidebar {
     this.problemsButton = document.getElementById('problems-button');
     this.dialog = document.getElementById('problems-dialog');
     this.listedRuns = null;
+    this.visible = [];
+    this.drawn = null;
+    let pending = false;
+    this.list.addEventListener('scroll', () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        this.drawWindow();
+      });
+    });
     this.bindFilter('run-filter', 'runFilter');
     this.bindFilter('tag-filter', 'tagFilter');
     document.getElementById('runs-all').addEventListener('click', () => this.setAll(true));
@@ -40,21 +55,39 @@ export class Sidebar {
     });
   }
 
-  /** Show the runs matching the run filter; rebuilds only when the list changes. */
+  /** Show the runs matching the run filter, in natural order; rebuilds only when the list changes. */
   renderRuns(force = false) {
     const { state } = this.ctx;
-    const visible = state.runs.filter((r) => this.ctx.runMatches(r.name));
+    const visible = state.runs.filter((r) => this.ctx.runMatches(r.name)).sort((a, b) => runOrder(a.name, b.name));
     const key = visible.map((r) => r.name).join('\u0000');
     if (force || key !== this.listedRuns) {
       this.listedRuns = key;
-      this.list.replaceChildren(...visible.map((run) => this.runItem(run)));
+      this.visible = visible;
+      this.drawn = null;
       if (!visible.length) {
         const text = state.runs.length ? 'No runs match the filter.' : 'No runs yet.';
-        this.list.append(h('li', { class: 'muted' }, text));
+        this.list.replaceChildren(h('li', { class: 'muted' }, text));
+      } else {
+        this.drawWindow();
       }
+    } else {
+      this.drawn = null; // the same runs, maybe ticked differently
+      this.drawWindow();
     }
     const selected = this.ctx.selectedRuns().size;
     this.count.textContent = `${selected} of ${state.runs.length} selected`;
+  }
+
+  /** The rows in view (and a few beyond) between two spacers, if they changed. */
+  drawWindow() {
+    if (!this.visible.length) return;
+    const height = Math.max(this.list.clientHeight, 20 * RUN_ROW_PX);
+    const { first, end } = rowWindow(this.list.scrollTop, height, this.visible.length, RUN_ROW_PX);
+    if (this.drawn && this.drawn[0] === first && this.drawn[1] === end) return;
+    this.drawn = [first, end];
+    const spacer = (n) => (n > 0 ? h('li', { class: 'run-pad', 'aria-hidden': 'true', style: { height: `${n * RUN_ROW_PX}px` } }) : null);
+    const items = this.visible.slice(first, end).map((run) => this.runItem(run));
+    this.list.replaceChildren(...[spacer(first), ...items, spacer(this.visible.length - end)].filter(Boolean));
   }
 
   runItem(run) {

@@ -105,6 +105,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _not_a_directory(logdir: str) -> str | None:
+    """Why a local ``logdir`` that exists is no directory (a file given by mistake), else None."""
+    from visualdl._storage import is_url
+
+    if not is_url(logdir) and os.path.exists(logdir) and not os.path.isdir(logdir):
+        return f"logdir {logdir!r} is a file, not a directory; give the directory the logs are written in"
+    return None
+
+
 def _exists(logdir: str) -> bool:
     """Whether ``logdir`` exists; a URL whose store's package is missing exits with its install line."""
     from visualdl._storage import open_store
@@ -254,6 +263,10 @@ def serve(args: argparse.Namespace) -> int:
             return 2
         logdirs = tuple((name, path) for name, (_, path) in zip(names, logdirs, strict=True))
     for _, path in logdirs:
+        wrong = _not_a_directory(path)
+        if wrong:
+            print(f"visualdl: error: {wrong}", file=sys.stderr)
+            return 2
         if not _exists(path):
             print(f"visualdl: warning: logdir {path!r} does not exist yet; watching for it", file=sys.stderr)
     for model in args.model:
@@ -326,6 +339,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from visualdl.server._settings import parse_logdir_spec
 
             _, path = parse_logdir_spec(spec)
+            wrong = _not_a_directory(path)
+            if wrong:
+                print(f"visualdl: error: {wrong}", file=sys.stderr)
+                status = 1
+                continue
             if not _exists(path):
                 print(f"visualdl: error: logdir {path!r} does not exist", file=sys.stderr)
                 status = 1

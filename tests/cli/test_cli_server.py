@@ -95,6 +95,17 @@ def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env, free_po
     assert "does not exist yet; watching for it" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("inspect", [False, True])
+def test_a_file_given_as_the_logdir_is_named_as_not_a_directory(tmp_path, child_env, inspect):
+    readme = tmp_path / "README.md"
+    readme.write_text("# not logs\n")
+    args = [sys.executable, "-m", "visualdl", "--logdir", str(readme), *(["--inspect"] if inspect else ["--port", "0"])]
+    done = subprocess.run(args, env=child_env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == (1 if inspect else 2)
+    assert f"logdir {str(readme)!r} is a file, not a directory" in done.stderr, done.stderr
+    assert "does not exist" not in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [["--logdir", "x", "--port", "notaport"], ["--logdir", "x", "--reload-interval", "-1"],

@@ -80,3 +80,10 @@ test('a group draws as a line with bands whose edges name member runs, and a cli
   const points = [{ data: high, customdata: high.customdata[1], yPixel: 10 }];
   assert.deepEqual(edgeAt(points, 10), { member: 'lr0.1/seed1' });
 });
+
+test('runs sort as the server sorts them: numbers as numbers, decimals too', async () => {
+  const { runOrder } = await import('../../frontend_static/dom.js');
+  const names = ['lr0.1/seed0', 'lr0.01/seed10', 'lr0.01/seed2', 'lr0.01/seed1', 'b', 'a10', 'a9', 'seed01', 'seed1'];
+  assert.deepEqual([...names].sort(runOrder),
+    ['a9', 'a10', 'b', 'lr0.01/seed1', 'lr0.01/seed2', 'lr0.01/seed10', 'lr0.1/seed0', 'seed01', 'seed1']);
+});

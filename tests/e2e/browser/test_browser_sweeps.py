@@ -182,3 +182,35 @@ def test_browser_runs_compared_side_by_side_show_only_what_differs(page, server)
     assert "status" in diff.locator("tbody th").all_text_contents()
     settle(page)
     assert not page.errors, page.errors
+
+
+def test_browser_sidebar_lists_three_thousand_runs_in_natural_order_a_window_at_a_time(page, server):
+    open_tab(page, server, "scalars")
+    page.wait_for_selector("#run-list label.run")
+    assert page.locator("#run-list > li").count() < 100  # rows in view and a few beyond, not 3,000
+    names = page.locator("#run-list label.run").evaluate_all("(ls) => ls.map((l) => l.dataset.run)")
+    assert names[:12] == [f"lr0.01/seed{i}" for i in range(12)]  # seed2 before seed10
+    page.eval_on_selector("#run-list", "(el) => { el.scrollTop = el.scrollHeight; }")
+    last = wait_for(
+        lambda: (lambda n: n if n and n[-1] == f"lr0.1/seed{SEEDS - 1}" else None)(
+            page.locator("#run-list label.run").evaluate_all("(ls) => ls.map((l) => l.dataset.run)")
+        ),
+        "the last run at the bottom",
+    )
+    assert last[-1] == f"lr0.1/seed{SEEDS - 1}"
+    # Ticking a run off reaches the charts' selection (the count says so).
+    page.locator(f'#run-list label.run[data-run="{last[-1]}"] input').uncheck()
+    wait_for(lambda: page.locator("#run-count").text_content() == "2999 of 3000 selected", "the count")
+    settle(page)
+    assert not page.errors, page.errors
+
+
+def test_browser_a_mistyped_logdir_is_said_where_the_user_looks(page, tmp_path):
+    typo = str(tmp_path / "runz")
+    with serve_cli(["--logdir", typo, "--reload-interval", "0.5"], str(tmp_path / "server.log")) as base:
+        open_tab(page, base, "scalars")
+        note = page.locator("#panel-scalars .empty")
+        text = wait_for(lambda: (lambda t: t if "does not exist" in t else None)(note.text_content() or ""), "the note")
+        assert f"the logdir {typo} does not exist (is the path right?)" in text
+        settle(page)
+        assert not page.errors, page.errors
