@@ -157,21 +157,19 @@ def url(port: int) -> str:
 
 
 def display(port: int = 8080, height: int = 800) -> Any:
-    """Embed the VisualDL server on ``port`` in the notebook (an iframe)."""
-    from IPython.display import HTML
-    from IPython.display import display as show
+    """Embed the VisualDL server on ``port`` in the notebook (an iframe, IPython's ``IFrame``).
 
-    src = url(port)
-    frame = HTML(
-        f'<iframe src="{_attr(src)}" width="100%" height="{int(height)}" frameborder="0" '
-        f'title="VisualDL on port {int(port)}"></iframe>'
-    )
-    show(frame)
+    Needs IPython (``pip install "visualdl[notebook]"``); the figures above do not."""
+    try:
+        from IPython.display import IFrame
+        from IPython.display import display as show
+    except ImportError:
+        raise ImportError(
+            'notebook.display() and %visualdl need IPython: pip install "visualdl[notebook]" '
+            "(the figures, notebook.scalars() and the others, do not)"
+        ) from None
+    show(IFrame(url(port), width="100%", height=int(height)))
     return None
-
-
-def _attr(text: str) -> str:
-    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
 
 def _magic(line: str) -> Any:

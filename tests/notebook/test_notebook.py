@@ -192,8 +192,11 @@ def test_notebook_runs_in_a_real_kernel_with_the_magic(logs, tmp_path):
     assert _decoded(raw["x"]) == [0, 1, 2, 3, 4]
     assert _decoded(raw["y"]) == [0.0, 0.1, 0.2, 0.3, 0.4]
     html = "".join(o["data"].get("text/html", "") for o in outputs[4] if o.output_type == "display_data")
-    iframe = re.search(r'<iframe src="(http://localhost:(\d+)/)"', html)
+    iframe = re.search(r'<iframe[^>]*src="(http://localhost:(\d+)/)"', html, re.S)
     assert iframe, html
+    assert 'height="500"' in html
+    warned = "".join(o.get("text", "") for o in outputs[4] if o.output_type == "stream")
+    assert "Consider using IPython.display.IFrame" not in warned and "Warning" not in warned, warned
     port = int(iframe.group(2))
     listed = "".join(o.get("text", "") for o in outputs[5])
     assert f"port {port}: " in listed and "running" in listed
@@ -243,3 +246,20 @@ def test_notebook_smooths_a_short_series_less_as_the_web_ui():
     assert notebook._effective_weight(0.6, 100) == 0.6 and notebook._effective_weight(0.6, 5000) == 0.6
     assert abs(notebook._effective_weight(0.6, 50) - 0.36) < 1e-12
     assert notebook._effective_weight(0.6, 11) < 0.01 and notebook._effective_weight(0.0, 11) == 0.0
+
+
+def test_notebook_display_without_ipython_names_the_extra(tmp_path):
+    code = (
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def no_ipython(name, *args, **kwargs):\n"
+        "    if name.startswith('IPython'):\n"
+        "        raise ModuleNotFoundError(\"No module named 'IPython'\")\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = no_ipython\n"
+        "from visualdl import notebook\n"
+        "notebook.display(8080)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert done.returncode == 1
+    assert 'need IPython: pip install "visualdl[notebook]"' in done.stderr, done.stderr
