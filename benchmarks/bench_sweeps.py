@@ -276,14 +276,18 @@ def main() -> int:
         result: dict[str, Any] = {"runs": runs, "tags": args.tags, "steps": steps, "groups": args.groups}
         if built is not None:
             result["built_ours_s"] = round(built, 1)
-        result["in_process"] = in_process(ours, runs, args.groups, args.tags, steps, args.repeats)
+        def part(name: str, figures: dict[str, Any]) -> None:  # each part as it is done: a long run loses none
+            result[name] = figures
+            print(json.dumps({name: figures}), file=sys.stderr, flush=True)
+
+        part("in_process", in_process(ours, runs, args.groups, args.tags, steps, args.repeats))
         if not args.no_servers:
-            result["visualdl_server"] = as_server(ours, "visualdl", runs, args.groups, steps)
+            part("visualdl_server", as_server(ours, "visualdl", runs, args.groups, steps))
             if not args.no_tensorboard:
                 theirs, built = ensure(root, "tfevents", runs, args.groups, args.tags, steps)
                 if built is not None:
                     result["built_tfevents_s"] = round(built, 1)
-                result["tensorboard_server"] = as_server(theirs, "tensorboard", runs, args.groups, steps)
+                part("tensorboard_server", as_server(theirs, "tensorboard", runs, args.groups, steps))
         print(json.dumps(result, indent=1))
         p = result["in_process"]
         print(
