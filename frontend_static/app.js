@@ -158,8 +158,37 @@ const sidebar = new Sidebar(ctx);
 // -- tabs ---------------------------------------------------------------------------
 
 const tabList = document.querySelector('[role="tablist"]');
+const tabMore = document.getElementById('tab-more');
 let tabButtons = [];
 let tabsSignature = '';
+
+/**
+ * The tabs that fit in the bar stay in it; the others (from the last, never the open one)
+ * fold into the "More" menu beside it, so no tab is reachable only by scrolling the bar.
+ */
+function fitTabs() {
+  for (const tab of tabButtons) tab.hidden = false;
+  tabMore.hidden = true;
+  if (tabList.scrollWidth <= tabList.clientWidth) return;
+  tabMore.hidden = false;
+  const folded = [];
+  const fill = () => tabMore.replaceChildren(
+    Object.assign(document.createElement('option'), { value: '', textContent: `More (${folded.length})…` }),
+    ...folded.map((tab) => Object.assign(document.createElement('option'), { value: tab.dataset.tab, textContent: tab.textContent })),
+  );
+  // The menu's width grows with its options: fold until the bar and the menu both fit.
+  for (let i = tabButtons.length - 1; i >= 0 && tabList.scrollWidth > tabList.clientWidth; i--) {
+    if (tabButtons[i].dataset.tab === state.tab) continue;
+    tabButtons[i].hidden = true;
+    folded.unshift(tabButtons[i]);
+    fill();
+  }
+  tabMore.value = '';
+}
+tabMore.addEventListener('change', () => {
+  if (tabMore.value) showTab(tabMore.value);
+});
+window.addEventListener('resize', () => fitTabs());
 
 const countOf = (kind) => (kind.record ? kind.tags : kind.runs);
 
@@ -179,6 +208,7 @@ function buildTabs(kinds) {
     const count = countOf(kind);
     document.querySelector(`#tab-${kind.name} .tab-count`).textContent = count ? String(count) : '';
   }
+  fitTabs();
 }
 
 function tabButton(kind) {
@@ -217,6 +247,7 @@ function showTab(name) {
   state.tab = name;
   for (const other of Object.keys(views)) panel(other).hidden = other !== name;
   selectTab(name);
+  fitTabs(); // the open tab is always in the bar
   ctx.viewChanged();
   views[name].update();
   views[name].refresh();

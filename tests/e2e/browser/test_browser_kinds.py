@@ -193,3 +193,30 @@ def test_custom_scalars_draw_matched_tags_and_margin_bands(page, server):
     wait_for(lambda: "does not compile" in broken.locator(".layout-problem").inner_text(), "the bad pattern named")
     settle(page)
     assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize("width", [1440, 1280, 960])
+def test_every_tab_fits_in_the_bar_or_folds_into_more(page, server, width):
+    base = server[0] if isinstance(server, tuple) else server
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(base + "#scalars")
+    page.wait_for_selector("#tab-scalars")
+    kinds = page.evaluate("() => fetch('api/kinds').then((r) => r.json())")["kinds"]
+    wanted = {
+        k["name"]
+        for k in kinds
+        if (k["tags"] if k["record"] else k["runs"]) and page.locator(f"#panel-{k['name']}").count()
+    }
+    page.wait_for_function("(n) => document.querySelectorAll('[role=tab]').length >= n", arg=len(wanted))
+    nav = page.evaluate("() => { const n = document.querySelector('.tabs'); return [n.scrollWidth, n.clientWidth]; }")
+    assert nav[0] <= nav[1], f"the tab bar scrolls: {nav}"
+    shown = page.locator("[role='tab']:not([hidden])").evaluate_all("(ts) => ts.map((t) => t.dataset.tab)")
+    folded = page.locator("#tab-more option").evaluate_all("(os) => os.map((o) => o.value).filter(Boolean)")
+    assert set(shown) | set(folded) >= wanted and not set(shown) & set(folded), (shown, folded)
+    if width == 1440:
+        assert "scalar_layouts" in shown or "scalar_layouts" in folded
+    if folded:  # a folded tab opens from the menu, and is in the bar while open
+        page.select_option("#tab-more", folded[-1])
+        page.wait_for_selector(f"#tab-{folded[-1]}[aria-selected='true']:not([hidden])")
+        assert not page.locator(f"#panel-{folded[-1]}").is_hidden()
+    assert not page.errors, page.errors
