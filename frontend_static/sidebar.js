@@ -8,6 +8,19 @@ import { fmtBytes, fmtClock, fmtWall, plural } from './format.js';
 import { rowWindow } from './jobtable.js';
 
 export const RUN_ROW_PX = 24; // style.css: .run-list > li
+
+/**
+ * How many times the busiest place of a run was written (visualdl/_index/runtable.py's
+ * attempts): a rank's files, or the files of its unranked writers (a script run twice).
+ */
+export function attemptsOf(writers) {
+  const perPlace = new Map();
+  for (const w of writers) {
+    const place = w.rank >= 0 ? `${w.role}\u0000${w.rank}` : '';
+    perPlace.set(place, (perPlace.get(place) ?? 0) + 1);
+  }
+  return Math.max(1, ...perPlace.values());
+}
 export class Sidebar {
   /** ctx: the app's state and callbacks (selectionChanged, filtersChanged, colorOf). */
   constructor(ctx) {
@@ -99,10 +112,13 @@ export class Sidebar {
       this.ctx.selectionChanged();
     });
     const writers = run.writers.length > 1 ? ` · ${run.writers.length} writers` : '';
-    const title = `${run.name}\nstarted ${fmtWall(run.start_time)}${writers}${run.closed ? ' · finished' : ''}`;
+    const times = attemptsOf(run.writers);
+    const again = times > 1 ? `\nwritten ${times} times: a later writer replaces the points an earlier one logged at the same steps` : '';
+    const title = `${run.name}\nstarted ${fmtWall(run.start_time)}${writers}${run.closed ? ' · finished' : ''}${again}`;
     return h('li', {}, h('label', { class: 'run', title, dataset: { run: run.name } }, box,
       h('span', { class: 'swatch', style: { background: this.ctx.colorOf(run.name) } }),
-      h('span', { class: 'run-name' }, run.name)));
+      h('span', { class: 'run-name' }, run.name),
+      times > 1 ? h('span', { class: 'run-attempts', 'aria-label': `${times} attempts` }, `×${times}`) : null));
   }
 
   setAll(on) {

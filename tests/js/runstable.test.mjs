@@ -33,3 +33,13 @@ test('a comparison shows the fields that differ, all of them when asked', () => 
   const all = diffRows(runs, { all: true });
   assert.ok(all.some((r) => r.field === 'opt' && !r.differ) && all.some((r) => r.field === 'status'));
 });
+
+test('a run written twice into one directory, or a rank restarted, counts its attempts', async () => {
+  const { attemptsOf } = await import('../../frontend_static/sidebar.js');
+  const w = (rank, role = '') => ({ rank, role });
+  assert.equal(attemptsOf([w(-1)]), 1);
+  assert.equal(attemptsOf([w(-1), w(-1)]), 2); // a script run twice
+  assert.equal(attemptsOf([w(0, 'trainer'), w(1, 'trainer')]), 1); // two ranks, once each
+  assert.equal(attemptsOf([w(0, 'trainer'), w(1, 'trainer'), w(1, 'trainer'), w(1, 'trainer')]), 3);
+  assert.equal(attemptsOf([]), 1);
+});
