@@ -236,41 +236,27 @@ def many(logdir: str, shape: br.Shape, tensorboard: bool) -> dict[str, float]:
         server = bs.visualdl_server(logdir)
         list_path = "/api/runs"
     out: dict[str, float] = {}
+
+    def listed(conn: http.client.HTTPConnection) -> bool:
+        status, body = bs.get(conn, list_path)
+        names = json.loads(body) if status == 200 else []
+        names = [r["name"] for r in names["runs"]] if isinstance(names, dict) else names
+        return len(names) == shape.runs
+
+    def charted(conn: http.client.HTTPConnection) -> bool:
+        path = _tb_path(runs[-1], tag) if tensorboard else bs.scalars_path(tag, runs[-1:])
+        status, body = bs.get(conn, path)
+        if status != 200:
+            return False
+        if tensorboard:
+            return bool(json.loads(body)[-1][1] == shape.steps - 1)
+        return bs.chart_complete(body, br.Shape(1, 1, shape.steps))
+
     with server:
-        t0 = server.start()
-        conn: http.client.HTTPConnection | None = None
-        listed = charted = None
-        while listed is None or charted is None:
-            server.check_alive()
-            if perf_counter() - t0 > bs.START_TIMEOUT * 4:
-                raise TimeoutError(f"{server.name}: no full run list or chart")
-            try:
-                conn = conn or _conn(server)
-                if listed is None:
-                    status, body = bs.get(conn, list_path)
-                    names = json.loads(body) if status == 200 else []
-                    names = [r["name"] for r in names["runs"]] if isinstance(names, dict) else names
-                    if len(names) == shape.runs:
-                        listed = perf_counter() - t0
-                if charted is None:
-                    path = _tb_path(runs[-1], tag) if tensorboard else bs.scalars_path(tag, runs[-1:])
-                    status, body = bs.get(conn, path)
-                    if status == 200:
-                        data = json.loads(body)
-                        done = (
-                            data[-1][1] == shape.steps - 1
-                            if tensorboard
-                            else bs.chart_complete(body, br.Shape(1, 1, shape.steps))
-                        )
-                        if done:
-                            charted = perf_counter() - t0
-            except (OSError, http.client.HTTPException, ValueError, IndexError, KeyError):
-                if conn is not None:
-                    conn.close()
-                conn = None
-            time.sleep(0.01)
-        out["run_list_after_start_s"] = listed
-        out["chart_after_start_s"] = charted
+        passed = bs.seconds_until(server, {"listed": listed, "charted": charted}, bs.START_TIMEOUT * 4)
+        t0 = server.started
+        out["run_list_after_start_s"] = passed["listed"]
+        out["chart_after_start_s"] = passed["charted"]
         if not tensorboard:  # the warm figures once the first read of every run is done
             bs.wait_loaded(server, bs.START_TIMEOUT * 4).close()
             out["loaded_after_start_s"] = perf_counter() - t0

@@ -476,6 +476,35 @@ def load_test(server: Server, shape: br.Shape, clients: int, duration: float, bo
 # -- 5. TensorBoard ---------------------------------------------------------------------------------
 
 
+def seconds_until(
+    server: Server, checks: dict[str, Callable[[http.client.HTTPConnection], bool]], timeout: float
+) -> dict[str, float]:
+    """Start ``server`` and run each check (a GET or more on a connection to it, true once what
+    it waits for is there) until every one has passed: the seconds from the process's start
+    to each first pass. Every check not yet passed runs each round, on its own; a refused or
+    broken connection, or an answer not yet complete, is tried again."""
+    t0 = server.start()
+    conn: http.client.HTTPConnection | None = None
+    passed: dict[str, float] = {}
+    while len(passed) < len(checks):
+        server.check_alive()
+        if perf_counter() - t0 > timeout:
+            raise TimeoutError(f"{server.name}: {[c for c in checks if c not in passed]} not done in {timeout:.0f} s")
+        try:
+            conn = conn or http.client.HTTPConnection(HOST, server.port, timeout=REQUEST_TIMEOUT)
+            for name, check in checks.items():
+                if name not in passed and check(conn):
+                    passed[name] = perf_counter() - t0
+        except (OSError, http.client.HTTPException, ValueError, IndexError, KeyError):
+            if conn is not None:
+                conn.close()
+            conn = None
+        time.sleep(0.02)
+    if conn is not None:
+        conn.close()
+    return passed
+
+
 def tensorboard_server(logdir: str, flags: tuple[str, ...] = ()) -> Server:
     port = free_port()
     cmd = [sys.executable, "-m", "tensorboard.main", "--logdir", logdir, "--host", HOST, "--port", str(port)]

@@ -125,19 +125,11 @@ def ensure(root: str, kind: str, runs: int, groups: int, tags: int, steps: int) 
     return logdir, perf_counter() - started
 
 
-def _rss_kb() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
 def in_process(logdir: str, runs: int, groups: int, tags: int, steps: int, repeats: int) -> dict[str, Any]:
     from visualdl.server._settings import Settings
     from visualdl.server.app import create_app
 
-    rss0 = _rss_kb()
+    rss0 = bi.status_kb(os.getpid(), "VmRSS")
     app = create_app(Settings(logdirs=(("", logdir),), background=False))
     provider = app.extensions["visualdl.provider"]
     started = perf_counter()
@@ -150,7 +142,7 @@ def in_process(logdir: str, runs: int, groups: int, tags: int, steps: int, repea
         "lists_and_table_built_s": round(perf_counter() - polled, 2),
     }
     points = runs * tags * steps
-    out["rss_bytes_per_point"] = round((_rss_kb() - rss0) * 1024 / points, 1)
+    out["rss_bytes_per_point"] = round((bi.status_kb(os.getpid(), "VmRSS") - rss0) * 1024 / points, 1)
     client = app.test_client()
 
     def timed(path: str, query: dict[str, Any]) -> tuple[float, Any]:
@@ -213,45 +205,30 @@ def as_server(logdir: str, kind: str, runs: int, groups: int, steps: int) -> dic
         bs.tensorboard_server(logdir, ("--load_fast=true",)) if kind == "tensorboard" else bs.visualdl_server(logdir)
     )
     list_path = "/data/runs" if kind == "tensorboard" else "/api/runs/table?limit=1"
+
+    def listed(conn: http.client.HTTPConnection) -> bool:
+        status, body = bs.get(conn, list_path)
+        if status != 200:
+            return False
+        data = json.loads(body)
+        return (len(data) if kind == "tensorboard" else data["total"]) == runs
+
+    def charted(conn: http.client.HTTPConnection) -> bool:
+        status, body = bs.get(conn, _first_chart_path(kind, every, tag))
+        if status != 200:
+            return False
+        data = json.loads(body)
+        if kind == "tensorboard":
+            return bool(data) and data[-1][1] == steps - 1
+        return sum(len(g["group"]["members"]) for g in data["runs"]) == runs and all(
+            g["steps"] and g["steps"][-1] == steps - 1 for g in data["runs"]
+        )
+
     out: dict[str, Any] = {}
     with server:
-        t0 = server.start()
-        conn: http.client.HTTPConnection | None = None
-        listed = charted = None
-        while listed is None or charted is None:
-            server.check_alive()
-            if perf_counter() - t0 > 3600:
-                raise TimeoutError(f"{server.name}: no full run list or chart in an hour")
-            try:
-                conn = conn or http.client.HTTPConnection(bs.HOST, server.port, timeout=600)
-                if listed is None:
-                    status, body = bs.get(conn, list_path)
-                    if status == 200:
-                        data = json.loads(body)
-                        count = len(data) if kind == "tensorboard" else data["total"]
-                        if count == runs:
-                            listed = perf_counter() - t0
-                if listed is not None and charted is None:
-                    status, body = bs.get(conn, _first_chart_path(kind, every, tag))
-                    if status == 200:
-                        data = json.loads(body)
-                        if kind == "tensorboard":
-                            done = bool(data) and data[-1][1] == steps - 1
-                        else:
-                            done = sum(len(g["group"]["members"]) for g in data["runs"]) == runs and all(
-                                g["steps"] and g["steps"][-1] == steps - 1 for g in data["runs"]
-                            )
-                        if done:
-                            charted = perf_counter() - t0
-            except (OSError, http.client.HTTPException, ValueError, KeyError, IndexError):
-                if conn is not None:
-                    conn.close()
-                conn = None
-            time.sleep(0.05)
-        if conn is not None:
-            conn.close()
-        out["run_list_after_start_s"] = round(listed, 1)
-        out["first_chart_after_start_s"] = round(charted, 1)
+        passed = bs.seconds_until(server, {"listed": listed, "charted": charted}, 3600.0)
+        out["run_list_after_start_s"] = round(passed["listed"], 1)
+        out["first_chart_after_start_s"] = round(passed["charted"], 1)
         out["peak_rss_mb"] = round(bi.tree_kb(server, "VmHWM") / 1024, 1)
     return out
 
@@ -276,6 +253,7 @@ def main() -> int:
         result: dict[str, Any] = {"runs": runs, "tags": args.tags, "steps": steps, "groups": args.groups}
         if built is not None:
             result["built_ours_s"] = round(built, 1)
+
         def part(name: str, figures: dict[str, Any]) -> None:  # each part as it is done: a long run loses none
             result[name] = figures
             print(json.dumps({name: figures}), file=sys.stderr, flush=True)

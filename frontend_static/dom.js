@@ -93,3 +93,16 @@ export function saveFile(name, text, type) {
 export function safeFileName(text) {
   return text.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '') || 'chart';
 }
+
+/** Call `draw()` once per animation frame while `el` scrolls (a virtual list's window). */
+export function onScrollFrame(el, draw) {
+  let pending = false;
+  el.addEventListener('scroll', () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      draw();
+    });
+  });
+}

@@ -5,7 +5,7 @@
 // did not close cleanly first, by default), filtered by state and by a search for a rank,
 // a host or a file.
 
-import { h } from './dom.js';
+import { h, onScrollFrame } from './dom.js';
 import { fmtWall } from './format.js';
 import { STATE_ORDER, UNCLEAN, attemptText } from './jobchart.js';
 
@@ -105,15 +105,7 @@ export class JobTable {
       this.box);
     this.state.addEventListener('change', () => this.reorder(true));
     this.query.addEventListener('input', () => this.reorder(true));
-    let pending = false;
-    this.box.addEventListener('scroll', () => {
-      if (pending) return;
-      pending = true;
-      requestAnimationFrame(() => {
-        pending = false;
-        this.render();
-      });
-    });
+    onScrollFrame(this.box, () => this.render());
   }
 
   /** Show `writers` (/api/job's list): the sort, filter and scroll position are kept. */

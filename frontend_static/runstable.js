@@ -5,7 +5,7 @@
 // in the DOM (jobtable.js's window), so 30,000 runs scroll like 30.
 
 import { getJSON } from './api.js';
-import { h } from './dom.js';
+import { h, onScrollFrame } from './dom.js';
 import { fmtDuration, fmtValue, fmtWall } from './format.js';
 import { RunDiff } from './rundiff.js';
 import { rowWindow } from './jobtable.js';
@@ -81,15 +81,7 @@ export class RunsTableView {
       this.metrics = [...this.metricPick.selectedOptions].map((o) => o.value);
       this.reset();
     });
-    let pending = false;
-    this.box.addEventListener('scroll', () => {
-      if (pending) return;
-      pending = true;
-      requestAnimationFrame(() => {
-        pending = false;
-        this.render();
-      });
-    });
+    onScrollFrame(this.box, () => this.render());
   }
 
   /** Add a run to the comparison, or take it out; the oldest goes past four. */

@@ -3,7 +3,7 @@
 // listing problems in the log files. The list is virtualised (jobtable.js's window): 30,000
 // runs are the few dozen rows in view between two spacers.
 
-import { compileFilter, h, runOrder } from './dom.js';
+import { compileFilter, h, onScrollFrame, runOrder } from './dom.js';
 import { fmtBytes, fmtClock, fmtWall, plural } from './format.js';
 import { rowWindow } from './jobtable.js';
 
@@ -33,15 +33,7 @@ export class Sidebar {
     this.listedRuns = null;
     this.visible = [];
     this.drawn = null;
-    let pending = false;
-    this.list.addEventListener('scroll', () => {
-      if (pending) return;
-      pending = true;
-      requestAnimationFrame(() => {
-        pending = false;
-        this.drawWindow();
-      });
-    });
+    onScrollFrame(this.list, () => this.drawWindow());
     this.bindFilter('run-filter', 'runFilter');
     this.bindFilter('tag-filter', 'tagFilter');
     document.getElementById('runs-all').addEventListener('click', () => this.setAll(true));

@@ -37,6 +37,7 @@ comparison, not a Python call per run (``~`` runs the regex once per distinct te
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -484,22 +485,21 @@ def _compare(column: Column, node: Compare) -> tuple[np.ndarray, np.ndarray]:
     return _textual(column, node.op, value)
 
 
+#: The comparisons, elementwise over a column's numbers or texts.
+_COMPARE = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
 def _numeric(column: Column, op: str, value: float) -> tuple[np.ndarray, np.ndarray]:
     known = column.is_number
-    x = column.numbers
     with np.errstate(invalid="ignore"):
-        if op == "==":
-            true = x == value
-        elif op == "!=":
-            true = x != value
-        elif op == "<":
-            true = x < value
-        elif op == "<=":
-            true = x <= value
-        elif op == ">":
-            true = x > value
-        else:
-            true = x >= value
+        true = np.asarray(_COMPARE[op](column.numbers, value), bool)
     return true & known, known
 
 
@@ -508,19 +508,7 @@ def _textual(column: Column, op: str, value: str) -> tuple[np.ndarray, np.ndarra
     true = np.zeros(known.size, bool)
     texts = column.texts[known]
     if texts.size:
-        if op == "==":
-            hits = texts == value
-        elif op == "!=":
-            hits = texts != value
-        elif op == "<":
-            hits = texts < value
-        elif op == "<=":
-            hits = texts <= value
-        elif op == ">":
-            hits = texts > value
-        else:
-            hits = texts >= value
-        true[known] = np.asarray(hits, bool)
+        true[known] = np.asarray(_COMPARE[op](texts, value), bool)
     return true, known
 
 
