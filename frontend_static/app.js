@@ -24,6 +24,7 @@ import { TextCard } from './text.js';
 import { parseView, scalarSettingsOf, viewHash } from './viewurl.js';
 
 const SETTINGS_KEY = 'visualdl.settings.v1';
+const PINS_KEY = 'visualdl.pins.v1'; // the scalar charts pinned to the top, kept in this browser
 const FULL_REFRESH_TICKS = 15; // re-fetch now and then even when no new bytes were read
 const CYCLE_TIMEOUT_MS = 30000;
 
@@ -87,12 +88,32 @@ const ctx = {
     });
     if (hash !== location.hash) history.replaceState(null, '', hash);
   },
+  /** Scalar tags whose chart is pinned to the top of the Scalars tab (a copy; the chart stays in its group). */
+  pins: new Set(loadPins()),
+  togglePin(tag) {
+    if (!ctx.pins.delete(tag)) ctx.pins.add(tag);
+    try {
+      localStorage.setItem(PINS_KEY, JSON.stringify([...ctx.pins]));
+    } catch {
+      // storage disabled: the pins last as long as the page
+    }
+    scheduleUpdate();
+  },
   selectionChanged: () => scheduleUpdate(),
   filtersChanged: () => {
     ctx.viewChanged();
     scheduleUpdate();
   },
 };
+
+function loadPins() {
+  try {
+    const pins = JSON.parse(localStorage.getItem(PINS_KEY) || '[]');
+    return Array.isArray(pins) ? pins.filter((tag) => typeof tag === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 function loadSettings() {
   try {

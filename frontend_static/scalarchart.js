@@ -71,7 +71,11 @@ export class ScalarChart extends LazyCard {
             { title: 'Download the shown series as JSON' }),
           button('PNG', () => this.plotted && Plotly.downloadImage(this.plot, { format: 'png', filename: name, width: 900, height: 500 }),
             { title: 'Download the chart as PNG' }),
-          button('⤢', () => this.toggleWide(), { title: 'Wide chart', 'aria-label': 'Toggle wide chart', 'aria-pressed': 'false' }),
+          button('Pin', () => this.ctx.togglePin?.(tag), {
+            class: 'pin-chart', title: 'Pin this chart to the top of the tab (unpin: click again)',
+            'aria-pressed': String(Boolean(ctx.pins?.has(tag))),
+          }),
+          button('⤢', () => this.toggleWide(), { title: 'Wide chart', 'aria-label': 'Toggle wide chart', 'aria-pressed': 'false', class: 'wide-chart' }),
         )),
       this.plot, this.error, this.note);
   }
@@ -84,6 +88,7 @@ export class ScalarChart extends LazyCard {
   }
 
   setRuns(runs) {
+    this.el.querySelector('.pin-chart')?.setAttribute('aria-pressed', String(Boolean(this.ctx.pins?.has(this.tag))));
     if (runs.length === this.runs.length && runs.every((r, i) => r === this.runs[i])) return;
     this.runs = runs;
     this.stale = true;
@@ -263,7 +268,7 @@ export class ScalarChart extends LazyCard {
 
   toggleWide() {
     const wide = this.el.classList.toggle('wide');
-    this.el.querySelector('[aria-pressed]').setAttribute('aria-pressed', String(wide));
+    this.el.querySelector('.wide-chart').setAttribute('aria-pressed', String(wide));
     if (this.plotted) Plotly.Plots.resize(this.plot);
   }
 }

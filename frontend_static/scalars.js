@@ -7,6 +7,9 @@ import { h } from './dom.js';
 import { ScalarChart } from './scalarchart.js';
 import { GROUPINGS } from './selection.js';
 
+/** The group of the charts pinned to the top. */
+export const PINNED = 'Pinned';
+
 export class ScalarsView {
   constructor(panel, ctx) {
     this.ctx = ctx;
@@ -126,7 +129,10 @@ export class ScalarsView {
     const { items, tags } = tagItems(this.ctx, 'scalars');
     this.empty.textContent = items.length ? '' : this.ctx.emptyText('scalar', tags);
     this.empty.hidden = items.length > 0;
-    this.grid.setItems(items, (item) => new ScalarChart(item.tag, this.ctx), (card, item) => card.setRuns(item.runs));
+    // Pinned charts come first, in a group of their own; each stays in its group too.
+    const pinned = items.filter((item) => this.ctx.pins?.has(item.tag))
+      .map((item) => ({ ...item, key: `${PINNED}\u0000${item.tag}`, group: PINNED }));
+    this.grid.setItems([...pinned, ...items], (item) => new ScalarChart(item.tag, this.ctx), (card, item) => card.setRuns(item.runs));
   }
 
   /** Live refresh of the charts in view; resolves when their fetches are done. */

@@ -214,3 +214,23 @@ def test_browser_a_mistyped_logdir_is_said_where_the_user_looks(page, tmp_path):
         assert f"the logdir {typo} does not exist (is the path right?)" in text
         settle(page)
         assert not page.errors, page.errors
+
+
+def test_browser_a_pinned_chart_stays_on_top_across_reloads(page, server):
+    open_tab(page, server, "scalars")
+    scalar_chart(page, "train/loss")
+    groups = lambda: page.locator("#panel-scalars details.group").evaluate_all("(ds) => ds.map((d) => d.dataset.group)")  # noqa: E731
+    before = groups()
+    assert "Pinned" not in before
+    page.locator('.card[data-tag="train/loss"] .pin-chart').first.click()
+    wait_for(lambda: groups()[0] == "Pinned", "the pinned group on top")
+    pinned = page.locator('details.group[data-group="Pinned"] .card[data-tag="train/loss"]')
+    assert pinned.count() == 1
+    assert page.locator('.card[data-tag="train/loss"]').count() == 2  # it stays in its own group too
+    page.reload()
+    page.wait_for_selector('details.group[data-group="Pinned"] .card[data-tag="train/loss"][data-state="ready"]')
+    assert groups()[0] == "Pinned"
+    pinned.locator(".pin-chart").click()  # unpin
+    wait_for(lambda: "Pinned" not in groups(), "the pinned group gone")
+    settle(page)
+    assert not page.errors, page.errors
