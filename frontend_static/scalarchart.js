@@ -5,10 +5,11 @@
 import { fetchJSON } from './api.js';
 import { LazyCard } from './card.js';
 import { button, h, safeFileName, saveFile } from './dom.js';
+import { fmtDuration, fmtValue } from './format.js';
 import { canQuickDraw, quickPlot } from './quickplot.js';
 import { RankPins, clickedEdge } from './rankpins.js';
 import { scheduleRender } from './renderqueue.js';
-import { buildFigure, expandJobs, toCSV, toJSON, toStepRange } from './scalarfigure.js';
+import { buildFigure, expandJobs, toCSV, toJSON, toStepRange, valuesAt } from './scalarfigure.js';
 import { groupingOf, runParams } from './selection.js';
 
 const CONFIG = {
@@ -60,6 +61,8 @@ export class ScalarChart extends LazyCard {
     this.plot = h('div', { class: 'plot', 'aria-label': `chart of ${tag}` });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
     this.note = h('div', { class: 'card-note' });
+    // The data table: each line's value, smoothed value, step and relative time at the cursor.
+    this.values = h('table', { class: 'chart-values', hidden: true, 'aria-label': `values of ${tag} at the cursor` });
     const name = safeFileName(tag);
     this.el = h('article', { class: 'card chart-card', dataset: { tag, state: 'idle' } },
       h('header', { class: 'card-head' },
@@ -77,7 +80,7 @@ export class ScalarChart extends LazyCard {
           }),
           button('⤢', () => this.toggleWide(), { title: 'Wide chart', 'aria-label': 'Toggle wide chart', 'aria-pressed': 'false', class: 'wide-chart' }),
         )),
-      this.plot, this.error, this.note);
+      this.plot, this.values, this.error, this.note);
   }
 
   /** A download's name: the tag's, and the step range when the chart is zoomed to one. */
@@ -218,6 +221,7 @@ export class ScalarChart extends LazyCard {
     }, (error) => this.showError(`Drawing failed: ${error.message}`));
     if (!this.plotted) {
       this.plot.on('plotly_relayout', (event) => this.onRelayout(event));
+      this.plot.on('plotly_hover', (event) => this.showValues(event.points?.[0]?.x));
       this.plot.on('plotly_click', (event) => {
         const edge = clickedEdge(event, this.plot);
         if (edge) this.pins.toggle(edge);
@@ -231,6 +235,21 @@ export class ScalarChart extends LazyCard {
       this.plotted = true;
     }
     this.note.textContent = this.noteText(series);
+  }
+
+  /** The data table at `x` (axis units): a row per line, the first 20 (the rest counted). */
+  showValues(x) {
+    if (x === undefined || x === null || typeof x !== 'number') return;
+    const rows = valuesAt(this.shown, x);
+    this.values.hidden = rows.length === 0;
+    const cell = (v) => h('td', { class: 'num' }, typeof v === 'number' ? fmtValue(v) : String(v));
+    const shown = rows.slice(0, 20);
+    this.values.replaceChildren(
+      h('thead', {}, h('tr', {}, ['Run', 'Value', 'Smoothed', 'Step', 'Relative'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, shown.map((r) => h('tr', { dataset: { run: r.run } }, h('td', { title: r.run }, r.run), cell(r.value),
+        cell(r.smoothed), cell(r.step), h('td', { class: 'num' }, fmtDuration(r.relative))))),
+      rows.length > shown.length ? h('caption', { class: 'muted' }, `and ${rows.length - shown.length} more lines`) : null,
+    );
   }
 
   /** The card's own note (runs without the tag); downsampling is said once, in the toolbar. */

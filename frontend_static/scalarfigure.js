@@ -465,3 +465,34 @@ export function toJSON(tag, shown, smoothing) {
   }));
   return JSON.stringify({ tag, smoothing, runs });
 }
+
+/**
+ * The data table under a chart: per shown line, its point at `x` (axis units) or the last
+ * one before it: {run, step, value, smoothed, relative (seconds since the line's first
+ * point)}, a line without a point at or before `x` left out; NaN and infinities as text.
+ */
+export function valuesAt(shown, x) {
+  const rows = [];
+  for (const s of shown) {
+    const xs = s.xs;
+    let lo = 0;
+    let hi = xs.length - 1;
+    let at = -1;
+    while (lo <= hi) { // the last point with x <= the cursor's
+      const mid = (lo + hi) >> 1;
+      if (xs[mid] <= x) {
+        at = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (at < 0) continue;
+    const nonfinite = s.nonfinite.find(([index]) => index === at);
+    rows.push({
+      run: s.run, step: s.steps[at], value: nonfinite ? NONFINITE[nonfinite[1]].label : s.values[at],
+      smoothed: s.smoothed[at], relative: s.wallTimes[at] - s.wallTimes[0],
+    });
+  }
+  return rows;
+}

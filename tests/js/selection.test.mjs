@@ -87,3 +87,17 @@ test('runs sort as the server sorts them: numbers as numbers, decimals too', asy
   assert.deepEqual([...names].sort(runOrder),
     ['a9', 'a10', 'b', 'lr0.01/seed1', 'lr0.01/seed2', 'lr0.01/seed10', 'lr0.1/seed0', 'seed01', 'seed1']);
 });
+
+test('the data table gives each line its point at the cursor or the last before it', async () => {
+  const { valuesAt } = await import('../../frontend_static/scalarfigure.js');
+  const line = (run, xs, values, walls) => ({ run, xs, steps: xs, values, smoothed: values.map((v) => v / 2),
+    wallTimes: walls, nonfinite: [] });
+  const shown = [line('a', [0, 10, 20], [1, 2, 3], [100, 105, 130]), line('b', [5, 15], [7, NaN], [0, 2])];
+  shown[1].nonfinite = [[1, 'nan']];
+  assert.deepEqual(valuesAt(shown, 12), [
+    { run: 'a', step: 10, value: 2, smoothed: 1, relative: 5 },
+    { run: 'b', step: 5, value: 7, smoothed: 3.5, relative: 0 },
+  ]);
+  assert.equal(valuesAt(shown, 15)[1].value, 'NaN');
+  assert.deepEqual(valuesAt(shown, -1), []);
+});

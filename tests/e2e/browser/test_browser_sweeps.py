@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 import pytest
-from kit.pages import open_tab, scalar_chart, settle, traces, wait_for
+from kit.pages import chart_point, open_tab, scalar_chart, settle, traces, wait_for
 from kit.servers import serve_cli
 from kit.sweeps import sweep_value, write_sweep
 
@@ -232,5 +232,26 @@ def test_browser_a_pinned_chart_stays_on_top_across_reloads(page, server):
     assert groups()[0] == "Pinned"
     pinned.locator(".pin-chart").click()  # unpin
     wait_for(lambda: "Pinned" not in groups(), "the pinned group gone")
+    settle(page)
+    assert not page.errors, page.errors
+
+
+def test_browser_the_data_table_gives_each_run_at_the_cursor(page, server):
+    open_tab(page, server, "scalars")
+    page.fill("#run-filter", r"^lr0\.01/seed[12]$")
+    chart = page.locator('.card[data-tag="train/loss"]').first
+    wait_for(lambda: sorted(_lines(chart)) == ["lr0.01/seed1", "lr0.01/seed2"], "the two runs' lines")
+    x, y = chart_point(page, "train/loss", 10, sweep_value("train/loss", 0.01, 1, 10))
+    page.mouse.move(x, y)
+    table = chart.locator(".chart-values")
+    wait_for(lambda: table.is_visible(), "the data table")
+    rows = table.locator("tbody tr").evaluate_all(
+        "(rows) => rows.map((r) => [...r.children].map((c) => c.textContent))"
+    )
+    by_run = {r[0]: r for r in rows}
+    assert sorted(by_run) == ["lr0.01/seed1", "lr0.01/seed2"]
+    for seed in (1, 2):
+        _run, value, _smoothed, step, _relative = by_run[f"lr0.01/seed{seed}"]
+        assert step == "10" and float(value) == pytest.approx(sweep_value("train/loss", 0.01, seed, 10), rel=1e-5)
     settle(page)
     assert not page.errors, page.errors
