@@ -84,6 +84,10 @@ def _relative(path: str, logdir: str) -> str:
     return os.path.relpath(path, logdir)
 
 
+#: A view over every run (the runs table, a grouped chart) built while the data keeps changing
+#: is kept for this many times what it took to build: at most a fifth of the server's time
+#: goes to building it again, however often it is asked for.
+BUSY = 4.0
 #: Bytes of downsampled chart answers kept (at most 256 of them), the oldest dropped first.
 CHART_CACHE_BYTES = 64 << 20
 
@@ -98,6 +102,7 @@ class DataProvider:
         self._charts: ByteCache[RunScalars] = ByteCache(CHART_CACHE_BYTES, max_entries=256)
         self._lists: ByteCache[tuple[tuple[int, ...], Any, float]] = ByteCache()
         self._views: ByteCache[Any] = ByteCache(CHART_CACHE_BYTES // 2, max_entries=64)
+        self._table_age = 0.0  # a runs table this young will do while the runs change (see runs_table)
         #: How far indexing got, for /api/health and the command line (see :mod:`._reload`).
         self.counters = PollCounters()
 
@@ -130,6 +135,8 @@ class DataProvider:
         if hit is not None and (hit[0] == generation or now - hit[2] < max_age):
             return hit[1]
         value = build()
+        if what == "runs_table":  # its next rebuild waits BUSY times what this one took
+            self._table_age = BUSY * (time.monotonic() - now)
         self._lists.put(what, (generation, value, now), 0)
         return value
 
@@ -148,19 +155,25 @@ class DataProvider:
 
     def remembered(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
         """``build()``, kept under ``key`` with the data's version (:meth:`data_version`): a view
-        over many runs (a grouped chart) is built again only once a point of any run changed."""
-        key = (*key, self.data_version())
+        over many runs (a grouped chart) is built again once a point of any run changed, but
+        while points keep coming (a first read, live runs) not more often than :data:`BUSY`
+        times its own cost allows: a stale answer a few seconds old, not a server that does
+        nothing but build it."""
+        version = self.data_version()
+        now = time.monotonic()
         hit = self._views.get(key)
-        if hit is None:
-            hit = build()
-            self._views.put(key, hit)
-        return hit
+        if hit is not None and (hit[0] == version or now - hit[1] < BUSY * hit[2]):
+            return hit[3]
+        value = build()
+        self._views.put(key, (version, now, time.monotonic() - now, value))
+        return value
 
     def runs_table(self) -> RunsTable:
         """Every run as a row (:mod:`visualdl._index.runtable`, :mod:`visualdl.server._runsource`),
         built once per change of the runs, files, writers or tags (the reload thread builds it
-        after each poll, so that no request waits for it)."""
-        return cast("RunsTable", self._listed("runs_table", lambda: build_runs_table(self)))
+        after each poll, so that no request waits for it); while a first read changes them at
+        every file, not more often than :data:`BUSY` times its cost allows."""
+        return cast("RunsTable", self._listed("runs_table", lambda: build_runs_table(self), max_age=self._table_age))
 
     def data_version(self) -> tuple[tuple[int, int], ...]:
         """Changes whenever any run's data changes, points included."""
