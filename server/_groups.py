@@ -143,7 +143,7 @@ def read_groups(
 ) -> ScalarRuns:
     """One line with bands per group of ``runs`` (those having ``tag``); ``missing``: the runs
     without it. Kept until any run's points change (:meth:`DataProvider.remembered`)."""
-    key = ("groups", tag, tuple(runs), tuple(by), regex, max_points, x_min, x_max, id(table))
+    key = ("groups", tag, tuple(runs), tuple(by), regex, max_points, x_min, x_max)
     chart: ScalarRuns = provider.remembered(
         key, lambda: _read_groups(table, runs, tag, by, regex, max_points, x_min, x_max)
     )

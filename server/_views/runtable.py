@@ -1,5 +1,5 @@
 """The answers over the runs as a table: ``/api/runs/table``, and which runs a chart selected
-by a query draws, one by one or in groups (:mod:`visualdl.server._runtable`,
+by a query draws, one by one or in groups (:mod:`visualdl._index.runtable`,
 :mod:`visualdl.server._groups`)."""
 
 from __future__ import annotations
