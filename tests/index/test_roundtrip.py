@@ -245,8 +245,11 @@ def test_unknown_run_or_tag_raises_keyerror(logdir):
         reader.scalars(".", "y")
 
 
-def test_missing_logdir_reads_as_empty(tmp_path):
-    reader = LogReader(str(tmp_path / "not-yet"))
+def test_missing_logdir_is_named_or_with_load_false_awaited(tmp_path):
+    with pytest.raises(FileNotFoundError, match="logdir '.*typo' does not exist"):
+        LogReader(str(tmp_path / "typo"))  # a mistyped path is not an empty logdir
+    reader = LogReader(str(tmp_path / "not-yet"), load=False)
+    reader.poll()
     assert reader.runs() == []
     with LogWriter(str(tmp_path / "not-yet")) as w:
         w.add_scalar("x", 1.0, 0)

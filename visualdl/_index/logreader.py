@@ -41,12 +41,18 @@ __all__ = ["LogReader"]
 class LogReader(Index):
     """Read a logdir written by LogWriter, and follow it as it grows.
 
+    A logdir that does not exist is a ``FileNotFoundError`` naming it, as in the notebook's
+    figures (a mistyped path is not an empty logdir); with ``load=False`` the reader waits
+    for it instead, each :meth:`poll` looking again.
+
     Thread-safe: one thread may poll while others query.
     """
 
     def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
         self._table: tuple[int, RunsTable] | None = None  # runs(where=...): built once per generation
         super().__init__(logdir, load=load)
+        if load and not self.exists():
+            raise FileNotFoundError(f"logdir {os.fspath(logdir)!r} does not exist")
 
     def runs(self, *, where: str | None = None) -> list[str]:
         """Runs, sorted by name; ``where``: those a query selects, e.g. ``'lr < 0.3 and opt == "adam"
