@@ -138,6 +138,7 @@ def _system_members(reader: Any, run: str) -> dict[tuple[str, str, str], list[An
 
 def summarise(logdir: str) -> str:
     from visualdl._index.logreader import LogReader
+    from visualdl._index.runtable import attempts_of
     from visualdl.server._views.goodput import goodput_line
     from visualdl.server._views.job_ends import end_timeline, timeline_lines
     from visualdl.server._views.job_wrong import summary_lines
@@ -156,6 +157,13 @@ def summarise(logdir: str) -> str:
             members = functools.partial(_system_members, reader, run)
             lines.extend(f"    {line}" for line in straggler_lines(progress, members, time.time()))
         lines.extend(f"    {line}" for line in summary_lines((reader.first_nonfinite(run), reader.divergence(run))))
+        times = attempts_of(writers)
+        if times > 1 and not any(w.rank >= 0 for w in writers):  # a job's restarts are its goodput's
+            replaced = sum(len(reader.scalars(run, tag, replaced=True)) for tag in reader.tags(run)["scalars"])
+            lines.append(
+                f"    written {times} times into one directory: {replaced:,} scalar points of earlier writers "
+                "replaced by later ones at the same steps (LogReader.scalars(..., replaced=True) gives them)"
+            )
         for kind, tags in reader.tags(run).items():
             for tag in tags:
                 if kind == "scalars":

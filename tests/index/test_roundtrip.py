@@ -246,7 +246,7 @@ def test_unknown_run_or_tag_raises_keyerror(logdir):
 
 
 def test_missing_logdir_is_named_or_with_load_false_awaited(tmp_path):
-    with pytest.raises(FileNotFoundError, match="logdir '.*typo' does not exist"):
+    with pytest.raises(FileNotFoundError, match=r"logdir '.*typo' does not exist"):
         LogReader(str(tmp_path / "typo"))  # a mistyped path is not an empty logdir
     reader = LogReader(str(tmp_path / "not-yet"), load=False)
     reader.poll()

@@ -30,7 +30,7 @@ from visualdl._index.writers import WriterInfo
 from visualdl._kinds.table import HParamsEvent
 from visualdl.errors import NotFound
 
-__all__ = ["STATUSES", "IndexRuns", "RunSource", "RunsTable", "build_table", "natural_key"]
+__all__ = ["STATUSES", "IndexRuns", "RunSource", "RunsTable", "attempts_of", "build_table", "natural_key"]
 
 
 class RunSource(Protocol):
@@ -69,7 +69,7 @@ def natural_key(name: str) -> tuple[tuple[Any, ...], str]:
     return tuple(float(p) if i % 2 else p for i, p in enumerate(parts)), name
 
 
-def _attempts(writers: Sequence[WriterInfo]) -> int:
+def attempts_of(writers: Sequence[WriterInfo]) -> int:
     """How many times the busiest place of the run was written: a rank's files (its restarts),
     or the files of unranked writers (a script run twice into one directory); at least 1."""
     per_place: dict[tuple[str, int], int] = {}
@@ -247,7 +247,7 @@ def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
         meta["end_time"].append(end)
         meta["duration"].append(end - start if end is not None and start is not None else None)
         meta["writers"].append(len(writers))
-        meta["attempts"].append(_attempts(writers))
+        meta["attempts"].append(attempts_of(writers))
     events = source.hparams_of(names)
     for i, run in enumerate(names):
         event = events.get(run)
