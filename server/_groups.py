@@ -57,8 +57,7 @@ def group_runs(
     for name in by:
         column = table.table.field(name)
         if column is None:
-            known = ", ".join(table.table.known_fields()[:12])
-            raise NotFound(f"no field {name!r} to group by (fields: {known})")
+            raise NotFound(f"no field {name!r} to group by ({table.table.fields_hint()})")
         columns.append((name, column))
     pattern: Any = None
     if regex is not None:
@@ -144,36 +143,27 @@ def read_groups(
     """One line with bands per group of ``runs`` (those having ``tag``); ``missing``: the runs
     without it. Kept until any run's points change (:meth:`DataProvider.remembered`)."""
     key = ("groups", tag, tuple(runs), tuple(by), regex, max_points, x_min, x_max)
-    chart: ScalarRuns = provider.remembered(
-        key, lambda: _read_groups(table, runs, tag, by, regex, max_points, x_min, x_max)
-    )
+
+    def build() -> ScalarRuns:
+        groups = group_runs(table, runs, by, regex)
+        if len(groups) > MAX_GROUPS:
+            raise InvalidArgument(f"{len(groups)} groups; a chart draws at most {MAX_GROUPS}: group by fewer fields")
+        out = []
+        missing: list[str] = []
+        for group_key, members in groups.items():
+            points, lengths, which = table.source.points_of(members, tag)
+            present = lengths > 0
+            missing.extend(members[i] for i in sorted(set(range(len(members))) - set(which[present].tolist())))
+            if not present.any():
+                continue
+            job = aggregate_points(points.steps, points.values, points.wall_times, lengths, which)
+            ranks = sorted(which[present].tolist())
+            line = role_line("", ranks, job, max_points, x_min, x_max)
+            label = label_of(group_key)
+            out.append(
+                RunScalars(label, int(lengths.sum()), line.mean, (line,), None, Group(group_key, tuple(members)))
+            )
+        return ScalarRuns(tag, max_points, tuple(out), tuple(sorted(missing, key=natural_key)))
+
+    chart: ScalarRuns = provider.remembered(key, build)
     return chart
-
-
-def _read_groups(
-    table: RunsTable,
-    runs: list[str],
-    tag: str,
-    by: list[str],
-    regex: str | None,
-    max_points: int,
-    x_min: float | None,
-    x_max: float | None,
-) -> ScalarRuns:
-    groups = group_runs(table, runs, by, regex)
-    if len(groups) > MAX_GROUPS:
-        raise InvalidArgument(f"{len(groups)} groups; a chart draws at most {MAX_GROUPS}: group by fewer fields")
-    out = []
-    missing: list[str] = []
-    for key, members in groups.items():
-        points, lengths, which = table.source.points_of(members, tag)
-        present = lengths > 0
-        missing.extend(members[i] for i in sorted(set(range(len(members))) - set(which[present].tolist())))
-        if not present.any():
-            continue
-        job = aggregate_points(points.steps, points.values, points.wall_times, lengths, which)
-        ranks = sorted(which[present].tolist())
-        line = role_line("", ranks, job, max_points, x_min, x_max)
-        label = label_of(key)
-        out.append(RunScalars(label, int(lengths.sum()), line.mean, (line,), None, Group(key, tuple(members))))
-    return ScalarRuns(tag, max_points, tuple(out), tuple(sorted(missing, key=natural_key)))

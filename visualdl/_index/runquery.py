@@ -387,6 +387,10 @@ class RunTable:
     def known_fields(self) -> list[str]:
         return [*self.columns, *self.hparams]
 
+    def fields_hint(self) -> str:
+        """What a field may name here, for an error about one that names nothing."""
+        return f"fields: {', '.join(self.known_fields()[:12])}; a tag's summary: TAG.last, TAG.min, TAG.max"
+
 
 @dataclass(frozen=True, slots=True)
 class Query:
@@ -394,21 +398,6 @@ class Query:
 
     text: str
     root: Node
-
-    def fields(self) -> list[str]:
-        out: list[str] = []
-
-        def walk(node: Node) -> None:
-            if isinstance(node, Compare):
-                out.append(node.field)
-            elif isinstance(node, Not):
-                walk(node.operand)
-            else:
-                walk(node.left)
-                walk(node.right)
-
-        walk(self.root)
-        return out
 
     def select(self, table: RunTable) -> np.ndarray:
         """Which runs the query is true for (a bool per run of ``table``); :class:`QueryError`
@@ -437,9 +426,8 @@ class Query:
             return true, true | false
         column = table.field(node.field)
         if column is None:
-            fields = ", ".join(table.known_fields()[:12])
             raise QueryError(
-                f"no field {node.field!r} (fields: {fields}; a tag's summary: TAG.last, TAG.min, TAG.max)",
+                f"no field {node.field!r} ({table.fields_hint()})",
                 self.text,
                 node.position,
             )

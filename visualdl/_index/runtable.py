@@ -172,7 +172,7 @@ class RunsTable:
         numbers and the texts, never the missing ones' place."""
         column = self.table.field(by)
         if column is None:
-            raise NotFound(f"no column {by!r} to sort by")
+            raise NotFound(f"no field {by!r} to sort by ({self.table.fields_hint()})")
         numbers = column.numbers[rows]
         is_number = column.is_number[rows]
         texts = np.where(column.is_text[rows], column.texts[rows], "")
