@@ -523,41 +523,25 @@ def tensorboard_cold_start(
     ``flags``: more command-line flags of ``tensorboard``; ``inspect`` as for ``cold_start``.
     """
     server = tensorboard_server(logdir, flags)
-    port = server.port
     tag = br.tag_names(shape.tags)[0]
     paths = [f"/data/plugin/scalars/scalars?{urlencode({'run': r, 'tag': tag})}" for r in run_names(shape)]
+
+    def answered(conn: http.client.HTTPConnection) -> bool:  # any HTTP answer at all
+        get(conn, paths[0])
+        return True
+
+    def complete(conn: http.client.HTTPConnection) -> bool:
+        for p in paths:  # one request per run: events as [wall_time, step, value]
+            status, body = get(conn, p)
+            events = json.loads(body) if status == 200 else []
+            if not events or events[-1][1] != shape.steps - 1:
+                return False
+        return True
+
     with server:
-        t0 = server.start()
-        end = t0 + START_TIMEOUT * 2
-        conn: http.client.HTTPConnection | None = None
-        first = None
-        while True:
-            server.check_alive()
-            if perf_counter() > end:
-                raise TimeoutError("no full chart from tensorboard")
-            try:
-                conn = conn or http.client.HTTPConnection(HOST, port, timeout=REQUEST_TIMEOUT)
-                complete = True
-                for p in paths:  # one request per run: events as [wall_time, step, value]
-                    status, body = get(conn, p)
-                    first = first or perf_counter() - t0
-                    events = json.loads(body) if status == 200 else []
-                    if not events or events[-1][1] != shape.steps - 1:
-                        complete = False
-                        break
-                if complete:
-                    done = perf_counter() - t0
-                    break
-            except (OSError, http.client.HTTPException, ValueError, IndexError):
-                if conn is not None:
-                    conn.close()
-                conn = None
-            time.sleep(0.01)
-        if conn is not None:
-            conn.close()
-        assert first is not None
+        passed = seconds_until(server, {"answered": answered, "complete": complete}, START_TIMEOUT * 2)
         extra = inspect(server) if inspect is not None else {}
-        return {**extra, "first_answer_s": first, "chart_s": done}
+        return {**extra, "first_answer_s": passed["answered"], "chart_s": passed["complete"]}
 
 
 # -- in-process profile ------------------------------------------------------------------------------
