@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from visualdl._index.runquery import MAX_DEPTH, QueryError, RunTable, column_of, parse
+from visualdl._index.runcolumns import RunTable, column_of
+from visualdl._index.runquery import MAX_DEPTH, QueryError, parse
 
 NAN = float("nan")
 RUNS = {

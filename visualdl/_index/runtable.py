@@ -24,7 +24,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from visualdl._index.runquery import Column, RunTable, column_of, parse
+from visualdl._index.runcolumns import Column, RunTable, column_of
+from visualdl._index.runquery import parse
 from visualdl._index.series import ScalarSeries
 from visualdl._index.writers import WriterInfo
 from visualdl._kinds.table import HParamsEvent

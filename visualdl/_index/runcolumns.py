@@ -1,0 +1,95 @@
+"""What a runs query (:mod:`visualdl._index.runquery`) is evaluated over: the runs as columns.
+
+A :class:`Column` is one field over the runs, numbers and texts apart (booleans are both);
+a :class:`RunTable` names the runs and the columns a query's fields may name: its own columns
+(``name``, ``status``, ...), ``hparams.X`` or ``X``, and a tag's ``last``/``min``/``max``
+from a callable asked only for the fields a query names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Column", "RunTable", "column_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One field over the runs: ``numbers`` (float; booleans as 1 and 0) where ``is_number``,
+    ``texts`` (str; booleans as "true"/"false") where ``is_text``; neither: the run lacks it."""
+
+    numbers: np.ndarray  # float64
+    is_number: np.ndarray  # bool
+    texts: np.ndarray  # object (str or None)
+    is_text: np.ndarray  # bool
+
+
+def column_of(values: Sequence[object]) -> Column:
+    """A column from one value per run (None: missing; bool, int, float, str as they are)."""
+    n = len(values)
+    numbers = np.full(n, np.nan)
+    is_number = np.zeros(n, bool)
+    texts = np.empty(n, object)
+    is_text = np.zeros(n, bool)
+    for i, v in enumerate(values):  # once per run and field, when the table is built
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            numbers[i], is_number[i] = float(v), True
+            texts[i], is_text[i] = "true" if v else "false", True
+        elif isinstance(v, int | float | np.integer | np.floating):
+            numbers[i], is_number[i] = float(v), True
+        else:
+            texts[i], is_text[i] = str(v), True
+    return Column(numbers, is_number, texts, is_text)
+
+
+class RunTable:
+    """The runs a query selects from: their ``names`` and the columns a field may name.
+
+    ``columns``: fields by name (``name`` is added); ``hparams``: each hparam's column;
+    ``metrics``: a callable giving the column of ``(tag, summary)`` (``summary`` one of
+    last, min, max) or None when no run logged the tag, asked only for the fields a query names."""
+
+    SUMMARIES = ("last", "min", "max")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        columns: Mapping[str, Column] | None = None,
+        hparams: Mapping[str, Column] | None = None,
+        metrics: object = None,
+    ) -> None:
+        self.names = list(names)
+        self.columns = {"name": column_of(self.names), **(columns or {})}
+        self.hparams = dict(hparams or {})
+        self._metrics = metrics
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def field(self, name: str) -> Column | None:
+        """The column ``name`` names (see the module docstring), None when none."""
+        if name in self.columns:
+            return self.columns[name]
+        if name.startswith("hparams.") and name[8:] in self.hparams:
+            return self.hparams[name[8:]]
+        if name in self.hparams:
+            return self.hparams[name]
+        stem, dot, summary = name.rpartition(".")
+        if dot and summary in self.SUMMARIES and callable(self._metrics):
+            found = self._metrics(stem, summary)
+            if found is not None:
+                assert isinstance(found, Column)
+                return found
+        return None
+
+    def known_fields(self) -> list[str]:
+        return [*self.columns, *self.hparams]
+
+    def fields_hint(self) -> str:
+        """What a field may name here, for an error about one that names nothing."""
+        return f"fields: {', '.join(self.known_fields()[:12])}; a tag's summary: TAG.last, TAG.min, TAG.max"
