@@ -1,0 +1,220 @@
+"""The README's snippets run as written.
+
+Every ```python block of ``README.md`` runs, in the README's order, in one fresh directory:
+the blocks of one section (``## ...``) in one process, each section in a process of its
+own, so a section sees only what the sections before it left on disk, as a reader copying
+them one after the other would (the quick start writes the run that "Reading logs" reads).
+Tracebacks name the README's own lines.
+
+An HTML comment right before a block, invisible on the rendered page, may say:
+
+- ``<!-- snippet: setup (what it stands for)`` then code, then ``-->``: code run before the
+  block that stands for the reader's own objects (a training step, data, a model). It must
+  not touch visualdl: it cannot write the logs a snippet reads.
+- ``<!-- snippet: skip (why) -->``: the block is not run, for the reason given (a notebook
+  kernel, a GPU, a bucket of a real cloud); the reason is required.
+
+The environment is a machine with the test extra installed, an S3 API server on loopback
+(moto's) as its ``AWS_ENDPOINT_URL`` with a bucket named ``bucket``, and no display.
+```bash blocks are not run; the programs and the checkout's files they name must exist.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+from kit.paths import ROOT
+from kit.requirements import require
+from kit.s3 import CREDENTIALS, serve_s3
+
+README = os.path.join(ROOT, "README.md")
+
+#: Runs one section: ``[[path, first line, code], ...]`` on stdin, each compiled at its line
+#: of the README, all in one namespace.
+DRIVER = """
+import json, sys
+namespace = {"__name__": "__main__"}
+for path, line, code in json.load(sys.stdin):
+    exec(compile("\\n" * (line - 1) + code, path, "exec"), namespace)
+"""
+
+FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)\s*$")
+DIRECTIVE = re.compile(r"^<!-- snippet: (?P<kind>\w+)(?: \((?P<why>[^()]*)\))?(?P<end> -->)?$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One fenced block: its language, its section, its first code line (1-based) and code."""
+
+    lang: str
+    section: str
+    line: int
+    code: str
+    setup: tuple[int, str] | None = None  # (first line, code)
+    skip: str | None = None
+
+
+def parse(text: str) -> list[Block]:
+    """The fenced blocks of a Markdown text with their directives; a malformed directive, a
+    skip without a reason or a directive that no ```python block follows is a ``ValueError``."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    section = ""
+    pending: Block | None = None  # a directive's fields, waiting for its block
+    at = expected = 0  # the pending directive's line (1-based) and the index its block must be at
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if pending is not None and i == expected and not line.startswith("```"):
+            raise ValueError(f"README.md:{at}: a snippet directive not right before a ```python block")
+        if line.startswith("<!-- snippet:"):
+            match = DIRECTIVE.match(line)
+            if match is None or match["kind"] not in ("setup", "skip"):
+                raise ValueError(f"README.md:{i + 1}: {line!r} is not <!-- snippet: setup|skip (why) -->")
+            why = (match["why"] or "").strip()
+            if not why:
+                raise ValueError(f"README.md:{i + 1}: {line!r} does not say why in parentheses")
+            at = i + 1
+            if match["kind"] == "skip":
+                if not match["end"]:
+                    raise ValueError(f"README.md:{at}: a skip is one line, ending in -->")
+                pending, expected = Block("python", section, 0, "", skip=why), i + 1
+            else:
+                end = next((j for j in range(i + 1, len(lines)) if lines[j] == "-->"), None)
+                if match["end"] or end is None:
+                    raise ValueError(f"README.md:{at}: a setup is its code, then a line '-->'")
+                setup = (i + 2, "\n".join(lines[i + 1 : end]) + "\n")
+                pending, expected = Block("python", section, 0, "", setup=setup), end + 1
+            i = expected
+            continue
+        if line.startswith("## "):
+            section = line[3:].strip()
+        fence = FENCE.match(line)
+        if fence is None:
+            i += 1
+            continue
+        indent = len(fence["indent"])
+        end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
+        code = "\n".join(text_line[indent:] for text_line in lines[i + 1 : end]) + "\n"
+        block = Block(fence["lang"], section, i + 2, code)
+        if pending is not None:
+            if block.lang != "python":
+                raise ValueError(f"README.md:{at}: a snippet directive before a ```{block.lang} block")
+            block = dataclasses.replace(block, setup=pending.setup, skip=pending.skip)
+            pending = None
+        blocks.append(block)
+        i = end + 1
+    if pending is not None:
+        raise ValueError(f"README.md:{at}: a snippet directive that no ```python block follows")
+    return blocks
+
+
+def _readme_blocks() -> list[Block]:
+    with open(README, encoding="utf-8") as f:
+        return parse(f.read())
+
+
+def test_readme_python_snippets_run_in_order(tmp_path, child_env):
+    blocks = [b for b in _readme_blocks() if b.lang == "python"]
+    assert len(blocks) >= 5, "the README's ```python blocks were not found"
+    for module in ("torch", "paddle", "paddle2onnx", "onnx", "matplotlib", "s3fs", "moto"):
+        require(importlib.util.find_spec(module) is not None, module, "pip install -e '.[test,e2e]'")
+    sections: dict[str, list[list[object]]] = {}
+    for block in blocks:
+        if block.skip is None:
+            pieces = sections.setdefault(block.section, [])
+            if block.setup is not None:
+                pieces.append([README, *block.setup])
+            pieces.append([README, block.line, block.code])
+    workdir = tmp_path / "readme"
+    workdir.mkdir()
+    failures = []
+    with serve_s3() as endpoint:
+        env = {k: v for k, v in child_env.items() if not k.startswith("AWS_")}
+        env.update(CREDENTIALS, AWS_ENDPOINT_URL=endpoint, MPLBACKEND="Agg")
+        made = subprocess.run(
+            [sys.executable, "-c", "import s3fs; s3fs.S3FileSystem().mkdir('bucket')"],
+            env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        for section, pieces in sections.items():
+            done = subprocess.run(
+                [sys.executable, "-c", DRIVER], input=json.dumps(pieces), cwd=workdir,
+                env=env, capture_output=True, text=True, timeout=180,
+            )  # fmt: skip
+            # A background writer's error at exit is logged, not raised: it fails the snippet too.
+            if done.returncode != 0 or "Traceback" in done.stderr or "WriterError" in done.stderr:
+                failures.append(f"## {section} (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    assert failures == [], "\n\n".join(failures)
+
+
+def test_readme_snippet_directives_are_well_formed():
+    """Every skip says why; every setup stands for the reader's objects, not for visualdl's."""
+    blocks = _readme_blocks()
+    for block in blocks:
+        if block.skip is not None:
+            assert block.skip, f"README.md:{block.line}: a skip without a reason"
+        if block.setup is not None:
+            line, code = block.setup
+            assert not re.search(r"visualdl|LogWriter|LogReader|SummaryWriter", code), (
+                f"README.md:{line}: a setup uses visualdl; show that in the snippet itself"
+            )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("<!-- snippet: skip -->\n```python\nx\n```\n", "does not say why"),
+        ("<!-- snippet: skip () -->\n```python\nx\n```\n", "does not say why"),
+        ("<!-- snippet: skipped (gpu) -->\n```python\nx\n```\n", "is not <!-- snippet"),
+        ("<!-- snippet: skip (gpu) -->\n\ntext\n```python\nx\n```\n", "not right before"),
+        ("<!-- snippet: skip (gpu) -->\n```bash\nls\n```\n", "before a ```bash block"),
+        ("<!-- snippet: setup (data)\nx = 1\n```python\nx\n```\n", "then a line '-->'"),
+        ("```python\nx\n```\n<!-- snippet: skip (gpu) -->\n", "no ```python block follows"),
+    ],
+)
+def test_readme_parse_refuses_a_bad_directive(text, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse(text)
+
+
+def test_readme_parse_reads_sections_setups_and_skips():
+    text = (
+        "# T\n## One\n<!-- snippet: setup (data)\nx = 1\n-->\n```python\nprint(x)\n```\n"
+        "## Two\n<!-- snippet: skip (needs a GPU) -->\n```python\ncuda()\n```\n  ```bash\n  ls\n  ```\n"
+    )
+    one, two, three = parse(text)
+    assert (one.section, one.line, one.code, one.setup, one.skip) == ("One", 7, "print(x)\n", (4, "x = 1\n"), None)
+    assert (two.section, two.line, two.skip, two.setup) == ("Two", 12, "needs a GPU", None)
+    assert (three.lang, three.code) == ("bash", "ls\n")
+
+
+def test_readme_shell_commands_exist():
+    """The programs the ```bash blocks run are installed beside this Python, or on PATH, and
+    the files of the checkout they name exist."""
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    commands = [b for b in _readme_blocks() if b.lang == "bash"]
+    assert commands, "the README's ```bash blocks were not found"
+    missing = []
+    for block in commands:
+        for line in block.code.splitlines():
+            line = line.split(" #", 1)[0]
+            for command in re.split(r"&&|\|\||[|;]", line):
+                words = shlex.split(command)
+                if not words:
+                    continue
+                if shutil.which(words[0], path=path) is None:
+                    missing.append(f"README.md:{block.line}: program {words[0]!r}")
+                for word in words[1:]:
+                    if re.fullmatch(r"\.?[\w-]+(/[\w.-]+)+", word) and not os.path.exists(os.path.join(ROOT, word)):
+                        missing.append(f"README.md:{block.line}: file {word!r}")
+    assert missing == []
