@@ -4,7 +4,7 @@ import { fetchJSON } from './api.js';
 import { h, runChip } from './dom.js';
 import { LazyCard } from './card.js';
 import { distributionFigure, nonfiniteNote, offsetFigure, overlayFigure } from './histfigure.js';
-import { scheduleRender } from './renderqueue.js';
+import { cancelRender, scheduleRender } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
 export const MODES = { offset: 'Offset', overlay: 'Overlay', distribution: 'Distribution' };
@@ -47,6 +47,7 @@ export class HistogramCard extends LazyCard {
     this.run = run;
     this.ctx = ctx;
     this.mode = ctx.histogramMode;
+    this.aligning = {}; // this card's place in the render queue for a new value range, apart from its draws
     this.plot = h('div', { class: 'plot' });
     this.note = h('div', { class: 'card-note' });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
@@ -90,24 +91,34 @@ export class HistogramCard extends LazyCard {
   }
 
   unshare() {
+    cancelRender(this.aligning);
     const cards = shared.get(this.tag);
     if (!cards?.delete(this)) return;
     if (!cards.size) shared.delete(this.tag);
-    else this.constructor.align(this.tag, this.mode);
+    else this.constructor.align(this.tag);
   }
 
-  /** Give every drawn card of `tag` in `mode` the range they share now. */
-  static align(tag, mode) {
-    const cards = shared.get(tag);
-    if (!cards) return;
-    const range = sharedRange(cards.values(), mode);
-    const axis = valueAxis(mode);
-    for (const [card, { mode: drawn }] of cards) {
-      const key = range ? range.join() : '';
-      if (!card.plotted || drawn !== mode || card.el.dataset.valueRange === key) continue;
-      card.el.dataset.valueRange = key;
-      Plotly.relayout(card.plot, range ? { [`${axis}.range`]: range } : { [`${axis}.autorange`]: true });
-    }
+  /**
+   * Give every drawn card of `tag` the range the cards drawn in its mode share, through the
+   * render queue like every plotly call: when a filter removes several cards of a tag, the
+   * first one's unshare must not relayout the next one, purged a moment later (plotly's
+   * relayout would then finish on a div without its events: "e.emit is not a function").
+   */
+  static align(tag) {
+    for (const card of shared.get(tag)?.keys() ?? []) scheduleRender(card.aligning, () => card.realign());
+  }
+
+  /** Relayout to the range shared now, if this card is drawn and that range changed. */
+  realign() {
+    const cards = shared.get(this.tag);
+    const mine = cards?.get(this);
+    if (!this.plotted || !mine) return;
+    const range = sharedRange(cards.values(), mine.mode);
+    const key = range ? range.join() : '';
+    if (this.el.dataset.valueRange === key) return;
+    this.el.dataset.valueRange = key;
+    const axis = valueAxis(mine.mode);
+    Plotly.relayout(this.plot, range ? { [`${axis}.range`]: range } : { [`${axis}.autorange`]: true });
   }
 
   forget() {
@@ -137,7 +148,7 @@ export class HistogramCard extends LazyCard {
       this.error.hidden = false;
     });
     this.plotted = true;
-    HistogramCard.align(this.tag, mode);
+    HistogramCard.align(this.tag);
     const shown = mode === 'distribution' ? `${distribution.steps.length} steps`
       : `${entries.length} of ${histograms.total_entries} steps`;
     this.note.textContent = [entries.length ? shown : 'No histograms yet.', nonfiniteNote(entries)].filter(Boolean).join(' · ');

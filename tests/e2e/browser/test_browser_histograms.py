@@ -1,5 +1,6 @@
 """Histograms of one tag across runs, in a real browser: the cards share their value axis,
-so that a run's shifted distribution shows as shifted, in every mode."""
+so that a run's shifted distribution shows as shifted, in every mode, and keep it (or their
+own) as filters remove the other cards."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 
 import numpy as np
 import pytest
-from kit.pages import card, open_tab, wait_for
+from kit.pages import card, open_tab, settle, wait_for
 from kit.servers import serve_cli
 
 from visualdl import LogReader, LogWriter
@@ -63,3 +64,58 @@ def test_cards_of_one_tag_share_their_value_axis(page, server, mode):
     page.wait_for_selector(f'.card[data-tag="alone"][data-mode="{mode}"][data-state="ready"]')
     own = alone.evaluate(RANGE_JS)[axis]
     assert own[1] < 8  # a tag of one run keeps its own range, not the other tag's
+
+
+LAYERS = ("fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight")
+SHOWN_JS = """() => [...document.querySelectorAll('.histogram-card')].filter((el) => el.checkVisibility())
+    .map((el) => `${el.dataset.tag} ${el.dataset.run} ${el.dataset.state}`).sort()"""
+
+
+@pytest.fixture(scope="module")
+def layers(tmp_path_factory):
+    """Two runs of four layers' histograms: run ``a`` around 0, run ``b`` around 10."""
+    logdir = tmp_path_factory.mktemp("layer_logs")
+    rng = np.random.default_rng(5)
+    for run, mean in (("a", 0.0), ("b", 10.0)):
+        with LogWriter(os.path.join(logdir, run)) as w:
+            for tag in LAYERS:
+                for step in range(0, 30, 10):
+                    w.add_histogram(tag, rng.normal(mean, 1.0, 200), step, buckets=20)
+    with serve_cli(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
+        yield base
+
+
+def _shown(page, tags, runs=("a", "b")):
+    """Wait until the cards in view are those of ``tags`` x ``runs``, each drawn; then settle."""
+    want = sorted(f"{tag} {run} ready" for tag in tags for run in runs)
+    wait_for(lambda: page.evaluate(SHOWN_JS) == want, f"the cards {want}")
+    settle(page)
+
+
+def test_filtering_tags_removes_whole_tags_without_an_error(page, layers):
+    # Two cards of one tag share their range: removing the first relayouts the second, which
+    # the same filter removes next; plotly's relayout then ended on a purged div, twice per
+    # filter ("e.emit is not a function").
+    open_tab(page, layers, "histograms")
+    page.check('input[name="histogram-mode"][value="offset"]')
+    _shown(page, LAYERS)
+    page.locator("#tag-filter").press_sequentially("fc1", delay=30)
+    _shown(page, ["fc1.bias", "fc1.weight"])
+    assert page.errors == []
+    page.fill("#tag-filter", "")
+    page.locator("#tag-filter").press_sequentially("fc2.weight$", delay=30)
+    _shown(page, ["fc2.weight"])
+    assert page.errors == []
+    assert card(page, "fc2.weight", "a").evaluate(RANGE_JS)[0][1] > 10  # still both runs' range
+
+
+def test_a_card_whose_other_runs_are_filtered_out_takes_its_own_range(page, layers):
+    open_tab(page, layers, "histograms")
+    page.check('input[name="histogram-mode"][value="offset"]')
+    _shown(page, LAYERS)
+    alone = card(page, "fc2.weight", "a")
+    assert alone.evaluate(RANGE_JS)[0][1] > 10  # run b's values inside
+    page.fill("#run-filter", "^a$")
+    _shown(page, LAYERS, runs=("a",))
+    wait_for(lambda: alone.evaluate(RANGE_JS)[0][1] < 8, "run a's card on its own range")
+    assert page.errors == []
