@@ -314,6 +314,35 @@ class Meta(_message.Message):
     display_name: str
     def __init__(self, wall_time: _Optional[float] = ..., display_name: _Optional[str] = ...) -> None: ...
 
+class Provenance(_message.Message):
+    __slots__ = ("wall_time", "argv", "executable", "cwd", "python", "git_commit", "git_branch", "git_dirty", "packages")
+    class PackagesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    WALL_TIME_FIELD_NUMBER: _ClassVar[int]
+    ARGV_FIELD_NUMBER: _ClassVar[int]
+    EXECUTABLE_FIELD_NUMBER: _ClassVar[int]
+    CWD_FIELD_NUMBER: _ClassVar[int]
+    PYTHON_FIELD_NUMBER: _ClassVar[int]
+    GIT_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    GIT_BRANCH_FIELD_NUMBER: _ClassVar[int]
+    GIT_DIRTY_FIELD_NUMBER: _ClassVar[int]
+    PACKAGES_FIELD_NUMBER: _ClassVar[int]
+    wall_time: float
+    argv: _containers.RepeatedScalarFieldContainer[str]
+    executable: str
+    cwd: str
+    python: str
+    git_commit: str
+    git_branch: str
+    git_dirty: bool
+    packages: _containers.ScalarMap[str, str]
+    def __init__(self, wall_time: _Optional[float] = ..., argv: _Optional[_Iterable[str]] = ..., executable: _Optional[str] = ..., cwd: _Optional[str] = ..., python: _Optional[str] = ..., git_commit: _Optional[str] = ..., git_branch: _Optional[str] = ..., git_dirty: _Optional[bool] = ..., packages: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
 class Footer(_message.Message):
     __slots__ = ("wall_time", "records", "scalar_points")
     WALL_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -381,7 +410,7 @@ class TagInfo(_message.Message):
     def __init__(self, tag: _Optional[str] = ..., replicated: _Optional[bool] = ...) -> None: ...
 
 class Record(_message.Message):
-    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta", "process_end", "system_metrics", "tag_info")
+    __slots__ = ("header", "scalars", "image", "histogram", "text", "graph", "footer", "audio", "pr_curve", "roc_curve", "hparams", "embeddings", "scalar_layout", "meta", "process_end", "system_metrics", "tag_info", "provenance")
     HEADER_FIELD_NUMBER: _ClassVar[int]
     SCALARS_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
@@ -399,6 +428,7 @@ class Record(_message.Message):
     PROCESS_END_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_METRICS_FIELD_NUMBER: _ClassVar[int]
     TAG_INFO_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     header: Header
     scalars: ScalarBatch
     image: Image
@@ -416,4 +446,5 @@ class Record(_message.Message):
     process_end: ProcessEnd
     system_metrics: SystemMetrics
     tag_info: TagInfo
-    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ..., process_end: _Optional[_Union[ProcessEnd, _Mapping]] = ..., system_metrics: _Optional[_Union[SystemMetrics, _Mapping]] = ..., tag_info: _Optional[_Union[TagInfo, _Mapping]] = ...) -> None: ...
+    provenance: Provenance
+    def __init__(self, header: _Optional[_Union[Header, _Mapping]] = ..., scalars: _Optional[_Union[ScalarBatch, _Mapping]] = ..., image: _Optional[_Union[Image, _Mapping]] = ..., histogram: _Optional[_Union[Histogram, _Mapping]] = ..., text: _Optional[_Union[Text, _Mapping]] = ..., graph: _Optional[_Union[Graph, _Mapping]] = ..., footer: _Optional[_Union[Footer, _Mapping]] = ..., audio: _Optional[_Union[Audio, _Mapping]] = ..., pr_curve: _Optional[_Union[PrCurve, _Mapping]] = ..., roc_curve: _Optional[_Union[RocCurve, _Mapping]] = ..., hparams: _Optional[_Union[HParams, _Mapping]] = ..., embeddings: _Optional[_Union[Embeddings, _Mapping]] = ..., scalar_layout: _Optional[_Union[ScalarLayout, _Mapping]] = ..., meta: _Optional[_Union[Meta, _Mapping]] = ..., process_end: _Optional[_Union[ProcessEnd, _Mapping]] = ..., system_metrics: _Optional[_Union[SystemMetrics, _Mapping]] = ..., tag_info: _Optional[_Union[TagInfo, _Mapping]] = ..., provenance: _Optional[_Union[Provenance, _Mapping]] = ...) -> None: ...

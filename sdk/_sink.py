@@ -174,6 +174,7 @@ class Sink:
             if self._queued >= self._check_at or self._pending_bytes() + nbytes > self._max_pending_bytes:
                 self._pressure(nbytes, record=True)
             self._append_item(item, nbytes)
+            self._set_check_at()  # the points that fit before the next look are fewer now
 
     def put_sample(self, record: pb.Record, nbytes: int) -> bool:
         """A record of the system-metrics sampler's thread: queued unless the writer is

@@ -48,6 +48,7 @@ from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
 from visualdl.sdk import _sampler as sampling
 from visualdl.sdk import _sysmetrics as sysmetrics
+from visualdl.sdk._provenance import provenance_record
 from visualdl.sdk._replicated import declare
 from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
 
@@ -57,6 +58,8 @@ _INT64_MAX = 2**63 - 1
 #: Characters a file name cannot hold.
 _SEPARATORS = frozenset(filter(None, ("/", os.sep, os.altsep, "\x00")))
 _now = time.time
+#: What a provenance record counts toward the writer's memory bound while it waits.
+_PROVENANCE_BYTES = 1024
 _to_float = convert.to_float
 
 
@@ -126,6 +129,11 @@ class LogWriter:
             (default): on for a
             writer with a rank or a role (given or detected), off otherwise.
         system_metrics_secs: seconds between samples, at least 0.5 (default 5).
+        provenance: record where the process came from (its command line, interpreter,
+            working directory, the git commit, branch and dirty flag of its code, the
+            versions of the key packages it imported; :mod:`visualdl.sdk._provenance`),
+            gathered on the writer's background thread. False leaves them out (a command
+            line can hold secrets).
 
     Wall times: ``walltime`` is seconds since the epoch (TensorBoard) or milliseconds
     (VisualDL 2); values above 1e11 are taken as milliseconds. Default: now.
@@ -156,6 +164,7 @@ class LogWriter:
         attempt: int | None = None,
         system_metrics: bool | None = None,
         system_metrics_secs: float = 5.0,
+        provenance: bool = True,
     ) -> None:
         if logdir is None:
             stamp = time.strftime("%b%d_%H-%M-%S")
@@ -178,6 +187,8 @@ class LogWriter:
                 f"system_metrics_secs must be at least {sysmetrics.MIN_SECS} seconds (sampling more often costs "
                 f"the process more than it tells); got {system_metrics_secs!r}"
             )
+        if not isinstance(provenance, bool):
+            raise TypeError(f"provenance must be True or False; got {provenance!r}")
         if system_metrics is not None and not isinstance(system_metrics, bool):
             raise TypeError(f"system_metrics must be True, False or None (automatic); got {system_metrics!r}")
         self._store = open_store(self._logdir)
@@ -233,6 +244,8 @@ class LogWriter:
             fsync=fsync,
             close_timeout=float(close_timeout),
         )
+        if provenance:  # built by the writer's thread: git status takes a subprocess
+            self._sink.put_item(provenance_record, _PROVENANCE_BYTES)
         if system_metrics if system_metrics is not None else self._placement.rank >= 0 or bool(self._placement.role):
             sink = self._sink
             self._sampler = sampling.subscribe(

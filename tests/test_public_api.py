@@ -30,7 +30,7 @@ LOGWRITER = {
     "rank: 'int | None' = None, "
     "world_size: 'int | None' = None, local_rank: 'int | None' = None, role: 'str | None' = None, "
     "job: 'str | None' = None, attempt: 'int | None' = None, system_metrics: 'bool | None' = None, "
-    "system_metrics_secs: 'float' = 5.0) -> 'None'",
+    "system_metrics_secs: 'float' = 5.0, provenance: 'bool' = True) -> 'None'",
     "add_audio": "(self, tag: 'str', audio_array: 'Any', step: 'int', sample_rate: 'int' = 8000, "
     "walltime: 'float | None' = None) -> 'None'",
     "add_embeddings": "(self, tag: 'str', mat: 'Any' = None, metadata: 'Any' = None, metadata_header: 'Any' = None, "

@@ -87,7 +87,7 @@ def test_close_with_a_dead_endpoint_is_bounded_and_says_what_was_not_uploaded(bu
         w.add_scalar("loss", float(step), step)
     faults.set("blackhole")
     start = time.monotonic()
-    with pytest.raises(WriterError, match=r"before the writer was closed .* \d+ bytes \(3 records\) are not uploaded"):
+    with pytest.raises(WriterError, match=r"before the writer was closed .* \d+ bytes \(4 records\) are not uploaded"):
         w.close()  # the points' record, the process's end and the footer
     took = time.monotonic() - start
     print(f"close() with a black-holed endpoint returned after {took:.2f} s (close_timeout 1.5 s)")
@@ -177,7 +177,8 @@ def test_close_with_a_store_call_that_never_returns_is_bounded(monkeypatch):
     monkeypatch.setattr(MemoryFileSystem, "pipe_file", never_returns)
     start = time.monotonic()
     try:
-        with pytest.raises(WriterError, match=r"\d+ bytes \(3 records\) are not uploaded"):  # points, end, footer
+        # the provenance, the points, the process's end, the footer
+        with pytest.raises(WriterError, match=r"\d+ bytes \(4 records\) are not uploaded"):
             w.close()
         took = time.monotonic() - start
     finally:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,17 @@ from visualdl._index.writers import WriterInfo
 from visualdl._kinds.table import HParamsEvent
 from visualdl.errors import NotFound
 
-__all__ = ["STATUSES", "IndexRuns", "RunSource", "RunsTable", "attempts_of", "build_table", "natural_key"]
+__all__ = [
+    "PROVENANCE_FIELDS",
+    "STATUSES",
+    "IndexRuns",
+    "RunSource",
+    "RunsTable",
+    "attempts_of",
+    "build_table",
+    "natural_key",
+    "provenance_of",
+]
 
 
 class RunSource(Protocol):
@@ -56,8 +67,11 @@ class RunSource(Protocol):
 
 #: A run's status, worst first: one writer's end decides it over the others'.
 STATUSES = ("crashed", "killed", "live", "finished")
-#: The columns every row has, besides its name, hparams and tag summaries.
+#: The columns every row has, besides its name, hparams, tag summaries and the versions of
+#: the packages its writers imported (``packages.torch``, ...).
 META_FIELDS = ("status", "host", "start_time", "end_time", "duration", "writers", "attempts")
+#: The columns of where a run's process came from (its newest writer's provenance record).
+PROVENANCE_FIELDS = ("command", "git_commit", "git_branch", "git_dirty", "python", "cwd")
 
 _NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
 
@@ -230,10 +244,32 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def provenance_of(writers: Sequence[WriterInfo]) -> dict[str, Any]:
+    """The run's provenance columns (:data:`PROVENANCE_FIELDS` and ``packages.NAME``) from its
+    newest writer that recorded one; empty when none did."""
+    found = [w for w in writers if w.provenance is not None]
+    if not found:
+        return {}
+    p = max(found, key=lambda w: (w.start_time if math.isfinite(w.start_time) else -math.inf, w.path)).provenance
+    assert p is not None
+    out: dict[str, Any] = {
+        "command": shlex.join(p.argv) if p.argv else None,
+        "git_commit": p.git_commit or None,
+        "git_branch": p.git_branch or None,
+        "git_dirty": p.git_dirty if p.HasField("git_dirty") else None,
+        "python": p.python or None,
+        "cwd": p.cwd or None,
+    }
+    for name, version in sorted(p.packages.items()):
+        out[f"packages.{name}"] = version
+    return out
+
+
 def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
     """The table of ``runs`` (any order; rows in natural order)."""
     names = sorted(runs, key=natural_key)
-    meta: dict[str, list[Any]] = {name: [] for name in META_FIELDS}
+    meta: dict[str, list[Any]] = {name: [] for name in (*META_FIELDS, *PROVENANCE_FIELDS)}
+    packages: dict[str, list[Any]] = {}
     hparams: dict[str, list[Any]] = {}
     for run in names:
         writers = source.writers_of(run)
@@ -249,10 +285,17 @@ def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
         meta["duration"].append(end - start if end is not None and start is not None else None)
         meta["writers"].append(len(writers))
         meta["attempts"].append(attempts_of(writers))
+        came_from = provenance_of(writers)
+        for key in PROVENANCE_FIELDS:
+            meta[key].append(came_from.get(key))
+        for key, value in came_from.items():
+            if key.startswith("packages."):
+                packages.setdefault(key, [None] * len(names))[len(meta["status"]) - 1] = value
     events = source.hparams_of(names)
     for i, run in enumerate(names):
         event = events.get(run)
         if event is not None:
             for key, value in event.hparams.items():
                 hparams.setdefault(key, [None] * len(names))[i] = value
+    meta.update(sorted(packages.items()))
     return RunsTable(names, meta, dict(sorted(hparams.items())), source)

@@ -71,6 +71,9 @@ class WriterInfo:
     #: :data:`visualdl._formats.vdl2.decode.COUNTED_KINDS`, by VisualDL 2's name), so that nothing
     #: vanishes unsaid.
     unshown: tuple[tuple[str, str, int], ...] = ()
+    #: Where the writer's process came from (command line, git state, packages), when its
+    #: log says (:mod:`visualdl.sdk._provenance`); never to be changed.
+    provenance: pb.Provenance | None = None
 
 
 class HostMemories:
@@ -162,6 +165,7 @@ def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: fl
                 ended=ended,
                 format=logfile.format.name,
                 unshown=logfile.decoder.unshown(),
+                provenance=getattr(logfile.decoder, "provenance", None),
             )
         )
     return out

@@ -23,13 +23,15 @@ class RecordDecoder:
     """Follows the records of one of our files: its writer (:attr:`header`, :attr:`footer`),
     the records of a newer format version skipped, and the problems until taken."""
 
-    __slots__ = ("header", "footer", "end", "problems", "skipped", "tag_info", "system", "_declared")
+    __slots__ = ("header", "footer", "end", "provenance", "problems", "skipped", "tag_info", "system", "_declared")
 
     def __init__(self) -> None:
         self.header: pb.Header | None = None
         self.footer: pb.Footer | None = None
         #: How the writer's process ended: the first end record since its header.
         self.end: pb.ProcessEnd | None = None
+        #: Where the first writer's process came from (its first provenance record).
+        self.provenance: pb.Provenance | None = None
         #: ``(offset, message)`` of what could not be read, since the caller last cleared it.
         self.problems: list[tuple[int, str]] = []
         #: The current writer's records are of a newer format version: not read.
@@ -41,7 +43,8 @@ class RecordDecoder:
         self._declared: tuple[SystemMetric, ...] = ()  # the writer's last declared system metrics
 
     def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]:
-        """Records as ``(kind, tag, event)``; headers, footers, process ends and meta update the writer."""
+        """Records as ``(kind, tag, event)``; headers, footers, process ends, provenance and meta
+        update the writer."""
         out: list[tuple[str, str, object]] = []
         for offset, record in items:
             field_name = record.WhichOneof("kind")
@@ -54,6 +57,9 @@ class RecordDecoder:
                 elif field_name == "process_end":
                     if self.end is None:
                         self.end = record.process_end
+                elif field_name == "provenance":
+                    if self.provenance is None and not self.skipped:
+                        self.provenance = record.provenance
                 elif field_name == "tag_info" and record.tag_info.tag:
                     self.tag_info[record.tag_info.tag] = record.tag_info.replicated
                 elif field_name == "meta" and record.meta.display_name and self.header is not None:
