@@ -46,6 +46,7 @@ const ctx = {
   state,
   scalar: {
     smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, groupBy: 'auto',
+    center: 'mean', band: 'quantiles',
     ...saved.scalar, ...scalarSettingsOf(opened.params),
   },
   // The Runs tab's query and sort as the URL gave them (runstable.js reads them once).
@@ -98,6 +99,14 @@ const ctx = {
       // storage disabled: the pins last as long as the page
     }
     scheduleUpdate();
+  },
+  /** The Runs tab, filtered by `where` (a group's members, from its chart). */
+  openRuns(where) {
+    const table = built.views?.runs;
+    if (!table) return;
+    table.query.value = where;
+    table.setWhere(where);
+    showTab('runs');
   },
   selectionChanged: () => scheduleUpdate(),
   filtersChanged: () => {

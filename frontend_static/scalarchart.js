@@ -7,6 +7,7 @@ import { LazyCard } from './card.js';
 import { button, h, safeFileName, saveFile } from './dom.js';
 import { fmtDuration, fmtValue } from './format.js';
 import { canQuickDraw, quickPlot } from './quickplot.js';
+import { GroupMembers } from './groupmembers.js';
 import { RankPins, clickedEdge } from './rankpins.js';
 import { scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs, toCSV, toJSON, toStepRange, valuesAt } from './scalarfigure.js';
@@ -63,6 +64,8 @@ export class ScalarChart extends LazyCard {
     this.note = h('div', { class: 'card-note' });
     // The data table: each line's value, smoothed value, step and relative time at the cursor.
     this.values = h('table', { class: 'chart-values', hidden: true, 'aria-label': `values of ${tag} at the cursor` });
+    // A group's members, listed when its line is clicked (groupmembers.js).
+    this.members = new GroupMembers({ pin: (member) => this.pins.toggle({ member }), openRuns: ctx.openRuns });
     const name = safeFileName(tag);
     this.el = h('article', { class: 'card chart-card', dataset: { tag, state: 'idle' } },
       h('header', { class: 'card-head' },
@@ -80,7 +83,7 @@ export class ScalarChart extends LazyCard {
           }),
           button('⤢', () => this.toggleWide(), { title: 'Wide chart', 'aria-label': 'Toggle wide chart', 'aria-pressed': 'false', class: 'wide-chart' }),
         )),
-      this.plot, this.values, this.error, this.note);
+      this.plot, this.values, this.members.el, this.error, this.note);
   }
 
   /** A download's name: the tag's, and the step range when the chart is zoomed to one. */
@@ -181,7 +184,7 @@ export class ScalarChart extends LazyCard {
     const selected = new Set(this.runs);
     // Groups are named by their key, not by a run: the answer asked for is what is selected.
     const runs = this.fetched?.grouped ? this.data.runs : this.data.runs.filter((s) => selected.has(s.run));
-    const series = expandJobs(runs, this.ctx.scalar.perRank);
+    const series = expandJobs(runs, this.ctx.scalar.perRank, this.ctx.scalar.center);
     this.pins.keep(this.runs);
     series.push(...this.pins.series());
     const fig = buildFigure(series, {
@@ -224,7 +227,12 @@ export class ScalarChart extends LazyCard {
       this.plot.on('plotly_hover', (event) => this.showValues(event.points?.[0]?.x));
       this.plot.on('plotly_click', (event) => {
         const edge = clickedEdge(event, this.plot);
-        if (edge) this.pins.toggle(edge);
+        if (edge) {
+          this.pins.toggle(edge);
+          return;
+        }
+        const group = this.clickedGroup(event);
+        if (group) this.members.toggle(group);
       });
       this.plot.on('plotly_legendclick', (event) => {
         const name = event.data[event.curveNumber]?.meta?.run;
@@ -235,6 +243,21 @@ export class ScalarChart extends LazyCard {
       this.plotted = true;
     }
     this.note.textContent = this.noteText(series);
+  }
+
+  /** The group whose line a plotly_click was nearest to (the pointer's height), or null. */
+  clickedGroup(event) {
+    const pointerY = event.event ? event.event.clientY - this.plot.getBoundingClientRect().top : null;
+    let best = null;
+    for (const p of event.points ?? []) {
+      if (p.data?.meta?.kind !== 'smoothed') continue;
+      const series = this.shown.find((s) => s.run === p.data.meta.run && s.group);
+      if (!series) continue;
+      const y = p.yaxis && p.y !== null && p.y !== undefined ? p.yaxis._offset + p.yaxis.l2p(p.yaxis.c2l(p.y)) : Infinity;
+      const distance = pointerY === null ? 0 : Math.abs(y - pointerY);
+      if (!best || distance < best.distance) best = { distance, series };
+    }
+    return best?.series ?? null;
   }
 
   /** The data table at `x` (axis units): a row per line, the first 20 (the rest counted). */
@@ -259,7 +282,7 @@ export class ScalarChart extends LazyCard {
     this.ctx.downsamplingChanged?.();
     const groups = this.data.runs.filter((s) => s.group);
     const grouped = groups.length
-      ? `${groups.length} group${groups.length === 1 ? '' : 's'} of ${groups.reduce((n, g) => n + g.group.members.length, 0)} runs (click a band's edge to draw that run). `
+      ? `${groups.length} group${groups.length === 1 ? '' : 's'} of ${groups.reduce((n, g) => n + g.group.members.length, 0)} runs (click a group's line to list its runs, a band's edge to draw that run). `
       : '';
     const missing = this.data.missing;
     if (!missing.length) return grouped.trim();

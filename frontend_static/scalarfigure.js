@@ -114,7 +114,7 @@ export function buildFigure(series, opt) {
   // Runs keep the colour the app gave them; other lines (a job's roles or ranks) take free ones.
   const colors = assignColors(series.map((s) => s.colorKey ?? s.run), opt.runColor ?? opt.colorOf);
   const shown = series.map((s, i) => ({
-    run: s.run, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
+    run: s.run, group: s.group, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
     xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, effectiveWeight(opt.smoothing, s.values.length)),
     color: colors.get(s.colorKey ?? s.run), band: s.band ?? null, rank: s.rank, wrong: s.wrong,
   }));
@@ -122,9 +122,10 @@ export function buildFigure(series, opt) {
   opt = { ...opt, xTitle: opt.xAxis === 'relative' ? `${AXIS_TITLES.relative} (${unit.name})` : AXIS_TITLES[opt.xAxis] };
   const groups = shown.length > GROUP_ABOVE ? mergeByColor(shown) : shown.map((s) => ({ color: s.color, members: [s] }));
   const data = [];
-  for (const s of shown) if (s.band) data.push(...bandTraces(s));
+  const bandKind = opt.band ?? 'quantiles';
+  for (const s of shown) if (s.band) data.push(...bandTraces(s, bandKind));
   const merged = groups.length < shown.length;
-  for (const group of groups) data.push(...lineTraces(group, opt.smoothing, merged));
+  for (const group of groups) data.push(...lineTraces(group, opt.smoothing, merged, bandKind));
   const marks = shown.filter((s) => s.nonfinite.length);
   if (marks.length) data.push(...(groups.length < shown.length ? [markTrace(marks)] : marks.map((s) => markTrace([s]))));
   data.push(...wrongTraces(shown)); // a job's first rank to go wrong (wrongmarks.js)
@@ -135,9 +136,11 @@ export function buildFigure(series, opt) {
  * A response's runs as the series to draw. A job (an entry with `job`) gives one series
  * per role: the mean over ranks, with its min/max band, its p5-p95 and p25-p75 bands and
  * its median (when the answer has them); with per-rank lines (the entry
- * has `per_rank`), one series per rank instead. Others are drawn as they are.
+ * has `per_rank`), one series per rank instead. Others are drawn as they are. `center`:
+ * 'median' draws each job's or group's median as its line (its mean stays the band's centre
+ * for ± 1 sd).
  */
-export function expandJobs(runs, perRank) {
+export function expandJobs(runs, perRank, center = 'mean') {
   const out = [];
   for (const s of runs) {
     if (!s.job) {
@@ -153,11 +156,14 @@ export function expandJobs(runs, perRank) {
       continue;
     }
     for (const role of s.job) {
+      const median = center === 'median' && role.median ? { values: role.median, nonfinite: role.median_nonfinite ?? [] } : null;
+      const line = median ?? { values: role.values, nonfinite: role.nonfinite };
       if (s.group) { // a group of runs: its band's ranks are positions in its members
         out.push({
-          run: s.run, colorKey: `group ${s.run}`, steps: role.steps, values: role.values, wall_times: role.wall_times,
-          nonfinite: role.nonfinite, range_points: role.range_points,
+          run: s.run, colorKey: `group ${s.run}`, steps: role.steps, values: line.values, wall_times: role.wall_times,
+          nonfinite: line.nonfinite, range_points: role.range_points, group: s.group,
           band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
+            mean: role.values, std: role.std ?? null, center: median ? 'median' : 'mean',
             ranks: s.group.members.length, role: role.role, quantiles: quantilesOf(role), extremes: role.extremes ?? null,
             edgeRanks: edgeRanksOf(role), names: s.group.members, noun: 'run' },
         });
@@ -165,9 +171,10 @@ export function expandJobs(runs, perRank) {
       }
       out.push({
         run: several ? `${s.run} · ${role.role}` : s.run, colorKey: several ? `${s.run} · ${role.role}` : s.run, job: s.run,
-        steps: role.steps, values: role.values, wall_times: role.wall_times, nonfinite: role.nonfinite,
+        steps: role.steps, values: line.values, wall_times: role.wall_times, nonfinite: line.nonfinite,
         range_points: role.range_points, wrong: (s.wrong ?? []).filter((m) => m.role === role.role),
         band: { min: role.min, max: role.max, minRank: role.min_rank, maxRank: role.max_rank, count: role.count,
+          mean: role.values, std: role.std ?? null, center: median ? 'median' : 'mean',
           ranks: role.ranks.length, role: role.role, quantiles: quantilesOf(role), extremes: role.extremes ?? null,
           edgeRanks: edgeRanksOf(role) },
       });
@@ -195,7 +202,9 @@ function quantilesOf(role) {
  * extremes the faintest; the hover of min/max names the rank at each extreme. The median
  * is a dashed line of its own.
  */
-function bandTraces(s) {
+function bandTraces(s, kind = 'quantiles') {
+  if (kind === 'none') return [];
+  if (kind === 'sd') return sdTraces(s);
   const band = { ...s.band, min: broken(s.band.min, s.breaks), max: broken(s.band.max, s.breaks) };
   s = { ...s, xs: broken(s.xs, s.breaks), steps: broken(s.steps, s.breaks) };
   const minRank = broken(band.minRank, s.breaks);
@@ -212,6 +221,8 @@ function bandTraces(s) {
     legendgroup: s.run };
   const meta = { run: s.run, job: s.job ?? s.run, role: band.role, ...(band.names ? { names: band.names } : {}) };
   const noun = band.noun ?? 'rank';
+  const quantiles = quantileTraces(s, band, common, held, meta, kind);
+  if (kind === 'p5-p95' || kind === 'p25-p75') return quantiles;
   return [
     {
       ...common, y: band.min, line: { width: 0, color: s.color }, text: text(band.min, minRank, 'min'),
@@ -225,17 +236,44 @@ function bandTraces(s) {
       hovertemplate: '<b>%{customdata[3]}</b> · step %{customdata[0]} · %{text} · %{customdata[4]}<extra></extra>',
       meta: { ...meta, kind: 'band-max' },
     },
-    ...quantileTraces(s, band, common, held, meta),
+    ...quantiles,
   ];
 }
+
+/** The mean ± 1 sample standard deviation of a job's ranks or a group's runs, as one filled band. */
+function sdTraces(s) {
+  const { mean, std } = s.band;
+  if (!std) return [];
+  const lo = broken(mean.map((m, i) => (m === null || std[i] === null ? null : m - std[i])), s.breaks);
+  const hi = broken(mean.map((m, i) => (m === null || std[i] === null ? null : m + std[i])), s.breaks);
+  const steps = broken(s.steps, s.breaks);
+  const sd = broken(std, s.breaks);
+  const custom = steps.map((step, i) => [step, sd[i] === null ? '–' : fmtValue(sd[i]), escPlotly(s.run)]);
+  const common = { type: 'scatter', mode: 'lines', x: broken(s.xs, s.breaks), showlegend: false, customdata: custom,
+    connectgaps: false, legendgroup: s.run, line: { width: 0, color: s.color } };
+  const meta = { run: s.run, job: s.job ?? s.run, role: s.band.role };
+  return [
+    { ...common, y: lo, hovertemplate: '<b>%{customdata[2]}</b> · step %{customdata[0]} · mean − 1 sd %{y:.6g} (sd %{customdata[1]})<extra></extra>',
+      meta: { ...meta, kind: 'band-sd-low' } },
+    { ...common, y: hi, fill: 'tonexty', fillcolor: withAlpha(s.color, 2 * STYLE.band_alpha),
+      hovertemplate: '<b>%{customdata[2]}</b> · step %{customdata[0]} · mean + 1 sd %{y:.6g} (sd %{customdata[1]})<extra></extra>',
+      meta: { ...meta, kind: 'band-sd-high' } },
+  ];
+}
+
+/** What a job's or a group's legend says its band is. */
+const BAND_TEXT = {
+  quantiles: 'bands p25–p75, p5–p95, min–max', minmax: 'band min–max', 'p5-p95': 'band p5–p95',
+  'p25-p75': 'band p25–p75', sd: 'band ± 1 sd', none: 'no band',
+};
 
 /**
  * The p5-p95 and p25-p75 bands and the dashed median of a job's line (none without quantiles);
  * like min/max, each names the rank at it and the steps it holds it over (when the answer
  * has `p5_rank`...), and a click on it pins that rank (rankpins.js).
  */
-function quantileTraces(s, band, common, held, meta) {
-  if (!band.quantiles) return [];
+function quantileTraces(s, band, common, held, meta, kind = 'quantiles') {
+  if (!band.quantiles || kind === 'minmax') return [];
   const q = Object.fromEntries(QUANTILE_NAMES.map((name) => [name, broken(band.quantiles[name], s.breaks)]));
   const trace = (name) => {
     const ranks = band.edgeRanks ? broken(band.edgeRanks[name], s.breaks) : null;
@@ -251,10 +289,11 @@ function quantileTraces(s, band, common, held, meta) {
     ...trace(name), line: { width: 0, color: s.color },
     ...(filled ? { fill: 'tonexty', fillcolor: withAlpha(s.color, STYLE.band_alpha) } : {}),
   });
-  return [
-    edge('p5', false), edge('p95', true), edge('p25', false), edge('p75', true),
-    { ...trace('median'), line: { width: STYLE.raw_width, color: s.color, dash: 'dash' } },
-  ];
+  const median = band.center === 'median' ? [] // the line itself
+    : [{ ...trace('median'), line: { width: STYLE.raw_width, color: s.color, dash: 'dash' } }];
+  if (kind === 'p5-p95') return [edge('p5', false), edge('p95', true), ...median];
+  if (kind === 'p25-p75') return [edge('p25', false), edge('p75', true), ...median];
+  return [edge('p5', false), edge('p95', true), edge('p25', false), edge('p75', true), ...median];
 }
 
 function mergeByColor(shown) {
@@ -292,16 +331,18 @@ function joined(members, pick) {
 }
 
 /** The raw (faint) and smoothed (solid) traces of one run, or of a group of same-colour runs. */
-function lineTraces({ color, members }, smoothing, merged) {
+function lineTraces({ color, members }, smoothing, merged, bandKind = 'quantiles') {
   const meta = merged ? { runs: members.map((m) => m.run) } : { run: members[0].run };
   const n = members.reduce((total, m) => total + m.values.length, 0);
   const mode = n <= 60 ? 'lines+markers' : 'lines';
   const name = merged ? '' : escPlotly(members[0].run);
   // A job's line says what it is: the mean over its ranks, the band their min and max.
   const band = !merged && members[0].band;
-  const bands = band?.quantiles ? 'dashed median, bands p25–p75, p5–p95, min–max' : 'band min–max';
+  const kind = band?.quantiles || bandKind === 'none' || bandKind === 'sd' ? bandKind : 'minmax';
+  const dashed = band?.quantiles && band.center !== 'median' && !['minmax', 'sd', 'none'].includes(kind) ? 'dashed median, ' : '';
+  const bands = `${dashed}${BAND_TEXT[kind] ?? BAND_TEXT.quantiles}`;
   const noun = band?.noun ?? 'rank';
-  const legendName = band ? `${name} · mean of ${band.ranks} ${noun}${band.ranks === 1 ? '' : 's'}, ${bands}` : name;
+  const legendName = band ? `${name} · ${band.center ?? 'mean'} of ${band.ranks} ${noun}${band.ranks === 1 ? '' : 's'}, ${bands}` : name;
   const group = merged ? undefined : members[0].run;
   const x = joined(members, (m) => m.xs);
   const custom = joined(members, (m) => {

@@ -73,6 +73,15 @@ export class ScalarsView {
       this.ctx.save();
       this.grid.forEach((card) => card.settingsChanged('ranks'));
     });
+    for (const [selector, key] of [['#band-center', 'center'], ['#band-kind', 'band']]) {
+      const select = panel.querySelector(selector);
+      select.value = s[key];
+      select.addEventListener('change', () => {
+        s[key] = select.value;
+        this.ctx.save();
+        this.grid.forEach((card) => card.settingsChanged('band'));
+      });
+    }
     const toggles = [['#log-y', 'logY', 'logY'], ['#ignore-outliers', 'ignoreOutliers', 'outliers'], ['#per-rank', 'perRank', 'ranks']];
     for (const [selector, key, what] of toggles) {
       const box = panel.querySelector(selector);

@@ -2,6 +2,9 @@
 // and the Runs tab's `where` and `sort`. A copied URL reopens the same view: what it names
 // wins over the settings saved in this browser; what it leaves out keeps them.
 
+/** The bands a job's or a group's line may have (scalarfigure.js). */
+export const BANDS = ['quantiles', 'minmax', 'p5-p95', 'p25-p75', 'sd', 'none'];
+
 /** Settings of the Scalars toolbar by their URL names: [key in ctx.scalar, parse, write]. */
 const SCALAR = {
   smoothing: ['smoothing', (v) => Math.min(Math.max(Number(v) || 0, 0), 0.999), String],
@@ -10,6 +13,8 @@ const SCALAR = {
   outliers: ['ignoreOutliers', (v) => v === '1', (v) => (v ? '1' : undefined)],
   ranks: ['perRank', (v) => v === '1', (v) => (v ? '1' : undefined)],
   group: ['groupBy', (v) => v || undefined, (v) => (v && v !== 'auto' ? v : undefined)],
+  center: ['center', (v) => (v === 'median' ? v : v === 'mean' ? v : undefined), (v) => (v === 'median' ? v : undefined)],
+  band: ['band', (v) => (BANDS.includes(v) ? v : undefined), (v) => (v && v !== 'quantiles' ? v : undefined)],
 };
 
 /** The tab and the parameters of a location hash ("#scalars?runs=a" -> ["scalars", {runs: "a"}]). */

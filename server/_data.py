@@ -96,6 +96,8 @@ class RoleLine:
     #: each by range of steps, as ``min_runs``.
     quantile_rank: np.ndarray | None = None
     quantile_runs: tuple[RankRuns, ...] | None = None
+    #: The sample standard deviation over the ranks at the points kept.
+    std: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -599,6 +599,7 @@ def role_line(
         extreme_runs(steps, job.max_rank[start:stop]),
         job.quantile_rank[:, keep],
         tuple(extreme_runs(steps, held) for held in job.quantile_rank[:, start:stop]),
+        job.std[keep],
     )
 
 

@@ -92,6 +92,12 @@ JOB_ROLE = obj(
             for field, what in QUANTILE_NAMES.items()
         },
         **{f"{field}_nonfinite": NONFINITE for field in QUANTILE_NAMES},
+        "std": {
+            **array(NULLABLE_NUMBER),
+            "description": "the sample standard deviation (n - 1) of the ranks' values at each point: 0 for one "
+            "value, null (std_nonfinite: nan) with none or with an infinity among them",
+        },
+        "std_nonfinite": NONFINITE,
         **{
             f"{field}_rank": {
                 **array(INTEGER),

@@ -64,6 +64,9 @@ def _role(role: RoleLine) -> dict[str, Any]:
     for name, row in zip(QUANTILE_FIELDS, role.quantiles, strict=True):
         out[name] = row
         out[f"{name}_nonfinite"] = nonfinite(row)
+    if role.std is not None:
+        out["std"] = role.std
+        out["std_nonfinite"] = nonfinite(role.std)
     if role.quantile_rank is not None:
         out.update({f"{q}_rank": row.tolist() for q, row in zip(QUANTILE_FIELDS, role.quantile_rank, strict=True)})
     if role.min_runs is not None and role.max_runs is not None:

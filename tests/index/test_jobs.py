@@ -6,6 +6,7 @@ import math
 import multiprocessing
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -149,6 +150,7 @@ def test_aggregate_nan_and_inf_are_data():
     np.testing.assert_array_equal(job.max, [nan, 1.0, inf])
     np.testing.assert_array_equal(job.min_rank, [-1, 3, 5])
     np.testing.assert_array_equal(job.max_rank, [-1, 3, 3])
+    np.testing.assert_array_equal(job.std, [nan, 0.0, nan])  # none; one value; an infinity among them
 
 
 @settings(max_examples=60, deadline=None)
@@ -182,6 +184,8 @@ def test_aggregate_matches_a_plain_python_reduction(per_rank):
         assert job.max_rank[i] == min(r for r, v in real if v == hi)
         assert job.mean[i] == pytest.approx(sum(v for _, v in real) / len(real))
         np.testing.assert_array_equal(job.quantiles[:, i], _nanquantiles([v for _, v in real]))
+        want_std = statistics.stdev(v for _, v in real) if len(real) > 1 else 0.0
+        assert job.std[i] == pytest.approx(want_std, rel=1e-9, abs=1e-12)
 
 
 @settings(max_examples=80, deadline=None)
@@ -268,6 +272,12 @@ def test_aggregate_quantiles_are_numpys_on_equal_steps(monkeypatch, chunk_bytes)
     expected = np.stack([_nanquantiles(values[:, i].tolist()) for i in range(40)], axis=1)
     np.testing.assert_array_equal(job.quantiles, expected)
     assert np.isnan(job.quantiles[:, 0]).all() and (job.quantiles[:, 2] == 7.0).all()
+    for i in range(40):  # the matrix path's standard deviation, a chunk of steps at a time
+        real = [v for v in values[:, i].tolist() if not np.isnan(v)]
+        if any(np.isinf(real)):
+            assert np.isnan(job.std[i])
+        elif real:
+            assert job.std[i] == pytest.approx(statistics.stdev(real) if len(real) > 1 else 0.0, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("chunk_bytes", [aggregate_module.CHUNK_BYTES, 8 * 7])

@@ -358,3 +358,29 @@ test("a job's CSV says its value is a mean over the ranks reporting", () => {
   const [run] = JSON.parse(toJSON('loss', withQuantiles, 0)).runs;
   assert.deepEqual([run.p5, run.median, run.p95], [[0.1, 1, 2], [1, 2, 3], [null, 3, 4]]);
 });
+
+test('a group drawn as its median with a chosen band: min-max, a quantile pair, ± 1 sd or none', () => {
+  const entry = jobEntry({ steps: [0, 1, 2] });
+  entry.group = { key: { lr: 0.1 }, members: ['a', 'b', 'c'] };
+  entry.run = 'lr=0.1';
+  const [role] = entry.job;
+  Object.assign(role, {
+    p5: [0, 1, 2], p25: [0.5, 1.5, 2.5], median: [7, 8, 9], median_nonfinite: [], p75: [1.5, 2.5, 3.5], p95: [2, 3, 4],
+    std: [0.5, null, 2],
+  });
+  const kinds = (band, center) => buildFigure(expandJobs([entry], false, center), { ...OPT, band }).data.map((t) => t.meta.kind);
+  assert.deepEqual(kinds('minmax', 'mean'), ['band-min', 'band-max', 'raw', 'smoothed']);
+  assert.deepEqual(kinds('p25-p75', 'mean'), ['band-p25', 'band-p75', 'median', 'raw', 'smoothed']);
+  assert.deepEqual(kinds('p5-p95', 'median'), ['band-p5', 'band-p95', 'raw', 'smoothed']); // the line is the median
+  assert.deepEqual(kinds('none', 'mean'), ['raw', 'smoothed']);
+  const fig = buildFigure(expandJobs([entry], false, 'median'), { ...OPT, band: 'sd' });
+  assert.deepEqual(fig.data.map((t) => t.meta.kind), ['band-sd-low', 'band-sd-high', 'raw', 'smoothed']);
+  // The line is the median; the band is the mean (1, 2, 3) ± the sd, a hole where the sd is unknown.
+  assert.deepEqual(kind(fig, 'raw')[0].y, [7, 8, 9]);
+  assert.deepEqual(kind(fig, 'band-sd-low')[0].y, [0.5, null, 1]);
+  assert.deepEqual(kind(fig, 'band-sd-high')[0].y, [1.5, null, 5]);
+  assert.equal(kind(fig, 'band-sd-high')[0].fill, 'tonexty');
+  const [line] = fig.data.filter((t) => t.showlegend);
+  assert.equal(line.name, 'lr=0.1 · median of 3 runs, band ± 1 sd');
+  assert.deepEqual(fig.shown[0].group.members, ['a', 'b', 'c']); // what a click on the line lists
+});

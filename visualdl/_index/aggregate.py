@@ -19,6 +19,9 @@ Contract of :func:`aggregate`, given one step-ordered series per rank:
   ``n`` values, half to even: the nearer of the two values the edge lies between, the edge
   itself where ``(n - 1) q`` is whole); -1 where every value is NaN
   (:mod:`visualdl._index.quantileranks`);
+* ``std`` is the sample standard deviation of the ranks' values at the step (n - 1 in the
+  denominator, NaN ignored): 0 for a single value, NaN for none, NaN where an infinity is
+  among them;
 * ``wall_times`` is the latest wall time of the step over the ranks (when the step
   was complete);
 * a rank that logged a step twice contributes its last point of that step.
@@ -63,6 +66,7 @@ class JobSeries:
     wall_times: np.ndarray
     quantiles: np.ndarray  # (len(QUANTILES), steps): the QUANTILES over the ranks' values
     quantile_rank: np.ndarray  # (len(QUANTILES), steps) int64: the rank at each quantile's edge
+    std: np.ndarray  # the sample standard deviation over the ranks' values
 
     def __len__(self) -> int:
         return int(self.steps.size)
@@ -147,7 +151,7 @@ def _aligned(
     width = max(1, min(n, CHUNK_BYTES // (8 * n_ranks)))
     buf = np.empty(n_ranks * width)
     scratch = np.empty(n_ranks * width)
-    mean, mins, maxs = np.empty(n), np.empty(n), np.empty(n)
+    mean, mins, maxs, squares = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     min_rank, max_rank = np.empty(n, np.int64), np.empty(n, np.int64)
     valid = np.empty(n, np.int64)
     quantiles = np.empty((len(QUANTILES), n))
@@ -167,6 +171,11 @@ def _aligned(
         tmp[nan] = 0.0
         with np.errstate(invalid="ignore", divide="ignore"):
             mean[c0:c1] = tmp.sum(axis=1) / ok
+            np.subtract(block, mean[c0:c1, None], out=tmp)
+            tmp[nan] = 0.0
+            np.multiply(tmp, tmp, out=tmp)
+            squares[c0:c1] = tmp.sum(axis=1)
+        np.copyto(tmp, block)
         tmp[nan] = np.inf
         arg = np.argmin(tmp, axis=1)
         mins[c0:c1] = tmp[rows, arg]
@@ -186,7 +195,16 @@ def _aligned(
         mean[empty] = mins[empty] = maxs[empty] = np.nan
         min_rank[empty] = max_rank[empty] = -1
     count = np.full(n, n_ranks, np.int64)
-    return JobSeries(steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank)
+    std = _std(squares, valid)
+    return JobSeries(steps.copy(), mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank, std)
+
+
+def _std(squares: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """The sample standard deviation from the sums of squared deviations and the counts."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        std: np.ndarray = np.sqrt(squares / np.maximum(valid - 1, 1))
+    std[valid == 0] = np.nan
+    return std
 
 
 def _last_per_step(s: ScalarSeries) -> ScalarSeries:
@@ -279,7 +297,7 @@ def _empty() -> JobSeries:
     e = np.empty(0)
     ei = np.empty(0, np.int64)
     none = np.empty((len(QUANTILES), 0))
-    return JobSeries(ei, e, e, e, ei, ei, ei, e, none, none.astype(np.int64))
+    return JobSeries(ei, e, e, e, ei, ei, ei, e, none, none.astype(np.int64), e)
 
 
 def _by_step(steps: np.ndarray, values: np.ndarray, walls: np.ndarray, who: np.ndarray) -> JobSeries:
@@ -295,6 +313,9 @@ def _by_step(steps: np.ndarray, values: np.ndarray, walls: np.ndarray, who: np.n
     valid = np.add.reduceat((~nan).astype(np.int64), starts)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.add.reduceat(np.where(nan, 0.0, values), starts) / valid
+    with np.errstate(invalid="ignore"):
+        deviation = np.where(nan, 0.0, values - mean[group])
+    std = _std(np.add.reduceat(deviation * deviation, starts), valid)
     lo = np.where(nan, np.inf, values)
     hi = np.where(nan, -np.inf, values)
     mins = np.minimum.reduceat(lo, starts)
@@ -315,7 +336,7 @@ def _by_step(steps: np.ndarray, values: np.ndarray, walls: np.ndarray, who: np.n
     quantiles, order_values = _grouped_quantiles(values, starts, count, valid)
     quantile_rank = ranks_of_groups(values, starts, who, order_values)
     walls = np.maximum.reduceat(walls, starts)
-    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank)
+    return JobSeries(steps[starts], mean, mins, maxs, min_rank, max_rank, count, walls, quantiles, quantile_rank, std)
 
 
 #: The quantiles of sorted rows, for other views over ranks (the system metrics' bands).

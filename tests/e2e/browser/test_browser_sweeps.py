@@ -255,3 +255,44 @@ def test_browser_the_data_table_gives_each_run_at_the_cursor(page, server):
         assert step == "10" and float(value) == pytest.approx(sweep_value("train/loss", 0.01, seed, 10), rel=1e-5)
     settle(page)
     assert not page.errors, page.errors
+
+
+def test_browser_groups_drawn_as_their_median_with_a_sd_band_and_their_members_listed(page, server):
+    from urllib.parse import urlencode
+
+    view = urlencode({"runs": r"^lr0\.0[12]/", "group": "lr", "smoothing": "0", "center": "median", "band": "sd"})
+    page.goto(f"{server}#scalars?{view}")
+    page.wait_for_function("() => window.Plotly !== undefined")
+    assert page.locator("#band-center").input_value() == "median"
+    assert page.locator("#band-kind").input_value() == "sd"
+    chart = scalar_chart(page, "eval/loss")
+    wait_for(lambda: sorted(_lines(chart)) == ["lr=0.01", "lr=0.02"], "a line per learning rate")
+    for lr in (0.01, 0.02):
+        values = np.array([[sweep_value("eval/loss", lr, s, step) for step in range(STEPS)] for s in range(SEEDS)])
+        label = f"lr={lr:g}"
+        (line,) = traces(chart, "raw", label)
+        np.testing.assert_allclose(line["y"], np.median(values, axis=0), rtol=1e-12)
+        mean, sd = values.mean(axis=0), values.std(axis=0, ddof=1)
+        np.testing.assert_allclose(_band(chart, "band-sd-low")[label], mean - sd, rtol=1e-9)
+        np.testing.assert_allclose(_band(chart, "band-sd-high")[label], mean + sd, rtol=1e-9)
+    legend = chart.locator(".legendtext").all_text_contents()
+    assert legend == [f"lr={lr:g} · median of {SEEDS} runs, band ± 1 sd" for lr in (0.01, 0.02)]
+    assert not traces(chart, "band-min") and not traces(chart, "median")
+    # A click on a group's line lists its members; the Runs tab opens on the query selecting them.
+    median = float(np.median([sweep_value("eval/loss", 0.02, s, 10) for s in range(SEEDS)]))
+    x, y = chart_point(page, "eval/loss", 10, median)
+    page.mouse.click(x, y)
+    members = chart.locator(".group-members")
+    wait_for(lambda: members.is_visible(), "the group's members")
+    assert "lr=0.02 · 300 runs" in members.locator("header").text_content()
+    names = members.locator(".member").all_text_contents()
+    assert names == [f"lr0.02/seed{s}" for s in range(SEEDS)]  # natural order
+    members.locator(".member", has_text="lr0.02/seed7").first.click()  # that run's own line
+    wait_for(lambda: traces(chart, "smoothed", "lr0.02/seed7 (pinned)"), "the member's own line")
+    members.locator(".open-runs").click()
+    wait_for(lambda: page.locator("#runs-query").is_visible(), "the Runs tab")
+    assert page.locator("#runs-query").input_value() == "lr == 0.02"
+    wait_for(lambda: page.locator(".runs-count").text_content() == "300 of 3,000 runs", "the group's runs")
+    assert "where=lr+%3D%3D+0.02" in page.evaluate("location.href")
+    settle(page)
+    assert not page.errors, page.errors
