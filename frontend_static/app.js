@@ -21,7 +21,7 @@ import { loadPlotly, renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
-import { parseView, scalarSettingsOf, viewHash } from './viewurl.js';
+import { listParam, parseView, scalarSettingsOf, viewHash } from './viewurl.js';
 
 const SETTINGS_KEY = 'visualdl.settings.v1';
 const PINS_KEY = 'visualdl.pins.v1'; // the scalar charts pinned to the top, kept in this browser
@@ -50,7 +50,8 @@ const ctx = {
     ...saved.scalar, ...scalarSettingsOf(opened.params),
   },
   // The Runs tab's query and sort as the URL gave them (runstable.js reads them once).
-  openedView: { where: opened.params.where ?? '', sort: opened.params.sort ?? '' },
+  openedView: { where: opened.params.where ?? '', sort: opened.params.sort ?? '', cols: listParam(opened.params.cols),
+    metrics: listParam(opened.params.metrics) },
   refresh: { enabled: true, seconds: 2, ...saved.refresh },
   histogramMode: Object.hasOwn(MODES, saved.histogramMode) ? saved.histogramMode : 'offset',
   serverMaxPoints: null, // the server's --max-points, from the first scalar response
@@ -86,6 +87,7 @@ const ctx = {
     const hash = viewHash({
       tab: state.tab, runs: document.getElementById('run-filter').value, tags: document.getElementById('tag-filter').value,
       scalar: ctx.scalar, where: table?.where, sort: table?.sort ? `${table.desc ? '-' : ''}${table.sort}` : '',
+      ...(table?.viewState?.() ?? {}),
     });
     if (hash !== location.hash) history.replaceState(null, '', hash);
   },

@@ -13,6 +13,12 @@ const META = [
   ['duration', (r) => fmtDuration(r.duration)],
   ['writers', (r) => String(r.writers)],
   ['attempts', (r) => String(r.attempts)],
+  ['command', (r) => r.command ?? '–'],
+  ['git commit', (r) => r.git_commit ?? '–'],
+  ['git branch', (r) => r.git_branch ?? '–'],
+  ['git dirty', (r) => (r.git_dirty === true ? 'dirty' : r.git_dirty === false ? 'clean' : '–')],
+  ['python', (r) => r.python ?? '–'],
+  ['directory', (r) => r.cwd ?? '–'],
 ];
 
 const text = (v) => (v === undefined || v === null ? '–' : typeof v === 'number' ? fmtValue(v) : String(v));
@@ -25,9 +31,11 @@ const text = (v) => (v === undefined || v === null ? '–' : typeof v === 'numbe
 export function diffRows(runs, { all = false } = {}) {
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.hparams)))].sort();
   const tags = [...new Set(runs.flatMap((r) => Object.keys(r.metrics ?? {})))].sort();
+  const packages = [...new Set(runs.flatMap((r) => Object.keys(r).filter((k) => k.startsWith('packages.'))))].sort();
   const rows = [
     ...names.map((name) => ({ field: name, values: runs.map((r) => text(r.hparams[name])) })),
     ...META.map(([field, get]) => ({ field, values: runs.map(get) })),
+    ...packages.map((key) => ({ field: key.slice(9), values: runs.map((r) => text(r[key])) })),
     ...tags.flatMap((tag) => ['last', 'min', 'max'].map((which) => ({
       field: `${tag} ${which}`, values: runs.map((r) => text(r.metrics?.[tag]?.[which])),
     }))),

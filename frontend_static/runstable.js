@@ -1,5 +1,6 @@
 // The Runs tab: every run as a row of a table (its status, host, start, duration, writers,
-// attempts, hparams, and the last/min/max of the tags chosen), filtered by a query in the
+// attempts, hparams, the last/min/max of the tags chosen, and where it came from: command,
+// git state, Python, packages, shown when chosen in "Columns"), filtered by a query in the
 // server's query language, sorted by a click on any column's header. The server filters and
 // sorts (api/runs/table); the table fetches the pages in view only and keeps only those rows
 // in the DOM (jobtable.js's window), so 30,000 runs scroll like 30.
@@ -25,16 +26,72 @@ export const FIXED = [
   { key: 'attempts', label: 'Attempts', text: (r) => String(r.attempts) },
 ];
 
-/** The columns for these hparams and metrics (each metric's last, min and max). */
-export function columnsOf(hparams, metrics) {
-  const value = (v) => (typeof v === 'number' ? fmtValue(v) : v === undefined || v === null ? '' : String(v));
-  return [
+/** Where a run came from (its writers' provenance), and the other metadata columns hidden until chosen. */
+export const EXTRA = {
+  end_time: ['Ended', (v) => fmtWall(v)],
+  command: ['Command', (v) => v ?? ''],
+  git_commit: ['Commit', (v) => (v ? v.slice(0, 10) : '')],
+  git_branch: ['Branch', (v) => v ?? ''],
+  git_dirty: ['Dirty', (v) => (v === true ? 'dirty' : v === false ? 'clean' : '')],
+  python: ['Python', (v) => v ?? ''],
+  cwd: ['Directory', (v) => v ?? ''],
+};
+
+const value = (v) => (typeof v === 'number' ? fmtValue(v) : v === undefined || v === null ? '' : String(v));
+
+/** The metadata column of a field the table answer lists (`fields`) that is not a fixed one. */
+function extraColumn(key) {
+  const [label, text] = EXTRA[key] ?? [key.startsWith('packages.') ? key.slice(9) : key, value];
+  return { key, label, text: (r) => text(r[key]), extra: true, title: (r) => (r[key] === undefined || r[key] === null ? undefined : String(r[key])) };
+}
+
+/**
+ * The columns for these hparams and metrics (each metric's last, min and max), with the
+ * metadata `extras` (the answer's fields beyond the fixed ones: end time, command, git
+ * state, Python, packages), then without those `hidden` (keys).
+ */
+export function columnsOf(hparams, metrics, { extras = [], hidden = new Set() } = {}) {
+  const fixed = new Set(FIXED.map((c) => c.key));
+  const all = [
     ...FIXED,
+    ...extras.filter((key) => !fixed.has(key)).map(extraColumn),
     ...hparams.map((name) => ({ key: `hparams.${name}`, label: name, text: (r) => value(r.hparams[name]), hparam: true })),
     ...metrics.flatMap((tag) => ['last', 'min', 'max'].map((which) => ({
       key: `${tag}.${which}`, label: `${tag} ${which}`, text: (r) => value(r.metrics[tag]?.[which]), metric: true,
     }))),
   ];
+  return all.filter((c) => c.key === 'name' || !hidden.has(c.key));
+}
+
+/** The columns hidden unless chosen: every extra (metadata beyond the fixed ones). */
+export function defaultHidden(extras) {
+  const fixed = new Set(FIXED.map((c) => c.key));
+  return new Set(extras.filter((key) => !fixed.has(key)));
+}
+
+/**
+ * The hidden columns after the user's choices (`choices`: key -> shown), over the defaults;
+ * and the choices as the URL keeps them: ["+git_commit", "-host"], in a stable order.
+ */
+export function hiddenOf(extras, choices) {
+  const hidden = defaultHidden(extras);
+  for (const [key, shown] of choices) {
+    if (shown) hidden.delete(key);
+    else hidden.add(key);
+  }
+  return hidden;
+}
+
+export function choicesText(choices) {
+  return [...choices].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, shown]) => `${shown ? '+' : '-'}${key}`);
+}
+
+export function choicesOf(list) {
+  const out = new Map();
+  for (const item of Array.isArray(list) ? list : []) {
+    if (typeof item === 'string' && (item[0] === '+' || item[0] === '-') && item.length > 1) out.set(item.slice(1), item[0] === '+');
+  }
+  return out;
 }
 
 export class RunsTableView {
@@ -44,8 +101,10 @@ export class RunsTableView {
     this.sort = opened.sort ? opened.sort.replace(/^-/, '') : null; // null: natural order of names
     this.desc = Boolean(opened.sort?.startsWith('-'));
     this.where = opened.where ?? '';
-    this.metrics = [];
+    this.metrics = Array.isArray(opened.metrics) ? opened.metrics.filter((m) => typeof m === 'string') : [];
     this.hparams = [];
+    this.extras = []; // the metadata fields beyond the fixed columns, as the server lists them
+    this.choices = choicesOf(opened.cols); // key -> shown, what the user chose over the defaults
     this.pages = new Map(); // offset -> rows (or a promise while asked)
     this.matched = 0;
     this.generation = 0; // bumped whenever the query, sort or columns change: late pages are dropped
@@ -54,6 +113,8 @@ export class RunsTableView {
       'aria-label': 'Filter runs by a query' });
     this.error = h('div', { class: 'filter-error', role: 'alert', hidden: true });
     this.metricPick = h('select', { class: 'runs-metrics', multiple: true, size: 3, 'aria-label': 'Metrics to show as columns' });
+    this.columnList = h('div', { class: 'runs-column-list', role: 'group', 'aria-label': 'Columns shown' });
+    this.columnPick = h('details', { class: 'runs-columns' }, h('summary', {}, 'Columns'), this.columnList);
     this.count = h('span', { class: 'muted runs-count', 'aria-live': 'polite' });
     this.head = h('tr');
     this.body = h('tbody');
@@ -69,7 +130,7 @@ export class RunsTableView {
     this.query.value = this.where;
     panel.replaceChildren(
       h('div', { class: 'toolbar' }, h('label', { class: 'runs-query-label' }, 'Runs where ', this.query),
-        h('label', {}, 'Metrics ', this.metricPick), this.count),
+        h('label', {}, 'Metrics ', this.metricPick), this.columnPick, this.count),
       h('p', { class: 'muted runs-hint' }, 'Click runs to compare them side by side (up to 4).'),
       this.error, this.empty, this.box, this.diff.el);
     let timer = 0;
@@ -79,7 +140,17 @@ export class RunsTableView {
     });
     this.metricPick.addEventListener('change', () => {
       this.metrics = [...this.metricPick.selectedOptions].map((o) => o.value);
+      this.ctx.viewChanged?.();
       this.reset();
+    });
+    this.columnList.addEventListener('change', (event) => {
+      const box = event.target.closest('input[type=checkbox]');
+      if (!box) return;
+      this.choices.set(box.value, box.checked);
+      this.ctx.viewChanged?.();
+      this.setColumns();
+      this.drawn = null;
+      this.render();
     });
     onScrollFrame(this.box, () => this.render());
   }
@@ -162,9 +233,12 @@ export class RunsTableView {
       this.count.textContent = body.matched === body.total ? `${body.total.toLocaleString()} runs`
         : `${body.matched.toLocaleString()} of ${body.total.toLocaleString()} runs`;
       const hparams = body.hparams;
-      if (hparams.join('\u0000') !== this.hparams.join('\u0000') || this.columnsFor !== this.metrics.join('\u0000')) {
+      const extras = body.fields.filter((f) => f !== 'name' && !f.startsWith('hparams.'));
+      const key = [hparams.join('\u0000'), extras.join('\u0000'), this.metrics.join('\u0000')].join('\u0001');
+      if (key !== this.columnsFor) {
         this.hparams = hparams;
-        this.columnsFor = this.metrics.join('\u0000');
+        this.extras = extras;
+        this.columnsFor = key;
         this.setColumns();
       }
       this.drawn = null;
@@ -180,8 +254,17 @@ export class RunsTableView {
     return asked;
   }
 
+  /** The URL's part of the table: the column choices and the metrics (viewurl.js). */
+  viewState() {
+    return { cols: choicesText(this.choices), metrics: this.metrics };
+  }
+
   setColumns() {
-    this.columns = columnsOf(this.hparams, this.metrics);
+    const hidden = hiddenOf(this.extras, this.choices);
+    const all = columnsOf(this.hparams, this.metrics, { extras: this.extras });
+    this.columnList.replaceChildren(...all.filter((c) => c.key !== 'name').map((c) => h('label', { title: c.key },
+      h('input', { type: 'checkbox', value: c.key, checked: !hidden.has(c.key) }), ` ${c.label}`)));
+    this.columns = all.filter((c) => c.key === 'name' || !hidden.has(c.key));
     this.head.replaceChildren(...this.columns.map((c) => h('th', {
       scope: 'col', dataset: { key: c.key },
       'aria-sort': this.sort === c.key ? (this.desc ? 'descending' : 'ascending') : 'none',
@@ -206,7 +289,8 @@ export class RunsTableView {
       rows.push(row
         ? h('tr', { class: `status-${row.status}${this.compared.has(row.name) ? ' compared' : ''}`, 'aria-rowindex': i + 2,
           'aria-selected': String(this.compared.has(row.name)), dataset: { run: row.name } },
-          this.columns.map((c) => h('td', { class: c.metric || c.hparam ? 'num' : undefined, title: c.key === 'name' ? row.name : undefined }, c.text(row))))
+          this.columns.map((c) => h('td', { class: c.metric || c.hparam ? 'num' : undefined,
+            title: c.key === 'name' ? row.name : c.title?.(row) }, c.text(row))))
         : h('tr', { class: 'runs-loading', 'aria-rowindex': i + 2 }, h('td', { colSpan: this.columns.length }, '…')));
     }
     this.body.replaceChildren(...[spacer(first), ...rows, spacer(this.matched - end)].filter(Boolean));

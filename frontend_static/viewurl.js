@@ -1,5 +1,5 @@
 // The view in the URL: `#tab?runs=REGEX&tags=REGEX&group=lr&smoothing=0.8&x=relative&logy=1`
-// and the Runs tab's `where` and `sort`. A copied URL reopens the same view: what it names
+// and the Runs tab's `where`, `sort`, chosen columns (`cols`) and metrics. A copied URL reopens the same view: what it names
 // wins over the settings saved in this browser; what it leaves out keeps them.
 
 /** The bands a job's or a group's line may have (scalarfigure.js). */
@@ -16,6 +16,16 @@ const SCALAR = {
   center: ['center', (v) => (v === 'median' ? v : v === 'mean' ? v : undefined), (v) => (v === 'median' ? v : undefined)],
   band: ['band', (v) => (BANDS.includes(v) ? v : undefined), (v) => (v && v !== 'quantiles' ? v : undefined)],
 };
+
+/** A list the URL keeps as JSON (the Runs tab's columns and metrics); [] when it is not one. */
+export function listParam(text) {
+  try {
+    const list = JSON.parse(text ?? '[]');
+    return Array.isArray(list) ? list.filter((v) => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 /** The tab and the parameters of a location hash ("#scalars?runs=a" -> ["scalars", {runs: "a"}]). */
 export function parseView(hash) {
@@ -42,7 +52,7 @@ export function scalarSettingsOf(params) {
  * (`view`: {tab, runs, tags, scalar, where, sort}), in a fixed order so equal views have
  * equal URLs.
  */
-export function viewHash({ tab, runs = '', tags = '', scalar = {}, where = '', sort = '' }) {
+export function viewHash({ tab, runs = '', tags = '', scalar = {}, where = '', sort = '', cols = [], metrics = [] }) {
   const params = new URLSearchParams();
   if (runs) params.set('runs', runs);
   if (tags) params.set('tags', tags);
@@ -54,6 +64,8 @@ export function viewHash({ tab, runs = '', tags = '', scalar = {}, where = '', s
   }
   if (where) params.set('where', where);
   if (sort) params.set('sort', sort);
+  if (cols.length) params.set('cols', JSON.stringify(cols));
+  if (metrics.length) params.set('metrics', JSON.stringify(metrics));
   const query = params.toString();
   return `#${tab}${query ? `?${query}` : ''}`;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { parseView, scalarSettingsOf, viewHash } from '../../frontend_static/viewurl.js';
+import { listParam, parseView, scalarSettingsOf, viewHash } from '../../frontend_static/viewurl.js';
 
 test('a view survives its URL: what differs from the defaults is written, and read back the same', () => {
   const view = {
@@ -24,4 +24,20 @@ test('the defaults leave the URL bare, and a bare or foreign hash parses', () =>
 
 test('values a URL cannot set are ignored, not trusted', () => {
   assert.deepEqual(scalarSettingsOf({ x: 'sideways', smoothing: '7', logy: 'yes' }), { smoothing: 0.999, logY: false });
+});
+
+test('the Runs tab\'s columns and metrics, the band and the line survive the URL exactly', () => {
+  const cols = ['+git_commit', '-host'];
+  const metrics = ['eval/loss', 'odd,tag "x"'];
+  const hash = viewHash({ tab: 'runs', cols, metrics, scalar: { center: 'median', band: 'sd' } });
+  const { tab, params } = parseView(hash);
+  assert.equal(tab, 'runs');
+  assert.deepEqual(listParam(params.cols), cols);
+  assert.deepEqual(listParam(params.metrics), metrics);
+  assert.deepEqual(scalarSettingsOf(params), { center: 'median', band: 'sd' });
+  assert.equal(viewHash({ tab: 'scalars', scalar: { center: 'mean', band: 'quantiles' } }), '#scalars');
+  assert.deepEqual(listParam('not json'), []);
+  assert.deepEqual(listParam('{"a": 1}'), []);
+  assert.deepEqual(listParam('["a", 2, null]'), ['a']);
+  assert.deepEqual(scalarSettingsOf({ band: 'evil', center: 'mode' }), {});
 });

@@ -296,3 +296,33 @@ def test_browser_groups_drawn_as_their_median_with_a_sd_band_and_their_members_l
     assert "where=lr+%3D%3D+0.02" in page.evaluate("location.href")
     settle(page)
     assert not page.errors, page.errors
+
+
+def test_browser_runs_table_columns_chosen_show_where_runs_came_from_and_survive_the_url(page, server):
+    import json
+    import urllib.request
+
+    open_tab(page, server, "runs")
+    page.wait_for_selector(".runs-table tbody tr[data-run]")
+    headers = lambda: page.locator(".runs-table thead th").all_text_contents()  # noqa: E731
+    assert "Commit" not in headers() and "Host" in headers()  # where a run came from: hidden until chosen
+    page.click(".runs-columns summary")
+    page.check('.runs-column-list input[value="git_commit"]')
+    page.check('.runs-column-list input[value="packages.numpy"]')
+    page.uncheck('.runs-column-list input[value="host"]')
+    wait_for(lambda: "Commit" in headers() and "numpy" in headers() and "Host" not in headers(), "the chosen columns")
+    with urllib.request.urlopen(f"{server}/api/runs/table?limit=1") as answer:
+        row = json.load(answer)["rows"][0]
+    assert row["name"] == "lr0.01/seed0" and row["packages.numpy"] == np.__version__  # written by this process
+    first = page.locator(".runs-table tbody tr[data-run]").first
+    cells = dict(zip(headers(), first.locator("td").all_text_contents(), strict=True))
+    assert cells["numpy"] == np.__version__
+    assert cells["Commit"] == (row["git_commit"] or "")[:10]
+    url = page.evaluate("location.href")
+    assert "cols=" in url
+    page.goto("about:blank")
+    page.goto(url)  # the copied URL: the same columns
+    page.wait_for_selector(".runs-table tbody tr[data-run]")
+    wait_for(lambda: "Commit" in headers() and "numpy" in headers() and "Host" not in headers(), "the columns again")
+    settle(page)
+    assert not page.errors, page.errors
