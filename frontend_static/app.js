@@ -46,7 +46,7 @@ const ctx = {
   state,
   scalar: {
     smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, groupBy: 'auto',
-    center: 'mean', band: 'quantiles',
+    center: 'mean', band: 'quantiles', replaced: false,
     ...saved.scalar, ...scalarSettingsOf(opened.params),
   },
   // The Runs tab's query and sort as the URL gave them (runstable.js reads them once).

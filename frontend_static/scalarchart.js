@@ -9,6 +9,7 @@ import { fmtDuration, fmtValue } from './format.js';
 import { canQuickDraw, quickPlot } from './quickplot.js';
 import { GroupMembers } from './groupmembers.js';
 import { RankPins, clickedEdge } from './rankpins.js';
+import { ReplacedPoints, writtenAgain } from './replacedpoints.js';
 import { scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs, toCSV, toJSON, toStepRange, valuesAt } from './scalarfigure.js';
 import { groupingOf, runParams } from './selection.js';
@@ -59,6 +60,7 @@ export class ScalarChart extends LazyCard {
     this.firstWall = new Map(); // run -> wall time of its first point, for relative time
     this.needsDraw = false; // data or settings changed since the last draw
     this.pins = new RankPins(tag, () => this.settingsChanged('pins')); // ranks' own lines, pinned by a click
+    this.replaced = new ReplacedPoints(tag, () => this.settingsChanged('pins')); // points a later writer replaced
     this.plot = h('div', { class: 'plot', 'aria-label': `chart of ${tag}` });
     this.error = h('div', { class: 'card-error', role: 'alert', hidden: true });
     this.note = h('div', { class: 'card-note' });
@@ -148,6 +150,7 @@ export class ScalarChart extends LazyCard {
     const grouped = Object.keys(grouping).length > 0;
     const budget = grouped ? undefined : pointBudget(this.runs.length, this.ctx.serverMaxPoints);
     this.fetched = { range, budget, grouped };
+    this.replaced.load(grouped ? [] : writtenAgain(this.runs, this.ctx.state.runByName), range, this.ctx.scalar.replaced);
     return fetchJSON('scalars',
       { tag: this.tag, ...runParams(this.ctx.state, this.runs, grouping), x_min: range?.[0], x_max: range?.[1],
         max_points: budget, ranks: this.ctx.scalar.perRank && !grouped ? 'each' : undefined },
@@ -187,6 +190,7 @@ export class ScalarChart extends LazyCard {
     const series = expandJobs(runs, this.ctx.scalar.perRank, this.ctx.scalar.center);
     this.pins.keep(this.runs);
     series.push(...this.pins.series());
+    series.push(...this.replaced.series());
     const fig = buildFigure(series, {
       ...this.ctx.scalar,
       runColor: this.ctx.runColor,

@@ -116,7 +116,7 @@ export function buildFigure(series, opt) {
   const shown = series.map((s, i) => ({
     run: s.run, group: s.group, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
     xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, effectiveWeight(opt.smoothing, s.values.length)),
-    color: colors.get(s.colorKey ?? s.run), band: s.band ?? null, rank: s.rank, wrong: s.wrong,
+    color: colors.get(s.colorKey ?? s.run), band: s.band ?? null, rank: s.rank, wrong: s.wrong, replaced: s.replaced,
   }));
   for (const s of shown) s.breaks = s.band ? gapsOf(s.xs) : [];
   opt = { ...opt, xTitle: opt.xAxis === 'relative' ? `${AXIS_TITLES.relative} (${unit.name})` : AXIS_TITLES[opt.xAxis] };
@@ -334,6 +334,7 @@ function joined(members, pick) {
 function lineTraces({ color, members }, smoothing, merged, bandKind = 'quantiles') {
   const meta = merged ? { runs: members.map((m) => m.run) } : { run: members[0].run };
   const n = members.reduce((total, m) => total + m.values.length, 0);
+  if (!merged && members[0].replaced) return [replacedTrace(members[0], color, meta)];
   const mode = n <= 60 ? 'lines+markers' : 'lines';
   const name = merged ? '' : escPlotly(members[0].run);
   // A job's line says what it is: the mean over its ranks, the band their min and max.
@@ -364,6 +365,17 @@ function lineTraces({ color, members }, smoothing, merged, bandKind = 'quantiles
       showlegend: !merged, legendgroup: group, meta: { ...meta, kind: 'smoothed' },
     },
   ];
+}
+
+/** The points a later writer replaced (replacedpoints.js): crosses of the run's colour, no line. */
+function replacedTrace(m, color, meta) {
+  return {
+    type: 'scatter', mode: 'markers', name: escPlotly(m.run), x: m.xs, y: m.values,
+    marker: { symbol: 'x-thin', size: 7, color, line: { color, width: 1.5 } },
+    customdata: m.steps.map((step) => [step, escPlotly(m.run)]),
+    hovertemplate: '<b>%{customdata[1]}</b> · step %{customdata[0]} · value %{y:.6g} (replaced by a later writer)<extra></extra>',
+    showlegend: true, meta: { ...meta, kind: 'replaced' },
+  };
 }
 
 /** Markers for NaN and +-Inf at the top/bottom of the plot (an overlaid 0..1 axis). */

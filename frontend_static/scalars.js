@@ -82,7 +82,8 @@ export class ScalarsView {
         this.grid.forEach((card) => card.settingsChanged('band'));
       });
     }
-    const toggles = [['#log-y', 'logY', 'logY'], ['#ignore-outliers', 'ignoreOutliers', 'outliers'], ['#per-rank', 'perRank', 'ranks']];
+    const toggles = [['#log-y', 'logY', 'logY'], ['#ignore-outliers', 'ignoreOutliers', 'outliers'], ['#per-rank', 'perRank', 'ranks'],
+      ['#replaced-points', 'replaced', 'ranks']];
     for (const [selector, key, what] of toggles) {
       const box = panel.querySelector(selector);
       box.checked = Boolean(s[key]);

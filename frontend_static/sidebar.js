@@ -3,6 +3,7 @@
 // listing problems in the log files. The list is virtualised (jobtable.js's window): 30,000
 // runs are the few dozen rows in view between two spacers.
 
+import { getJSON } from './api.js';
 import { compileFilter, h, onScrollFrame, runOrder } from './dom.js';
 import { fmtBytes, fmtClock, fmtWall, plural } from './format.js';
 import { rowWindow } from './jobtable.js';
@@ -31,6 +32,7 @@ export class Sidebar {
     this.problemsButton = document.getElementById('problems-button');
     this.dialog = document.getElementById('problems-dialog');
     this.listedRuns = null;
+    this.replacedCounts = new Map(); // run -> [its writers' key, api/runs/replaced's answer or its promise]
     this.visible = [];
     this.drawn = null;
     onScrollFrame(this.list, () => this.drawWindow());
@@ -107,10 +109,37 @@ export class Sidebar {
     const times = attemptsOf(run.writers);
     const again = times > 1 ? `\nwritten ${times} times: a later writer replaces the points an earlier one logged at the same steps` : '';
     const title = `${run.name}\nstarted ${fmtWall(run.start_time)}${writers}${run.closed ? ' · finished' : ''}${again}`;
+    const badge = times > 1 ? h('span', { class: 'run-attempts', 'aria-label': `${times} attempts` }, `×${times}`) : null;
+    if (badge) this.sayReplaced(run, times, badge);
     return h('li', {}, h('label', { class: 'run', title, dataset: { run: run.name } }, box,
       h('span', { class: 'swatch', style: { background: this.ctx.colorOf(run.name) } }),
-      h('span', { class: 'run-name' }, run.name),
-      times > 1 ? h('span', { class: 'run-attempts', 'aria-label': `${times} attempts` }, `×${times}`) : null));
+      h('span', { class: 'run-name' }, run.name), badge));
+  }
+
+  /**
+   * A run written more than once says on its badge how many points later writers replaced
+   * ("×2 · 6,000 replaced"), asked of the server for the runs in view only, once per change
+   * of their writers.
+   */
+  sayReplaced(run, times, badge) {
+    const key = run.writers.map((w) => `${w.path}:${w.closed}`).join('\u0000');
+    let known = this.replacedCounts.get(run.name);
+    if (!known || known[0] !== key) {
+      known = [key, getJSON('runs/replaced', { run: run.name }).then((answer) => {
+        known[1] = answer;
+        return answer;
+      }, () => null)];
+      this.replacedCounts.set(run.name, known);
+    }
+    const show = (answer) => {
+      if (!answer?.replaced) return;
+      const n = answer.replaced.toLocaleString();
+      badge.textContent = `×${times} · ${n} replaced`;
+      badge.setAttribute('aria-label', `${times} attempts, ${n} points replaced`);
+      badge.title = `written ${times} times: ${n} scalar points of earlier writers were replaced by later ones at the same steps (tick "Replaced points" in Scalars to draw them)`;
+    };
+    if (known[1] instanceof Promise) known[1].then(show);
+    else show(known[1]);
   }
 
   setAll(on) {

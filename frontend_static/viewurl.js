@@ -12,6 +12,7 @@ const SCALAR = {
   logy: ['logY', (v) => v === '1', (v) => (v ? '1' : undefined)],
   outliers: ['ignoreOutliers', (v) => v === '1', (v) => (v ? '1' : undefined)],
   ranks: ['perRank', (v) => v === '1', (v) => (v ? '1' : undefined)],
+  replaced: ['replaced', (v) => v === '1', (v) => (v ? '1' : undefined)],
   group: ['groupBy', (v) => v || undefined, (v) => (v && v !== 'auto' ? v : undefined)],
   center: ['center', (v) => (v === 'median' ? v : v === 'mean' ? v : undefined), (v) => (v === 'median' ? v : undefined)],
   band: ['band', (v) => (BANDS.includes(v) ? v : undefined), (v) => (v && v !== 'quantiles' ? v : undefined)],

@@ -26,7 +26,7 @@ from visualdl._index.cache import ByteCache
 from visualdl._index.downsample import PICKS_PER_BUCKET, downsample, downsample_lines, select_range
 from visualdl._index.index import Index, WriterInfo
 from visualdl._index.outliers import extreme_runs
-from visualdl._index.runtable import RunsTable
+from visualdl._index.runtable import RunsTable, attempts_of
 from visualdl._index.series import ScalarSeries
 from visualdl._index.systembands import Member
 from visualdl._index.wrong import Divergence, FirstNonfinite
@@ -305,6 +305,7 @@ class DataProvider:
         ranks: str = "mean",
         rank: int | None = None,
         role: str | None = None,
+        points: str = "kept",
     ) -> RunScalars:
         """One run's series of ``tag`` in the step range, at most ``max_points`` points.
 
@@ -315,15 +316,22 @@ class DataProvider:
         ``per_rank`` also holds every rank's own series. With ``rank`` (and ``role``; by
         default the first role having that rank, trainers first), only that rank's own
         series, as ``line`` and the one entry of ``per_rank``: no rank is aggregated.
+        ``points="replaced"``: the points earlier writers logged at steps a later one logged
+        again (all places of the run, by step), as ``line``, never aggregated.
         """
         reader, local = self.resolve(run)
         if not _has_tag(reader, local, "scalars", tag):
             raise NotFound(f"run {run!r} has no scalar tag {tag!r}")
         version = reader.version(local, "scalars", tag)
-        key = (run, tag, version, max_points, x_min, x_max, ranks, rank, role)
+        key = (run, tag, version, max_points, x_min, x_max, ranks, rank, role, points)
         hit = self._charts.get(key)
         if hit is not None:
             return hit
+        if points == "replaced":
+            replaced = reader.scalars(local, tag, replaced=True)
+            result = RunScalars(run, len(replaced), _downsampled(replaced, max_points, x_min, x_max))
+            self._charts.put(key, result)
+            return result
         total = reader.count(local, "scalars", tag)
         if rank is not None:
             result = _one_rank(reader, local, run, tag, rank, role, total, max_points, x_min, x_max)
@@ -366,6 +374,7 @@ class DataProvider:
         ranks: str = "mean",
         rank: int | None = None,
         role: str | None = None,
+        points: str = "kept",
     ) -> ScalarRuns:
         """:meth:`read_scalars` of each of ``runs``; a known run without ``tag`` is listed in
         ``missing`` (the chart shows the others), an unknown one is :class:`NotFound`."""
@@ -378,10 +387,30 @@ class DataProvider:
                 continue
             series.append(
                 self.read_scalars(
-                    run=run, tag=tag, max_points=max_points, x_min=x_min, x_max=x_max, ranks=ranks, rank=rank, role=role
+                    run=run,
+                    tag=tag,
+                    max_points=max_points,
+                    x_min=x_min,
+                    x_max=x_max,
+                    ranks=ranks,
+                    rank=rank,
+                    role=role,
+                    points=points,
                 )
             )
         return ScalarRuns(tag, max_points, tuple(series), tuple(missing))
+
+    def read_replaced(self, *, run: str) -> tuple[int, dict[str, int]]:
+        """How many times ``run``'s busiest place was written, and per scalar tag with any, how
+        many points of earlier writers later ones replaced (:meth:`read_scalars` with
+        ``points="replaced"`` gives them)."""
+        reader, local = self.resolve(run)
+        counts = {}
+        for tag in reader.tags(local).get("scalars", []):
+            n = len(reader.scalars(local, tag, replaced=True))
+            if n:
+                counts[tag] = n
+        return attempts_of(reader.writers(local)), counts
 
     def run_version(self, *, run: str) -> tuple[int, int]:
         """A pair that changes whenever anything of ``run`` changes (see :meth:`Index.run_version`)."""

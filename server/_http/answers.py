@@ -31,6 +31,7 @@ __all__ = [
     "RUNS",
     "RUN_SERIES",
     "RUNS_TABLE",
+    "RUN_REPLACED",
     "SCALARS",
     "SERIES",
     "TAGS",
@@ -209,6 +210,12 @@ RUNS_TABLE = obj(
                     "duration": NULLABLE_NUMBER,
                     "writers": INTEGER,
                     "attempts": INTEGER,
+                    "command": {"type": ["string", "null"], "description": "the newest writer's command line"},
+                    "git_commit": {"type": ["string", "null"], "description": "its code's git commit"},
+                    "git_branch": {"type": ["string", "null"]},
+                    "git_dirty": {"type": ["boolean", "null"], "description": "null: unknown"},
+                    "python": {"type": ["string", "null"]},
+                    "cwd": {"type": ["string", "null"]},
                     "hparams": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
                     "metrics": {
                         "type": "object",
@@ -222,9 +229,18 @@ RUNS_TABLE = obj(
                             ]
                         },
                     },
-                }
+                },
+                description="also packages.NAME: the version of each key package the run's process imported",
             )
         ),
+    }
+)
+RUN_REPLACED = obj(
+    {
+        "run": STRING,
+        "attempts": {**INTEGER, "description": "times the run's busiest place was written (its restarts)"},
+        "replaced": {**INTEGER, "description": "scalar points of earlier writers replaced by later ones, all tags"},
+        "tags": mapping(INTEGER, "replaced points per scalar tag that has any"),
     }
 )
 TAGS = {

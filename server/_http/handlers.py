@@ -97,6 +97,8 @@ def _scalars(q: Query) -> Any:
     provider = _provider()
     runs = selected_runs(provider, q["run"], q["where"])
     if q["group_by"] or q["group_regex"] is not None:
+        if q["points"] == "replaced":
+            raise InvalidArgument("points=replaced draws each run's replaced points as they are: not with group_by")
         chart = grouped_chart(
             provider,
             runs,
@@ -122,8 +124,14 @@ def _scalars(q: Query) -> Any:
         ranks=q["ranks"],
         rank=int(rank) if rank else None,
         role=role or None,
+        points=q["points"] or "kept",
     )
     return mark_charts(scalars_answer(chart), lambda run, tag: provider.read_job_wrong(run=run, tag=tag))
+
+
+def _runs_replaced(q: Query) -> Any:
+    attempts, tags = _provider().read_replaced(run=q["run"])
+    return {"run": q["run"], "attempts": attempts, "replaced": sum(tags.values()), "tags": tags}
 
 
 def _runs_table(q: Query) -> Any:
@@ -300,6 +308,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "curves": _curves,
     "hparams": _hparams,
     "runs_table": _runs_table,
+    "runs_replaced": _runs_replaced,
     "scalar_layout": _scalar_layout,
     "projection": _projection,
     "neighbors": _neighbors,

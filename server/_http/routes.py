@@ -16,7 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visualdl.server._http.answers import HEALTH, JOB, JOB_HEATMAP, KIND_LIST, RUNS, RUNS_TABLE, SCALARS, TAGS
+from visualdl.server._http.answers import (
+    HEALTH,
+    JOB,
+    JOB_HEATMAP,
+    KIND_LIST,
+    RUN_REPLACED,
+    RUNS,
+    RUNS_TABLE,
+    SCALARS,
+    TAGS,
+)
 from visualdl.server._http.answers_graph import GRAPH, GRAPH_NODE, GRAPH_SEARCH, GRAPHS
 from visualdl.server._http.answers_job_ends import JOB_END
 from visualdl.server._http.answers_kinds import (
@@ -155,6 +165,15 @@ ROUTES: tuple[Route, ...] = (
         RUNS_TABLE,
     ),
     Route(
+        "runs_replaced",
+        "/api/runs/replaced",
+        "A run written more than once (a script run twice into one directory, a rank restarted): how many "
+        "scalar points of earlier writers later ones replaced at the same steps, per tag (/api/scalars with "
+        "points=replaced draws them)",
+        (_RUN,),
+        RUN_REPLACED,
+    ),
+    Route(
         "kinds",
         "/api/kinds",
         "What the logdir holds, one entry per tab of the web UI: every kind of record with its tag and run "
@@ -210,6 +229,14 @@ ROUTES: tuple[Route, ...] = (
                 "rank's own series in 'per_rank'",
                 type="enum",
                 choices=("mean", "each"),
+            ),
+            Param(
+                "points",
+                "'kept' (default): each step's point of the latest writer; 'replaced': the points of earlier "
+                "writers a later one replaced at the same steps (a run written twice, a restarted rank), each "
+                "run's as one line, never grouped or aggregated",
+                type="enum",
+                choices=("kept", "replaced"),
             ),
             Param(
                 "rank",

@@ -161,3 +161,22 @@ raise RuntimeError("CUDA out of memory")
     assert rows["crashed"]["status"] == "crashed" and rows["lr0.1/seed0"]["status"] == "finished"
     crashed = client.get("/api/runs/table", query_string={"where": 'status == "crashed" or attempts > 1'}).get_json()
     assert [r["name"] for r in crashed["rows"]] == ["crashed", "lr0.1/seed1"]
+    # What the second writer replaced is counted and drawn apart, never merged into the line.
+    again = client.get("/api/runs/replaced", query_string={"run": "lr0.1/seed1"}).get_json()
+    # a later writer replaces from its first step on, as a process restarted from a checkpoint does
+    assert again == {"run": "lr0.1/seed1", "attempts": 2, "replaced": 2, "tags": {"train/loss": 2}}
+    once = client.get("/api/runs/replaced", query_string={"run": "lr0.1/seed0"}).get_json()
+    assert (once["attempts"], once["replaced"], once["tags"]) == (1, 0, {})
+    kept = client.get("/api/scalars", query_string={"tag": "train/loss", "run": "lr0.1/seed1"}).get_json()
+    (line,) = kept["runs"]
+    assert line["steps"] == [0, 1] and line["values"][1] == 9.0  # the later writer's point at step 1
+    replaced = client.get(
+        "/api/scalars", query_string={"tag": "train/loss", "run": ["lr0.1/seed1", "lr0.1/seed0"], "points": "replaced"}
+    ).get_json()
+    by_run = {r["run"]: r for r in replaced["runs"]}
+    assert by_run["lr0.1/seed1"]["steps"] == [1, 2]
+    assert by_run["lr0.1/seed1"]["values"] == [sweep_value("train/loss", 0.1, 1, s) for s in (1, 2)]  # the first's
+    assert by_run["lr0.1/seed0"]["steps"] == []
+    grouped = client.get("/api/scalars", query_string={"tag": "train/loss", "group_by": "lr", "points": "replaced"})
+    assert grouped.status_code == 400 and "not with group_by" in grouped.get_json()["error"]
+    assert client.get("/api/runs/replaced", query_string={"run": "nope"}).status_code == 404

@@ -326,3 +326,33 @@ def test_browser_runs_table_columns_chosen_show_where_runs_came_from_and_survive
     wait_for(lambda: "Commit" in headers() and "numpy" in headers() and "Host" not in headers(), "the columns again")
     settle(page)
     assert not page.errors, page.errors
+
+
+def test_browser_a_run_written_twice_says_so_and_draws_what_was_replaced(page, tmp_path):
+    from visualdl import LogWriter
+
+    logdir = tmp_path / "logs"
+    for attempt, scale in ((1, 1.0), (2, 10.0)):  # the same script run twice into one directory
+        with LogWriter(str(logdir / "exp")) as w:
+            for step in range(0, 100, 10) if attempt == 1 else range(50, 80, 10):
+                w.add_scalar("loss", scale * step, step)
+    with LogWriter(str(logdir / "other")) as w:
+        w.add_scalar("loss", 1.0, 0)
+    with serve_cli(["--logdir", str(logdir), "--reload-interval", "0.5"], str(tmp_path / "server.log")) as base:
+        open_tab(page, base, "scalars")
+        badge = page.locator('.run[data-run="exp"] .run-attempts')
+        # the first writer's steps 50..90 are replaced by the second's 50..70: five points
+        wait_for(lambda: badge.text_content() == "\u00d72 · 5 replaced", "the badge with the replaced count")
+        assert "5 scalar points of earlier writers were replaced" in badge.get_attribute("title")
+        chart = scalar_chart(page, "loss")
+        (line,) = traces(chart, "raw", "exp")
+        assert line["y"] == [0, 10, 20, 30, 40, 500, 600, 700]  # the later writer's points from its first step on
+        assert not traces(chart, "replaced")
+        page.check("#replaced-points")
+        wait_for(lambda: traces(chart, "replaced"), "the replaced points")
+        (crosses,) = traces(chart, "replaced")
+        assert crosses["meta"]["run"] == "exp · replaced"
+        assert (crosses["x"], crosses["y"]) == ([50, 60, 70, 80, 90], [50, 60, 70, 80, 90])
+        assert "replaced=1" in page.evaluate("location.href")
+        settle(page)
+        assert not page.errors, page.errors
