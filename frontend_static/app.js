@@ -21,7 +21,7 @@ import { loadPlotly, renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
 import { TextCard } from './text.js';
-import { listParam, parseView, scalarSettingsOf, viewHash } from './viewurl.js';
+import { MAX_ZOOMS, listParam, parseView, scalarSettingsOf, viewHash, zoomParam } from './viewurl.js';
 
 const SETTINGS_KEY = 'visualdl.settings.v1';
 const PINS_KEY = 'visualdl.pins.v1'; // the scalar charts pinned to the top, kept in this browser
@@ -87,7 +87,7 @@ const ctx = {
     const hash = viewHash({
       tab: state.tab, runs: document.getElementById('run-filter').value, tags: document.getElementById('tag-filter').value,
       scalar: ctx.scalar, where: table?.where, sort: table?.sort ? `${table.desc ? '-' : ''}${table.sort}` : '',
-      ...(table?.viewState?.() ?? {}),
+      ...(table?.viewState?.() ?? {}), zoom: ctx.zooms,
     });
     if (hash !== location.hash) history.replaceState(null, '', hash);
   },
@@ -101,6 +101,14 @@ const ctx = {
       // storage disabled: the pins last as long as the page
     }
     scheduleUpdate();
+  },
+  /** Each chart's zoomed x range, by tag (in the URL; a chart opened by it starts zoomed). */
+  zooms: zoomParam(opened.params.zoom),
+  zoomChanged(tag, range) {
+    ctx.zooms.delete(tag);
+    if (range) ctx.zooms.set(tag, range);
+    while (ctx.zooms.size > MAX_ZOOMS) ctx.zooms.delete(ctx.zooms.keys().next().value);
+    ctx.viewChanged();
   },
   /** The Runs tab, filtered by `where` (a group's members, from its chart). */
   openRuns(where) {

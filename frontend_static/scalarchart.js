@@ -54,6 +54,7 @@ export class ScalarChart extends LazyCard {
     this.shown = [];
     this.quick = null; // the SVG drawn before plotly.js is there (quickplot.js)
     this.zoomX = null; // the user's x range, axis units
+    this.pendingZoom = ctx.zooms?.get(tag) ?? null; // the URL's zoom, applied at the first draw
     this.zoomY = null;
     this.stepRange = null; // [lo, hi] steps fetched at full resolution, or null for all
     this.uirevision = 1;
@@ -128,6 +129,7 @@ export class ScalarChart extends LazyCard {
       this.uirevision += 1;
     }
     if (what === 'xAxis') {
+      if (this.zoomX) this.ctx.zoomChanged?.(this.tag, null);
       this.zoomX = null;
       if (this.stepRange) {
         this.stepRange = null;
@@ -216,11 +218,21 @@ export class ScalarChart extends LazyCard {
   draw() {
     if (!this.data || !this.active) return;
     this.needsDraw = false;
+    const opened = this.pendingZoom;
+    if (opened) {
+      this.pendingZoom = null;
+      this.zoomX = opened;
+      this.uirevision += 1;
+    }
     const { fig, series } = this.figure();
     this.quick?.remove();
     this.quick = null;
     delete this.el.dataset.preview;
     this.shown = fig.shown;
+    if (opened) { // the zoomed steps at full resolution, as a zoom by hand asks for them
+      this.stepRange = toStepRange(opened, this.shown, this.ctx.scalar.xAxis, false);
+      if (this.stepRange) this.load();
+    }
     const seq = this.seq;
     Plotly.react(this.plot, fig.data, fig.layout, CONFIG).then(() => {
       markOnce('visualdl:first-chart');
@@ -301,6 +313,7 @@ export class ScalarChart extends LazyCard {
     if (y !== undefined) this.zoomY = y;
     if (x === undefined) return;
     this.uirevision += 1;
+    this.ctx.zoomChanged?.(this.tag, x);
     if (x === null) {
       this.zoomX = null;
       if (!this.stepRange) return this.render();

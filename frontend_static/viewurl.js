@@ -1,5 +1,6 @@
 // The view in the URL: `#tab?runs=REGEX&tags=REGEX&group=lr&smoothing=0.8&x=relative&logy=1`
-// and the Runs tab's `where`, `sort`, chosen columns (`cols`) and metrics. A copied URL reopens the same view: what it names
+// the charts' zoomed x ranges (`zoom`), and the Runs tab's `where`, `sort`, chosen columns
+// (`cols`) and metrics. A copied URL reopens the same view: what it names
 // wins over the settings saved in this browser; what it leaves out keeps them.
 
 /** The bands a job's or a group's line may have (scalarfigure.js). */
@@ -28,6 +29,30 @@ export function listParam(text) {
   }
 }
 
+/** Charts zoomed at most that the URL keeps (the latest ones). */
+export const MAX_ZOOMS = 20;
+
+/**
+ * The charts' zoomed x ranges a URL keeps: tag -> [from, to] in the x axis' units (steps,
+ * relative time, or wall-clock dates as plotly writes them); {} when none or not valid.
+ */
+export function zoomParam(text) {
+  let parsed;
+  try {
+    parsed = JSON.parse(text ?? '{}');
+  } catch {
+    return new Map();
+  }
+  const out = new Map();
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return out;
+  const bound = (v) => (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 40);
+  for (const [tag, range] of Object.entries(parsed)) {
+    if (Array.isArray(range) && range.length === 2 && range.every(bound)) out.set(tag, range);
+    if (out.size >= MAX_ZOOMS) break;
+  }
+  return out;
+}
+
 /** The tab and the parameters of a location hash ("#scalars?runs=a" -> ["scalars", {runs: "a"}]). */
 export function parseView(hash) {
   const text = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -53,7 +78,7 @@ export function scalarSettingsOf(params) {
  * (`view`: {tab, runs, tags, scalar, where, sort}), in a fixed order so equal views have
  * equal URLs.
  */
-export function viewHash({ tab, runs = '', tags = '', scalar = {}, where = '', sort = '', cols = [], metrics = [] }) {
+export function viewHash({ tab, runs = '', tags = '', scalar = {}, where = '', sort = '', cols = [], metrics = [], zoom = null }) {
   const params = new URLSearchParams();
   if (runs) params.set('runs', runs);
   if (tags) params.set('tags', tags);
@@ -67,6 +92,7 @@ export function viewHash({ tab, runs = '', tags = '', scalar = {}, where = '', s
   if (sort) params.set('sort', sort);
   if (cols.length) params.set('cols', JSON.stringify(cols));
   if (metrics.length) params.set('metrics', JSON.stringify(metrics));
+  if (zoom?.size) params.set('zoom', JSON.stringify(Object.fromEntries(zoom)));
   const query = params.toString();
   return `#${tab}${query ? `?${query}` : ''}`;
 }

@@ -41,3 +41,17 @@ test('the Runs tab\'s columns and metrics, the band and the line survive the URL
   assert.deepEqual(listParam('["a", 2, null]'), ['a']);
   assert.deepEqual(scalarSettingsOf({ band: 'evil', center: 'mode' }), {});
 });
+
+test('zoomed charts survive the URL; a range that is not two numbers or dates is dropped', async () => {
+  const { MAX_ZOOMS, zoomParam } = await import('../../frontend_static/viewurl.js');
+  const zoom = new Map([['eval/loss', [10, 250.5]], ['lr', ['2026-11-26 08:00:00', '2026-11-26 09:00']]]);
+  const { params } = parseView(viewHash({ tab: 'scalars', zoom }));
+  assert.deepEqual([...zoomParam(params.zoom)], [...zoom]);
+  assert.equal(viewHash({ tab: 'scalars', zoom: new Map() }), '#scalars');
+  const bad = zoomParam(JSON.stringify({ a: [1], b: [1, 'x'.repeat(41)], c: [null, 2], d: 'no', e: [0, 5] }));
+  assert.deepEqual([...bad], [['e', [0, 5]]]);
+  assert.deepEqual([...zoomParam('[1, 2]')], []);
+  assert.deepEqual([...zoomParam('{')], []);
+  const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`t${i}`, [0, i + 1]]));
+  assert.equal(zoomParam(JSON.stringify(many)).size, MAX_ZOOMS);
+});

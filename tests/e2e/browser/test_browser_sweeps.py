@@ -356,3 +356,35 @@ def test_browser_a_run_written_twice_says_so_and_draws_what_was_replaced(page, t
         assert "replaced=1" in page.evaluate("location.href")
         settle(page)
         assert not page.errors, page.errors
+
+
+def test_browser_a_zoomed_chart_reopens_zoomed_from_its_url(page, server, browser):
+    from urllib.parse import urlencode
+
+    view = urlencode({"runs": r"^lr0\.01/seed[1-3]$"})
+    page.goto(f"{server}#scalars?{view}")
+    chart = scalar_chart(page, "eval/loss")
+    wait_for(lambda: sorted(_lines(chart)) == [f"lr0.01/seed{s}" for s in (1, 2, 3)], "three runs")
+    page.evaluate(
+        """() => Plotly.relayout(document.querySelector('.card[data-tag="eval/loss"] .js-plotly-plot'),
+        {'xaxis.range[0]': 5, 'xaxis.range[1]': 9})"""
+    )
+    href = lambda p: p.evaluate("location.href")  # noqa: E731
+    wait_for(lambda: "zoom=" in href(page), "the zoom in the URL")
+    other = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    other.goto(href(page))
+    other.wait_for_selector('.card[data-tag="eval/loss"][data-state="ready"] .js-plotly-plot')
+    x_range = "() => document.querySelector('.card[data-tag=\"eval/loss\"] .js-plotly-plot')._fullLayout.xaxis.range"
+    wait_for(lambda: other.evaluate(x_range) == [5, 9], "the same x range")
+    # ... fetched at full resolution for the zoomed steps, as a zoom by hand is
+    (line,) = traces(other.locator('.card[data-tag="eval/loss"]'), "raw", "lr0.01/seed1")
+    assert min(line["x"]) >= 4 and max(line["x"]) <= 10
+    # the zoom reset (a double click's autorange) leaves the URL
+    page.evaluate(
+        """() => Plotly.relayout(document.querySelector('.card[data-tag="eval/loss"] .js-plotly-plot'),
+        {'xaxis.autorange': true})"""
+    )
+    wait_for(lambda: "zoom=" not in href(page), "the zoom gone from the URL")
+    other.context.close()
+    settle(page)
+    assert not page.errors, page.errors
