@@ -20,6 +20,7 @@ import { RunsTableView } from './runstable.js';
 import { loadPlotly, renderIdle } from './renderqueue.js';
 import { ScalarsView } from './scalars.js';
 import { Sidebar } from './sidebar.js';
+import { bindSidebarWidth } from './sidebarwidth.js';
 import { TextCard } from './text.js';
 import { MAX_ZOOMS, listParam, parseView, scalarSettingsOf, viewHash, zoomParam } from './viewurl.js';
 
@@ -194,6 +195,7 @@ const views = Object.fromEntries(
 );
 built.views = views;
 const sidebar = new Sidebar(ctx);
+bindSidebarWidth(document.getElementById('sidebar-resizer'));
 
 // -- tabs ---------------------------------------------------------------------------
 

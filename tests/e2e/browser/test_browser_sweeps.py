@@ -388,3 +388,32 @@ def test_browser_a_zoomed_chart_reopens_zoomed_from_its_url(page, server, browse
     other.context.close()
     settle(page)
     assert not page.errors, page.errors
+
+
+def test_browser_the_sidebar_widens_to_read_long_run_names_and_keeps_its_width(page, tmp_path):
+    from visualdl import LogWriter
+
+    long = "sweeps/2026-11-26/resnet50_lr0.1_bs256_warmup5_cosine/seed_1234567"
+    with LogWriter(str(tmp_path / "logs" / long)) as w:
+        w.add_scalar("loss", 1.0, 0)
+    with serve_cli(["--logdir", str(tmp_path / "logs")], str(tmp_path / "server.log")) as base:
+        open_tab(page, base, "scalars")
+        name = page.locator(".run-list .run-name").first
+        wait_for(lambda: name.text_content() == long, "the run")
+        clipped = "(el) => el.scrollWidth > el.clientWidth"
+        assert name.evaluate(clipped)  # the default width cuts it
+        handle = page.locator("#sidebar-resizer").bounding_box()
+        page.mouse.move(handle["x"] + 4, handle["y"] + 200)
+        page.mouse.down()
+        page.mouse.move(handle["x"] + 400, handle["y"] + 200, steps=5)
+        page.mouse.up()
+        wait_for(lambda: not name.evaluate(clipped), "the whole name")
+        width = page.locator(".sidebar").evaluate("(el) => el.getBoundingClientRect().width")
+        assert 600 < width < 720
+        page.reload()
+        page.wait_for_selector(".run-list .run-name")
+        assert abs(page.locator(".sidebar").evaluate("(el) => el.getBoundingClientRect().width") - width) < 2
+        page.locator("#sidebar-resizer").dblclick()
+        assert page.locator(".sidebar").evaluate("(el) => el.getBoundingClientRect().width") == 280
+        settle(page)
+        assert not page.errors, page.errors
