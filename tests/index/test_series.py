@@ -164,6 +164,31 @@ def test_gather_lays_every_series_end_to_end_as_its_view(chunking, n_after, roun
         series_module.GATHER_POINTS = old
 
 
+@pytest.mark.parametrize("round_points", [17, 5 * 17, 1 << 20])
+def test_gather_of_series_of_one_size_in_any_order_takes_rows(round_points, monkeypatch):
+    """A sweep's runs (one chunk each, all of 17 points, other tags' chunks between them),
+    gathered in a shuffled order: each series' points, as its view."""
+    monkeypatch.setattr(series_module, "GATHER_POINTS", round_points)
+    spill = SpillFile()
+    rng = np.random.default_rng(3)
+    runs, others = [], []
+    for i in range(40):
+        for target in (runs, others):  # interleaved in the scratch file, as tags of one run are
+            s = Series(spill)
+            s.extend(np.arange(17) * 10 + i, rng.normal(size=17), rng.normal(size=17) + i)
+            target.append(s)
+    for s in runs + others:
+        s.view()  # spilled, one chunk each
+    assert all(s.spilled_chunks() is not None and len(s.spilled_chunks()[1]) == 1 for s in runs)
+    order = rng.permutation(40)
+    picked = [runs[i] for i in order]
+    points, lengths = gather(picked)
+    assert lengths.tolist() == [17] * 40
+    for field in ("steps", "values", "wall_times"):
+        want = np.concatenate([getattr(s.view(), field) for s in picked])
+        np.testing.assert_array_equal(getattr(points, field), want)
+
+
 def test_gather_reads_series_in_memory_or_out_of_order_as_views():
     spill = SpillFile()
     spilled, backwards, in_memory = Series(spill), Series(spill), Series()

@@ -27,14 +27,34 @@ class Column:
     is_text: np.ndarray  # bool
 
 
+_NUMBER_TYPES = frozenset((int, float))
+_TEXT_TYPES = frozenset((str,))
+_NONE = type(None)
+
+
 def column_of(values: Sequence[object]) -> Column:
-    """A column from one value per run (None: missing; bool, int, float, str as they are)."""
+    """A column from one value per run (None: missing; bool, int, float, str as they are).
+    A column of numbers or of texts, with or without missing values, is built by numpy; a
+    mixed one run by run."""
     n = len(values)
     numbers = np.full(n, np.nan)
     is_number = np.zeros(n, bool)
     texts = np.empty(n, object)
     is_text = np.zeros(n, bool)
-    for i, v in enumerate(values):  # once per run and field, when the table is built
+    types = set(map(type, values))
+    present = types - {_NONE}
+    if present <= _NUMBER_TYPES or present <= _TEXT_TYPES:
+        boxed = np.empty(n, object)
+        boxed[:] = values
+        known = boxed != None  # noqa: E711 - elementwise, in C
+        if present and present <= _NUMBER_TYPES:
+            numbers[known] = boxed[known].astype(float)
+            is_number = known
+        elif present:
+            texts[known] = boxed[known]
+            is_text = known
+        return Column(numbers, is_number, texts, is_text)
+    for i, v in enumerate(values):  # a mixed column: once per run and field, when the table is built
         if v is None:
             continue
         if isinstance(v, bool):

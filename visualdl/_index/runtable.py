@@ -298,4 +298,6 @@ def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
             for key, value in event.hparams.items():
                 hparams.setdefault(key, [None] * len(names))[i] = value
     meta.update(sorted(packages.items()))
-    return RunsTable(names, meta, dict(sorted(hparams.items())), source)
+    table = RunsTable(names, meta, dict(sorted(hparams.items())), source)
+    _ = table.table  # its columns too, here (the server's reload thread), not at a first query
+    return table
