@@ -57,12 +57,45 @@ export async function loadDeclarations() {
 }
 
 /** Like getJSON, also giving the response's text: {body, text} (to tell unchanged data). */
+/**
+ * Answers kept by URL with their ETag (the latest first out past REMEMBER_CHARS of JSON): asked
+ * again, the server says 304 while nothing changed, and the same body object comes back (a
+ * caller may skip its work when it gets the object it had).
+ */
+const remembered = new Map();
+let rememberedChars = 0;
+export const REMEMBER_CHARS = 32e6;
+
+function remember(url, entry) {
+  forget(url);
+  remembered.set(url, entry);
+  rememberedChars += entry.text.length;
+  for (const [old, kept] of remembered) {
+    if (rememberedChars <= REMEMBER_CHARS || old === url) break;
+    remembered.delete(old);
+    rememberedChars -= kept.text.length;
+  }
+}
+
+function forget(url) {
+  const kept = remembered.get(url);
+  if (!kept) return;
+  remembered.delete(url);
+  rememberedChars -= kept.text.length;
+}
+
 export async function fetchJSON(path, params, { signal } = {}) {
   checkCall(path, params);
+  const url = apiUrl(path, params);
+  const known = remembered.get(url);
   let response;
   let text;
   try {
-    response = await fetch(apiUrl(path, params), { signal, cache: 'no-store' });
+    response = await fetch(url, { signal, cache: 'no-store', headers: known ? { 'If-None-Match': known.etag } : {} });
+    if (response.status === 304 && known) {
+      remember(url, known); // the latest used: kept longest
+      return { body: known.body, text: known.text };
+    }
     text = await response.text();
   } catch (error) {
     if (isAbort(error)) throw error;
@@ -74,8 +107,14 @@ export async function fetchJSON(path, params, { signal } = {}) {
   } catch {
     // not JSON: reported below
   }
-  if (!response.ok) throw new ApiError(body?.error || `HTTP ${response.status}`, response.status);
+  if (!response.ok) {
+    forget(url);
+    throw new ApiError(body?.error || `HTTP ${response.status}`, response.status);
+  }
   if (body === null) throw new ApiError(`the server sent no JSON for ${path}`, response.status);
+  const etag = response.headers.get('ETag');
+  if (etag) remember(url, { etag, body, text });
+  else forget(url);
   return { body, text };
 }
 

@@ -338,8 +338,11 @@ function land(kinds) {
 }
 
 let known = '';
+let lastAnswers = null; // the answers last taken: the same objects again (a 304) change nothing
 /** Take new runs, tags and kinds; true if the runs or tags differ from the last ones. */
 function setData(runs, tags, kinds) {
+  if (lastAnswers && lastAnswers[0] === runs && lastAnswers[1] === tags && lastAnswers[2] === kinds) return false;
+  lastAnswers = [runs, tags, kinds];
   state.runs = runs;
   state.runByName = new Map(runs.map((r) => [r.name, r]));
   runColors = assignColors(runs.map((r) => r.name));

@@ -13,6 +13,7 @@ a path. Static files
 from __future__ import annotations
 
 import gzip
+import hashlib
 import importlib.resources
 import logging
 import os
@@ -69,12 +70,26 @@ GZIP_FROM = 8 << 10
 
 
 def _json(answer: Any) -> Response:
+    """The answer as JSON, with an ETag of its bytes: a client asking again with
+    ``If-None-Match`` gets a 304 while nothing changed (no gzip, no transfer, no parse: the
+    web UI asks for the runs, the tags and the charts in view every few seconds)."""
     response = jsonify(answer)
-    if "gzip" in codings(request) and response.content_length and response.content_length >= GZIP_FROM:
-        response.set_data(gzip.compress(response.get_data(), compresslevel=1, mtime=0))
+    body = response.get_data()
+    etag = f'W/"{hashlib.blake2b(body, digest_size=16).hexdigest()}"'
+    headers = {"ETag": etag, "Vary": "Accept-Encoding"}
+    asked = _etags(request.headers.get("If-None-Match", ""))
+    if etag in asked or "*" in asked:
+        return Response(status=304, headers=headers)
+    if "gzip" in codings(request) and len(body) >= GZIP_FROM:
+        response.set_data(gzip.compress(body, compresslevel=1, mtime=0))
         response.headers["Content-Encoding"] = "gzip"
-    response.headers["Vary"] = "Accept-Encoding"
+    response.headers.update(headers)
     return response
+
+
+def _etags(header: str) -> set[str]:
+    """The entity tags of an ``If-None-Match`` header (weak or not, as sent)."""
+    return {t.strip() for t in header.split(",") if t.strip()}
 
 
 def _view(route: Route, handler: Callable[[Query], Any], settings: Settings) -> Callable[[], Response]:

@@ -49,8 +49,14 @@ def _parameter(param: Param, settings: Settings) -> dict[str, Any]:
 def _operation(route: Route, settings: Settings) -> dict[str, Any]:
     ok = {"description": "OK", "content": {kind: {"schema": route.response} for kind in route.content_types}}
     responses: dict[str, Any] = {"200": ok}
+    if 304 in route.statuses:
+        responses["304"] = {
+            "description": "Not Modified: the answer is the one whose ETag the request sent in If-None-Match "
+            "(every JSON answer has a weak ETag of its bytes)",
+            "headers": {"ETag": {"description": "the answer's tag", "schema": {"type": "string"}}},
+        }
     for status in route.statuses:
-        if status != 200:
+        if status not in (200, 304):
             responses[str(status)] = {"$ref": f"#/components/responses/{status}"}
     return {
         "operationId": route.name,

@@ -87,8 +87,10 @@ class Route:
 
     @property
     def statuses(self) -> tuple[int, ...]:
-        """Every status the route may answer: 200, its own errors and those of any route."""
-        return tuple(sorted({200, *self.errors, *_ALWAYS}))
+        """Every status the route may answer: 200, 304 for a JSON answer asked for again with its
+        ETag, its own errors and those of any route."""
+        json = (304,) if self.content_types == ("application/json",) else ()
+        return tuple(sorted({200, *json, *self.errors, *_ALWAYS}))
 
 
 # -- parameters ----------------------------------------------------------------------------

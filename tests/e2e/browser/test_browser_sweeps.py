@@ -417,3 +417,18 @@ def test_browser_the_sidebar_widens_to_read_long_run_names_and_keeps_its_width(p
         assert page.locator(".sidebar").evaluate("(el) => el.getBoundingClientRect().width") == 280
         settle(page)
         assert not page.errors, page.errors
+
+
+def test_browser_live_refresh_of_unchanged_lists_and_charts_is_answered_304(page, server):
+    statuses: list[tuple[str, int]] = []
+    page.on("response", lambda r: statuses.append((r.url.split("?")[0].rsplit("/api/", 1)[-1], r.status)))
+    open_tab(page, server, "scalars")
+    scalar_chart(page, "eval/loss")
+    for _ in range(2):  # two refreshes of the page's lists (every 2 s), and of the charts in view
+        page.wait_for_timeout(2500)
+    again = {name: [s for n, s in statuses if n == name] for name in ("runs", "tags", "kinds", "scalars")}
+    for name in ("runs", "tags", "kinds"):
+        assert again[name][0] == 200 and 304 in again[name][1:], (name, again[name])
+    assert not [s for n, s in statuses if n == "runs" and s not in (200, 304)]
+    settle(page)
+    assert not page.errors, page.errors
