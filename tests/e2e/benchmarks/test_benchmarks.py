@@ -350,6 +350,30 @@ def test_bench_ui_quick_measures_both_logdirs_cold_and_warm():
     assert warm < cold / 5, out  # a reload fetches little: hashed files come from the cache
 
 
+def test_bench_sweeps_ui_quick_measures_the_first_grouped_chart_and_the_runs_tables_scroll():
+    have = importable("playwright") and os.path.exists("/usr/bin/chromium")
+    require(have, "playwright and /usr/bin/chromium", "pip install playwright; apt-get install -y chromium")
+    out = output("bench_sweeps_ui")
+    figures = json_block(out)
+    assert figures["runs"] == 300 and figures["steps"] == 20, figures
+    positive(figures["chart"], "drawn_ms", "first_chart_ms", "plotly_ran_ms", "scalars_answered_ms", "chart_bytes")
+    positive(figures["chart_server_cold"], "drawn_ms", "first_chart_ms", "scalars_answered_ms")
+    positive(figures["runs_tab"], "first_page_ms")
+    for mode in ("fling", "drag"):
+        positive(figures[mode], "frames", "scrolled_frames", "median_ms", "p95_ms", "max_ms")
+    for label in (
+        re.escape("first grouped chart drawn (SVG preview or plotly), ms after navigation"),
+        re.escape("  drawn by plotly.js, ms"),
+        re.escape("first load after the server loaded (its first grouped charts), ms"),
+        re.escape("Runs tab: first page of the table drawn, ms after navigation"),
+        r"runs table, fling \(10 rows a frame, \d+ frames\) x 2: median frame, ms",
+        r"runs table, drag \([\d.]+ rows a frame, 120 frames\) x 2: median frame, ms",
+    ):
+        figure(out, label)
+    assert len(re.findall(r"^  frames over 50 ms \(of \d+\) +[\d,]+ +0 +(ok|MISS)$", out, re.M)) == 2, out
+    assert re.search(r"^targets: first grouped chart <= 1500 ms .* < 50 ms$", out, re.M), out
+
+
 def test_bench_projector_quick_measures_the_sdk_server_and_browser():
     have = importable("playwright") and os.path.exists("/usr/bin/chromium")
     require(have, "playwright and /usr/bin/chromium", "pip install playwright; apt-get install -y chromium")
