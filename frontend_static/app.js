@@ -47,7 +47,7 @@ const ctx = {
   state,
   scalar: {
     smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false, perRank: false, groupBy: 'auto',
-    center: 'mean', band: 'quantiles', replaced: false,
+    center: 'mean', band: 'quantiles', replaced: false, smoothingMode: 'tensorboard',
     ...saved.scalar, ...scalarSettingsOf(opened.params),
   },
   // The Runs tab's query and sort as the URL gave them (runstable.js reads them once).

@@ -65,14 +65,16 @@ export function outlierRange(valueLists, logY) {
 }
 
 /**
- * The smoothing weight for a series of ``n`` points: the weight chosen, for 100 points or
- * more; below, weight^(100 / n). The EMA's lag is about w / (1 - w) points whatever the
- * series' length: at 0.6 that is 1.5 points, 1.5% of a 100-point series but 15% of an
- * 11-point one, whose curve would trail far behind its points. So a short series is
- * smoothed as much as 100 points would be over the same span (the notebook does the same).
+ * The smoothing weight for a series of ``n`` points. 'tensorboard' (the default): the
+ * weight chosen, whatever the length, as TensorBoard smooths. 'adaptive': the weight for
+ * 100 points or more; below, weight^(100 / n). The EMA's lag is about w / (1 - w) points
+ * whatever the series' length: at 0.6 that is 1.5 points, 1.5% of a 100-point series but
+ * 15% of an 11-point one, whose curve trails behind its points; adaptive smooths a short
+ * series as much as 100 points would be over the same span (the notebook does the same).
  */
-export function effectiveWeight(weight, n) {
+export function effectiveWeight(weight, n, mode = 'tensorboard') {
   const w = Math.min(Math.max(Number(weight) || 0, 0), 0.999);
+  if (mode !== 'adaptive') return w;
   return n >= SHORT_SERIES || n <= 0 ? w : w ** (SHORT_SERIES / n);
 }
 export const SHORT_SERIES = 100;
@@ -115,7 +117,7 @@ export function buildFigure(series, opt) {
   const colors = assignColors(series.map((s) => s.colorKey ?? s.run), opt.runColor ?? opt.colorOf);
   const shown = series.map((s, i) => ({
     run: s.run, group: s.group, steps: s.steps, wallTimes: s.wall_times, values: s.values, nonfinite: s.nonfinite,
-    xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, effectiveWeight(opt.smoothing, s.values.length)),
+    xs: xValues(s, opt.xAxis, starts[i], unit), smoothed: smooth(s.values, effectiveWeight(opt.smoothing, s.values.length, opt.smoothingMode)),
     color: colors.get(s.colorKey ?? s.run), band: s.band ?? null, rank: s.rank, wrong: s.wrong, replaced: s.replaced,
   }));
   for (const s of shown) s.breaks = s.band ? gapsOf(s.xs) : [];

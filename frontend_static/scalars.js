@@ -73,7 +73,7 @@ export class ScalarsView {
       this.ctx.save();
       this.grid.forEach((card) => card.settingsChanged('ranks'));
     });
-    for (const [selector, key] of [['#band-center', 'center'], ['#band-kind', 'band']]) {
+    for (const [selector, key] of [['#band-center', 'center'], ['#band-kind', 'band'], ['#smoothing-mode', 'smoothingMode']]) {
       const select = panel.querySelector(selector);
       select.value = s[key];
       select.addEventListener('change', () => {

@@ -14,6 +14,7 @@ const SCALAR = {
   outliers: ['ignoreOutliers', (v) => v === '1', (v) => (v ? '1' : undefined)],
   ranks: ['perRank', (v) => v === '1', (v) => (v ? '1' : undefined)],
   replaced: ['replaced', (v) => v === '1', (v) => (v ? '1' : undefined)],
+  smoothing_mode: ['smoothingMode', (v) => (v === 'adaptive' || v === 'tensorboard' ? v : undefined), (v) => (v === 'adaptive' ? v : undefined)],
   group: ['groupBy', (v) => v || undefined, (v) => (v && v !== 'auto' ? v : undefined)],
   center: ['center', (v) => (v === 'median' ? v : v === 'mean' ? v : undefined), (v) => (v === 'median' ? v : undefined)],
   band: ['band', (v) => (BANDS.includes(v) ? v : undefined), (v) => (v && v !== 'quantiles' ? v : undefined)],

@@ -14,6 +14,8 @@ are computed here independently of both implementations under test
   written ``null``, ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` (JSON has no such numbers);
   expected gaps are ``null``. ``exact`` marks vectors whose output must equal the input bit
   for bit (weight 0, a constant series).
+  ``modes`` gives, per smoothing mode (``tensorboard``, the default, and ``adaptive``), the
+  weight a series of ``n`` points is smoothed with.
 - ``colors.json``: the palette of colors.js and, per run name, its UTF-16 code units, their
   32-bit FNV-1a hash and the colour it picks. The file is ASCII: names are \\u-escaped, a
   lone surrogate included (the browser receives one for an undecodable directory name).
@@ -168,7 +170,23 @@ def smoothing_vectors() -> dict[str, Any]:
         "relative_tolerance": 1e-12,
         "series": {name: [_encode(v) for v in values] for name, values in SERIES.items()},
         "cases": cases,
+        "modes": smoothing_modes(),
     }
+
+
+#: The smoothing modes: "tensorboard" (the default) smooths every series with the weight as
+#: given, as TensorBoard does; "adaptive" raises the weight to the power 100 / n below 100
+#: points, so that a short series is smoothed about as much per point as a long one.
+ADAPTIVE_POINTS = 100
+
+
+def smoothing_modes() -> list[dict[str, Any]]:
+    """The weight each mode smooths a series of ``n`` points with, for a given weight."""
+    out = []
+    for weight, n in ((0.6, 8), (0.6, 50), (0.6, 99), (0.6, 100), (0.6, 5000), (0.9, 1), (0.0, 11), (0.999, 3)):
+        adaptive = weight if n >= ADAPTIVE_POINTS else weight ** (ADAPTIVE_POINTS / n)
+        out.append({"weight": weight, "n": n, "tensorboard": weight, "adaptive": adaptive})
+    return out
 
 
 def palette() -> list[str]:

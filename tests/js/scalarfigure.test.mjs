@@ -7,6 +7,7 @@ import {
   GAP_FACTOR, GROUP_ABOVE, STYLE, buildFigure, effectiveWeight, expandJobs, gapsOf, outlierRange, toCSV, toJSON, toStepRange,
 } from '../../frontend_static/scalarfigure.js';
 import { smooth } from '../../frontend_static/smoothing.js';
+import { golden } from './golden.mjs';
 
 process.env.TZ = 'Asia/Kolkata'; // local time is UTC+5:30 (the wall axis is in local time)
 
@@ -38,7 +39,7 @@ test('a run with NaN and +-Inf: raw and smoothed lines with gaps, markers at the
   const color = colorOf('alpha');
   assert.deepEqual(raw.x, [0, 10, 20, 30, 40, 50, 60]);
   assert.deepEqual(raw.y, s.values);
-  assert.deepEqual(smoothed.y, smooth(s.values, effectiveWeight(0.6, 7))); // 7 points: smoothed less
+  assert.deepEqual(smoothed.y, smooth(s.values, 0.6)); // TensorBoard's weight, whatever the length
   assert.deepEqual(smoothed.y.map((v) => v === null), [false, false, true, false, true, false, true]);
   assert.equal(smoothed.y[0], 1);
   assert.ok(smoothed.y[1] > 0.5 && smoothed.y[1] < 1);
@@ -239,7 +240,7 @@ test('toCSV and toJSON: the shown series, non-finite values named', () => {
   assert.equal(body.smoothing, 0.6);
   assert.deepEqual(body.runs[0].values, [1, null, 3]);
   assert.deepEqual(body.runs[0].nonfinite, [[1, 'inf']]);
-  assert.deepEqual(body.runs[0].smoothed, smooth([1, null, 3], effectiveWeight(0.6, 3)));
+  assert.deepEqual(body.runs[0].smoothed, smooth([1, null, 3], 0.6));
   assert.equal(body.runs[0].mean_over_ranks, undefined);
 });
 
@@ -290,17 +291,21 @@ function jobEntry({ steps = [0, 1, 2] } = {}) {
   return { run: 'job', job: [role], steps: [], values: [] };
 }
 
-test('a short series is smoothed less: weight^(100 / n) below 100 points', () => {
-  assert.equal(effectiveWeight(0.6, 100), 0.6);
-  assert.equal(effectiveWeight(0.6, 5000), 0.6);
-  assert.equal(effectiveWeight(0, 11), 0);
-  assert.ok(Math.abs(effectiveWeight(0.6, 50) - 0.36) < 1e-12);
-  assert.ok(effectiveWeight(0.6, 11) < 0.01);
-  // An 11-point rising series: its smoothed end stays near its last points (was 0.50 against 0.77).
-  const values = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.72, 0.75, 0.77];
-  const fig = buildFigure([series('val', values)], OPT);
-  const smoothed = fig.data.find((t) => t.meta.kind === 'smoothed').y;
-  assert.ok(Math.abs(smoothed[10] - 0.77) < 0.01, smoothed[10]);
+test('smoothing modes: TensorBoard\'s weight as given (the default), adaptive smooths short series less', () => {
+  const { modes, relative_tolerance: tolerance } = golden('smoothing.json');
+  assert.ok(modes.length >= 6);
+  for (const { weight, n, tensorboard, adaptive } of modes) {
+    assert.equal(effectiveWeight(weight, n), tensorboard, `default at ${weight}, ${n} points`);
+    assert.equal(effectiveWeight(weight, n, 'tensorboard'), tensorboard);
+    assert.ok(Math.abs(effectiveWeight(weight, n, 'adaptive') - adaptive) <= tolerance * Math.abs(adaptive), `${weight}, ${n}`);
+  }
+  // 8 points at 0.6 are smoothed as TensorBoard smooths them (they were drawn almost raw).
+  const values = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.77];
+  const smoothedOf = (opt) => buildFigure([series('val', values)], { ...OPT, ...opt }).data.find((t) => t.meta.kind === 'smoothed').y;
+  assert.deepEqual(smoothedOf({}), smooth(values, 0.6));
+  assert.ok(Math.abs(smoothedOf({})[7] - 0.77) > 0.1);
+  // The adaptive choice: its smoothed end stays near its last points.
+  assert.ok(Math.abs(smoothedOf({ smoothingMode: 'adaptive' })[7] - 0.77) < 0.01);
 });
 
 test('every line of a chart has a legend entry; a job\'s says it is a mean with a band', () => {

@@ -241,11 +241,30 @@ def test_notebook_relative_time_in_a_unit_fit_for_the_span(tmp_path):
     assert fig.layout.xaxis.title.text == "relative time (seconds)"
 
 
-def test_notebook_smooths_a_short_series_less_as_the_web_ui():
-    """effectiveWeight of scalarfigure.js: weight ** (100 / n) below 100 points."""
-    assert notebook._effective_weight(0.6, 100) == 0.6 and notebook._effective_weight(0.6, 5000) == 0.6
-    assert abs(notebook._effective_weight(0.6, 50) - 0.36) < 1e-12
-    assert notebook._effective_weight(0.6, 11) < 0.01 and notebook._effective_weight(0.0, 11) == 0.0
+@pytest.mark.parametrize("case", SMOOTHING["modes"], ids=lambda c: f"{c['weight']}x{c['n']}")
+def test_notebook_smoothing_modes_match_the_golden_vectors(case):
+    """TensorBoard's weight as given by default; "adaptive" smooths a short series less (as the web UI)."""
+    weight, n = case["weight"], case["n"]
+    assert notebook._effective_weight(weight, n) == case["tensorboard"]
+    assert notebook._effective_weight(weight, n, "adaptive") == pytest.approx(
+        case["adaptive"], rel=SMOOTHING["relative_tolerance"], abs=0
+    )
+
+
+def test_notebook_smooths_eight_points_as_tensorboard_does_unless_asked_otherwise(tmp_path):
+    from visualdl import LogWriter
+
+    values = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.77]
+    with LogWriter(str(tmp_path / "val")) as w:
+        for step, v in enumerate(values):
+            w.add_scalar("acc", v, step)
+    smoothed = _trace(notebook.scalars(tmp_path, smoothing=0.6), "val")
+    assert list(smoothed.y) == pytest.approx(notebook.smooth(values, 0.6).tolist(), rel=1e-12)
+    assert abs(smoothed.y[-1] - 0.77) > 0.1  # visibly smoothed, as in TensorBoard
+    adaptive = _trace(notebook.scalars(tmp_path, smoothing=0.6, smoothing_mode="adaptive"), "val")
+    assert abs(adaptive.y[-1] - 0.77) < 0.01
+    with pytest.raises(ValueError, match="smoothing_mode must be one of tensorboard, adaptive; got 'tb'"):
+        notebook.scalars(tmp_path, smoothing_mode="tb")
 
 
 def test_notebook_display_without_ipython_names_the_extra(tmp_path):

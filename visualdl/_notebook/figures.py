@@ -87,8 +87,13 @@ def scalars(
     max_points: int = 5000,
     ranks: str = "mean",
     columns: int = 2,
+    smoothing_mode: str = "tensorboard",
 ) -> Any:
     """One subplot per scalar tag, one line per run (the raw line faint, the smoothed one solid).
+
+    ``smoothing``: TensorBoard's debiased exponential moving average with this weight;
+    ``smoothing_mode="adaptive"`` smooths series under 100 points less (``weight ** (100 / n)``),
+    as the web UI's "adaptive" choice does.
 
     ``tags``/``runs``: a regular expression (searched) or a list of exact names; None: all.
     ``x_axis``: ``"step"``, ``"relative"`` (time since the run started, in seconds, minutes or
@@ -102,6 +107,7 @@ def scalars(
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
+    _effective_weight(smoothing, 0, smoothing_mode)  # a mode it does not know: the error says so, first
     if x_axis not in ("step", "relative", "wall"):
         raise ValueError(f"x_axis must be 'step', 'relative' or 'wall'; got {x_axis!r}")
     if ranks not in ("mean", "each"):
@@ -139,7 +145,7 @@ def scalars(
                 shown = dict(row=row, col=col)
                 if band is not None:
                     add_bands(fig, go, name, x, band, color, shown)
-                _add_line(fig, go, name, x, values, color, smoothing, i == 0, shown)
+                _add_line(fig, go, name, x, values, color, smoothing, i == 0, shown, smoothing_mode)
                 _add_nonfinite(fig, go, name, x, values, color, shown)
         fig.update_xaxes(
             title_text={"step": "step", "relative": f"relative time ({unit_name})", "wall": "wall time"}[x_axis],
@@ -188,6 +194,7 @@ def _add_line(
     smoothing: float,
     legend: bool,
     shown: dict[str, int],
+    mode: str = "tensorboard",
 ) -> None:
     """The raw line (faint when smoothed), then the smoothed one (in the legend of the first chart)."""
     fig.add_trace(
@@ -207,7 +214,7 @@ def _add_line(
             go.Scatter(
                 legendgroup=name,
                 x=x,
-                y=smooth(values, _effective_weight(smoothing, len(values))),
+                y=smooth(values, _effective_weight(smoothing, len(values), mode)),
                 mode="lines",
                 name=name,
                 showlegend=legend,

@@ -95,15 +95,23 @@ def _nonfinite_kind(value: float) -> str:
     return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
-#: Series shorter than this are smoothed less (``effectiveWeight`` of scalarfigure.js).
+#: In the "adaptive" smoothing mode, series shorter than this are smoothed less
+#: (``effectiveWeight`` of scalarfigure.js).
 SHORT_SERIES = 100
+#: The smoothing modes: TensorBoard's (the weight as given, the default) and "adaptive".
+SMOOTHING_MODES = ("tensorboard", "adaptive")
 
 
-def _effective_weight(weight: float, n: int) -> float:
-    """The smoothing weight for ``n`` points, as the web UI uses it: ``weight`` from 100
-    points on, ``weight ** (100 / n)`` below (an EMA lags about w / (1 - w) points whatever
-    the length: a short series' curve would trail far behind its points)."""
+def _effective_weight(weight: float, n: int, mode: str = "tensorboard") -> float:
+    """The smoothing weight for ``n`` points, as the web UI uses it. ``"tensorboard"``: the
+    weight as given, whatever the length, as TensorBoard smooths. ``"adaptive"``: ``weight``
+    from 100 points on, ``weight ** (100 / n)`` below (an EMA lags about w / (1 - w) points
+    whatever the length: a short series' curve trails far behind its points otherwise)."""
+    if mode not in SMOOTHING_MODES:
+        raise ValueError(f"smoothing_mode must be one of {', '.join(SMOOTHING_MODES)}; got {mode!r}")
     w = min(max(float(weight), 0.0), 0.999) if weight == weight else 0.0
+    if mode == "tensorboard":
+        return w
     return w if n >= SHORT_SERIES or n <= 0 else w ** (SHORT_SERIES / n)
 
 

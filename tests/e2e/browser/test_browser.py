@@ -116,7 +116,7 @@ def test_smoothing_slider_changes_the_smoothed_line(page, server):
     assert after != raw
     # The same EMA as the notebook's (both pinned by tests/data/smoothing.json): gaps at the
     # same places, values equal where there are values.
-    weight = notebook._effective_weight(0.95, len(raw))  # a short series is smoothed less, alike
+    weight = notebook._effective_weight(0.95, len(raw))  # TensorBoard's weight, by default in both
     expected = notebook.smooth([math.nan if v is None else v for v in raw], weight)
     assert [v is None for v in after] == [not math.isfinite(v) for v in expected]
     assert [v for v in after if v is not None] == pytest.approx(expected[np.isfinite(expected)].tolist(), rel=1e-12)
