@@ -370,15 +370,15 @@ def gather(
             # of each chunk is a row of the words seen as overlapping rows of that size, so
             # the round is one row gather per column, a copy per row, not an index per point.
             size = int(k[0])
-            view = rows.get(size)
-            if view is None:
-                view = np.lib.stride_tricks.as_strided(
+            grid = rows.get(size)
+            if grid is None:
+                grid = np.lib.stride_tricks.as_strided(
                     words, shape=(words.size - size + 1, size), strides=(8, 8), writeable=False
                 )
-                rows[size] = view
+                rows[size] = grid
             first = offsets[c0:c1] // 8
             for column, out in enumerate((steps, values.view(np.int64), walls.view(np.int64))):
-                out[lo:hi].reshape(-1, size)[...] = view[first + column * size]
+                out[lo:hi].reshape(-1, size)[...] = grid[first + column * size]
             c0 = c1
             continue
         at = np.repeat(offsets[c0:c1] // 8 - starts[c0:c1], k)
