@@ -171,7 +171,8 @@ def test_gather_of_series_of_one_size_in_any_order_takes_rows(round_points, monk
     monkeypatch.setattr(series_module, "GATHER_POINTS", round_points)
     spill = SpillFile()
     rng = np.random.default_rng(3)
-    runs, others = [], []
+    runs: list[Series] = []
+    others: list[Series] = []
     for i in range(40):
         for target in (runs, others):  # interleaved in the scratch file, as tags of one run are
             s = Series(spill)
