@@ -180,7 +180,8 @@ def test_gather_of_series_of_one_size_in_any_order_takes_rows(round_points, monk
             target.append(s)
     for s in runs + others:
         s.view()  # spilled, one chunk each
-    assert all(s.spilled_chunks() is not None and len(s.spilled_chunks()[1]) == 1 for s in runs)
+    spilled = [s.spilled_chunks() for s in runs]
+    assert all(found is not None and len(found[1]) == 1 for found in spilled)
     order = rng.permutation(40)
     picked = [runs[i] for i in order]
     points, lengths = gather(picked)
