@@ -265,6 +265,15 @@ def provenance_of(writers: Sequence[WriterInfo]) -> dict[str, Any]:
     return out
 
 
+def _column(columns: dict[str, list[Any]], key: str, n: int) -> list[Any]:
+    """``columns[key]``, made (``n`` missing values) the first time only: ``setdefault`` would
+    build the default list at every call, n x n for a column of every run."""
+    found = columns.get(key)
+    if found is None:
+        found = columns[key] = [None] * n
+    return found
+
+
 def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
     """The table of ``runs`` (any order; rows in natural order)."""
     names = sorted(runs, key=natural_key)
@@ -290,13 +299,13 @@ def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
             meta[key].append(came_from.get(key))
         for key, value in came_from.items():
             if key.startswith("packages."):
-                packages.setdefault(key, [None] * len(names))[len(meta["status"]) - 1] = value
+                _column(packages, key, len(names))[len(meta["status"]) - 1] = value
     events = source.hparams_of(names)
     for i, run in enumerate(names):
         event = events.get(run)
         if event is not None:
             for key, value in event.hparams.items():
-                hparams.setdefault(key, [None] * len(names))[i] = value
+                _column(hparams, key, len(names))[i] = value
     meta.update(sorted(packages.items()))
     table = RunsTable(names, meta, dict(sorted(hparams.items())), source)
     _ = table.table  # its columns too, here (the server's reload thread), not at a first query
