@@ -271,7 +271,20 @@ export class RunsTableView {
     }, h('button', { type: 'button', class: 'runs-sort', onclick: () => this.sortBy(c.key) }, c.label))));
   }
 
-  /** The rows in view (fetching the pages they are on) between two spacers. */
+  /** The row of run `row` (null while its page loads) at position `i`. */
+  rowElement(i, row) {
+    if (!row) return h('tr', { class: 'runs-loading', 'aria-rowindex': i + 2 }, h('td', { colSpan: this.columns.length }, '…'));
+    return h('tr', { class: `status-${row.status}${this.compared.has(row.name) ? ' compared' : ''}`, 'aria-rowindex': i + 2,
+      'aria-selected': String(this.compared.has(row.name)), dataset: { run: row.name } },
+    this.columns.map((c) => h('td', { class: c.metric || c.hparam ? 'num' : undefined,
+      title: c.key === 'name' ? row.name : c.title?.(row) }, c.text(row))));
+  }
+
+  /**
+   * The rows in view (fetching the pages they are on) between two spacers. Rows already in
+   * the DOM stay there: scrolling adds the rows coming into view and removes those leaving
+   * it, so a frame lays out a few rows, not the whole window again.
+   */
   render() {
     if (!this.columns) return;
     this.box.style.maxHeight = `${(VIEW_ROWS + 1) * ROW_PX + 2}px`;
@@ -280,20 +293,41 @@ export class RunsTableView {
     const key = `${first}:${end}:${this.generation}:${[...this.pages.values()].filter(Array.isArray).length}`;
     if (this.drawn === key) return;
     this.drawn = key;
-    const spacer = (n) => (n > 0 ? h('tr', { class: 'runs-pad', 'aria-hidden': 'true' },
-      h('td', { colSpan: this.columns.length, style: { height: `${n * ROW_PX}px` } })) : null);
-    const rows = [];
-    for (let i = first; i < end; i++) {
-      const page = this.pages.get(Math.floor(i / PAGE) * PAGE);
-      const row = Array.isArray(page) ? page[i % PAGE] : null;
-      rows.push(row
-        ? h('tr', { class: `status-${row.status}${this.compared.has(row.name) ? ' compared' : ''}`, 'aria-rowindex': i + 2,
-          'aria-selected': String(this.compared.has(row.name)), dataset: { run: row.name } },
-          this.columns.map((c) => h('td', { class: c.metric || c.hparam ? 'num' : undefined,
-            title: c.key === 'name' ? row.name : c.title?.(row) }, c.text(row))))
-        : h('tr', { class: 'runs-loading', 'aria-rowindex': i + 2 }, h('td', { colSpan: this.columns.length }, '…')));
+    // Rows stay while they show the same row object (an unchanged page, a 304, gives the same).
+    const layout = `${this.columns.map((c) => c.key).join('\u0000')}:${[...this.compared.keys()].join('\u0000')}`;
+    if (this.layout !== layout || !this.pads) { // other columns, or another comparison: new rows
+      this.layout = layout;
+      this.rowEls = new Map(); // row index -> [its tr, what it shows]
+      const pad = () => h('tr', { class: 'runs-pad', 'aria-hidden': 'true' }, h('td', { colSpan: this.columns.length }));
+      this.pads = [pad(), pad()];
+      this.body.replaceChildren(...this.pads);
     }
-    this.body.replaceChildren(...[spacer(first), ...rows, spacer(this.matched - end)].filter(Boolean));
+    const rowAt = (i) => {
+      const page = this.pages.get(Math.floor(i / PAGE) * PAGE);
+      return Array.isArray(page) ? page[i % PAGE] : null;
+    };
+    for (const [i, [el, row]] of this.rowEls) { // rows out of view, or whose page came since
+      if (i < first || i >= end || row !== rowAt(i)) {
+        el.remove();
+        this.rowEls.delete(i);
+      }
+    }
+    let before = this.pads[0];
+    for (let i = first; i < end; i++) {
+      let held = this.rowEls.get(i);
+      if (!held) {
+        const row = rowAt(i);
+        held = [this.rowElement(i, row), row];
+        this.rowEls.set(i, held);
+        before.after(held[0]);
+      }
+      before = held[0];
+    }
+    const [top, bottom] = this.pads;
+    top.firstChild.style.height = `${first * ROW_PX}px`;
+    bottom.firstChild.style.height = `${(this.matched - end) * ROW_PX}px`;
+    top.hidden = first === 0;
+    bottom.hidden = end >= this.matched;
     this.table.setAttribute('aria-rowcount', String(this.matched + 1));
     this.empty.hidden = this.matched > 0 || !this.pages.size;
     this.empty.textContent = this.where ? 'No run matches the query.' : 'No runs yet.';
