@@ -163,10 +163,12 @@ def _shown(value: Any) -> str:
 
 
 def parse_logdir_spec(spec: str) -> tuple[str, str]:
-    """``name:DIR`` or ``DIR`` -> ``(name, DIR)``; a Windows drive letter is not a name."""
+    """``name:DIR`` or ``DIR`` -> ``(name, DIR)``; on Windows a drive letter (``C:\\logs``,
+    ``C:/logs``) is not a name. Elsewhere ``b:/abs/path`` names the logdir ``b``."""
     if is_url(spec):
         return "", spec
     name, sep, path = spec.partition(":")
-    if sep and name and path and not (len(name) == 1 and path.startswith(("\\", "/"))) and os.sep not in name:
+    drive = os.name == "nt" and len(name) == 1 and path.startswith(("\\", "/"))
+    if sep and name and path and not drive and os.sep not in name:
         return name, path
     return "", spec

@@ -63,3 +63,16 @@ def test_settings_defaults_are_valid_and_serve(tmp_path, make_app):
     app = make_app(str(tmp_path), poll=False)
     client = app.test_client()
     assert client.get("/api/scalars?tag=x&run=nope").status_code == 404
+
+
+def test_a_logdir_named_by_one_letter_takes_an_absolute_path_off_windows(monkeypatch):
+    from visualdl.server._settings import parse_logdir_spec
+
+    assert parse_logdir_spec("b:/tmp/demo_logs") == ("b", "/tmp/demo_logs")
+    assert parse_logdir_spec("train:exp/a") == ("train", "exp/a")
+    assert parse_logdir_spec("exp/a") == ("", "exp/a")
+    assert parse_logdir_spec("s3://bucket/exp") == ("", "s3://bucket/exp")
+    assert parse_logdir_spec("dir/with:colon") == ("", "dir/with:colon")  # a name has no separator
+    monkeypatch.setattr("os.name", "nt")
+    assert parse_logdir_spec("C:/logs") == ("", "C:/logs")  # a drive letter on Windows
+    assert parse_logdir_spec("C:\\logs") == ("", "C:\\logs")
