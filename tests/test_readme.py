@@ -205,16 +205,22 @@ def test_readme_shell_commands_exist():
     commands = [b for b in _readme_blocks() if b.lang == "bash"]
     assert commands, "the README's ```bash blocks were not found"
     missing = []
+    builtins = {".", "source", "cd", "export"}  # the shell's own
     for block in commands:
+        made: set[str] = set()  # directories an earlier command of the block creates (a venv)
         for line in block.code.splitlines():
             line = line.split(" #", 1)[0]
             for command in re.split(r"&&|\|\||[|;]", line):
                 words = shlex.split(command)
                 if not words:
                     continue
-                if shutil.which(words[0], path=path) is None:
+                if words[1:3] == ["-m", "venv"]:
+                    made.add(words[-1].rstrip("/"))
+                if words[0] not in builtins and shutil.which(words[0], path=path) is None:
                     missing.append(f"README.md:{block.line}: program {words[0]!r}")
                 for word in words[1:]:
+                    if word.split("/", 1)[0] in made:
+                        continue
                     if re.fullmatch(r"\.?[\w-]+(/[\w.-]+)+", word) and not os.path.exists(os.path.join(ROOT, word)):
                         missing.append(f"README.md:{block.line}: file {word!r}")
     assert missing == []
