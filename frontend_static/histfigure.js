@@ -58,7 +58,7 @@ export function offsetFigure(entries, color) {
       type: 'scatter', mode: 'lines', fill: 'toself', hoveron: 'points',
       x: [entry.edges[0], ...centers, entry.edges[entry.edges.length - 1]], y: [base, ...ys, base],
       line: { color: stepColor(color, t), width: 1 }, fillcolor: lighten(color, 0.55 + 0.35 * (1 - t)),
-      text: [0, ...entry.counts, 0].map(String),
+      text: [0, ...entry.counts, 0].map(fmtValue), // re-binned counts have fractions
       hovertemplate: `step ${entry.step}<br>x %{x:.4g}<br>count %{text}<extra></extra>`,
       meta: { step: entry.step },
     };

@@ -8,6 +8,10 @@ import { cancelRender, scheduleRender } from './renderqueue.js';
 
 const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ['select2d', 'lasso2d'] };
 export const MODES = { offset: 'Offset', overlay: 'Overlay', distribution: 'Distribution' };
+// Bins a card draws: the server re-bins each step's buckets onto one even grid (TensorBoard's 30),
+// so that uneven buckets (torch's and TensorFlow's, exponential around 0) draw their values'
+// shape and not their own widths. /api/histograms without bins gives the buckets as written.
+export const BINS = 30;
 
 // The cards of one tag (one per run) share their value axis, the union of what each shows,
 // so that runs compare at a glance; a card alone keeps its own range. tag -> card -> extent.
@@ -67,7 +71,7 @@ export class HistogramCard extends LazyCard {
   async fetch(signal) {
     const params = { run: this.run, tag: this.tag };
     const mode = this.mode;
-    const histograms = fetchJSON('histograms', { ...params, max_entries: 50 }, { signal });
+    const histograms = fetchJSON('histograms', { ...params, max_entries: 50, bins: BINS }, { signal });
     const distribution = mode === 'distribution' ? fetchJSON('distribution', params, { signal }) : null;
     const [h, d] = [await histograms, await distribution];
     return { body: { mode, histograms: h.body, distribution: d?.body }, text: `${mode}\n${h.text}\n${d?.text}` };
@@ -150,7 +154,7 @@ export class HistogramCard extends LazyCard {
     this.plotted = true;
     HistogramCard.align(this.tag);
     const shown = mode === 'distribution' ? `${distribution.steps.length} steps`
-      : `${entries.length} of ${histograms.total_entries} steps`;
+      : `${entries.length} of ${histograms.total_entries} steps in ${histograms.bins} even bins`;
     this.note.textContent = [entries.length ? shown : 'No histograms yet.', nonfiniteNote(entries)].filter(Boolean).join(' · ');
   }
 }

@@ -172,7 +172,7 @@ RETURNED_FIELDS = {
 NOTEBOOK = {
     "display": "(port: 'int' = 8080, height: 'int' = 800) -> 'Any'",
     "histograms": "(logdir: 'str | os.PathLike[str]', tag: 'str', run: 'str | None' = None, *, "
-    "mode: 'str' = 'offset', max_entries: 'int' = 30) -> 'Any'",
+    "mode: 'str' = 'offset', max_entries: 'int' = 30, bins: 'int | None' = 30) -> 'Any'",
     "images": "(logdir: 'str | os.PathLike[str]', tag: 'str', run: 'str | None' = None, *, "
     "max_frames: 'int' = 60) -> 'Any'",
     "list_servers": "() -> 'list[dict[str, Any]]'",

@@ -63,7 +63,14 @@ HISTOGRAM = obj(
         "neg_inf_count": INTEGER,
     }
 )
-HISTOGRAMS = obj({**RUN_TAG, "total_entries": INTEGER, "entries": array(HISTOGRAM)})
+HISTOGRAMS = obj(
+    {
+        **RUN_TAG,
+        "total_entries": INTEGER,
+        "bins": {**NULLABLE_INTEGER, "description": "null: each entry's buckets as written"},
+        "entries": array(HISTOGRAM),
+    }
+)
 DISTRIBUTION = obj(
     {
         **RUN_TAG,

@@ -191,7 +191,7 @@ def _neighbors(q: Query) -> Any:
 
 def _histograms(q: Query) -> Any:
     chosen, total = _provider().read_histograms(run=q["run"], tag=q["tag"], max_entries=q["max_entries"])
-    return histograms_answer(q["run"], q["tag"], chosen, total)
+    return histograms_answer(q["run"], q["tag"], chosen, total, q["bins"])
 
 
 def _job(q: Query) -> Any:

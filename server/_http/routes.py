@@ -54,6 +54,7 @@ from visualdl.server._http.params import (
     NUMBER_BOUNDS,
     Param,
 )
+from visualdl.server._rebin import MAX_BINS
 from visualdl.server._views.heatmap import METRICS
 
 __all__ = ["ERRORS", "ROUTES", "Route"]
@@ -286,6 +287,13 @@ ROUTES: tuple[Route, ...] = (
                 type="integer",
                 bounds=NUMBER_BOUNDS["max_entries"],
                 default=50,
+            ),
+            Param(
+                "bins",
+                "re-bin every entry onto one grid of this many even bins over their values (counts taken as "
+                "spread evenly within each bucket, as TensorBoard draws them); default: the buckets as written",
+                type="integer",
+                bounds=(1, MAX_BINS),
             ),
         ),
         HISTOGRAMS,

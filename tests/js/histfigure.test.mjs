@@ -33,6 +33,11 @@ test('offset: a filled outline per step, hanging from its step by count / larges
   assert.equal(fig.layout.yaxis.autorange, 'reversed');
 });
 
+test('offset: re-binned counts, fractions, are shown to six digits', () => {
+  const [one] = offsetFigure([{ step: 0, edges: [0, 1, 2], counts: [3333.4666666666667, 1e-7] }], COLOR).data;
+  assert.deepEqual(one.text, ['0', '3333.47', '1.0000e-7', '0']);
+});
+
 test('offset: one entry, and entries that are all empty', () => {
   const [one] = offsetFigure([ENTRIES[1]], COLOR).data;
   assert.deepEqual(one.y, [10, 10 - 3 / 8, 10 - 3, 10 - 3 / 8, 10]);

@@ -126,8 +126,11 @@ def test_notebook_images_and_histograms(logs):
     fig = notebook.images(logs, "img")
     assert [f.name for f in fig.frames] == ["0", "5"]
     assert fig.frames[0].data[0].source.startswith("data:image/png;base64,")
-    hist = notebook.histograms(logs, "w", mode="overlay")
+    hist = notebook.histograms(logs, "w", mode="overlay", bins=None)  # the 4 buckets as written
     assert len(hist.data) == 1 and list(hist.data[0].y) == [25.0, 25.0, 25.0, 25.0]
+    (even,) = notebook.histograms(logs, "w", mode="overlay").data  # re-binned: 30 even bins, as the web UI
+    np.testing.assert_allclose(even.y, np.full(30, 100 / 30), rtol=1e-12)
+    assert even.x[0] == pytest.approx(99 / 60) and even.x[-1] == pytest.approx(99 - 99 / 60)  # centres over [0, 99]
 
 
 def test_notebook_live_logdir_is_reread(logs):
@@ -145,6 +148,7 @@ def test_notebook_live_logdir_is_reread(logs):
         (lambda d: notebook.scalars(d, runs=["nope"]), "unknown runs"),
         (lambda d: notebook.images(d, "nope"), "has an image tag 'nope'"),
         (lambda d: notebook.histograms(d, "w", mode="stacked"), "mode must be"),
+        (lambda d: notebook.histograms(d, "w", bins=0), "bins must be an integer from 1 to 1000"),
         (lambda d: notebook.scalars(d / "missing"), "does not exist"),
     ],
 )

@@ -30,6 +30,7 @@ from visualdl._storage import open_store
 from visualdl.errors import NotFound
 from visualdl.server._data import Line, RoleLine, RunScalars
 from visualdl.server._provider import DataProvider
+from visualdl.server._rebin import DEFAULT_BINS, MAX_BINS, rebin_events
 from visualdl.server._settings import Settings
 
 __all__ = ["histograms", "images", "scalars"]
@@ -312,25 +313,43 @@ def images(logdir: str | os.PathLike[str], tag: str, run: str | None = None, *, 
 
 
 def histograms(
-    logdir: str | os.PathLike[str], tag: str, run: str | None = None, *, mode: str = "offset", max_entries: int = 30
+    logdir: str | os.PathLike[str],
+    tag: str,
+    run: str | None = None,
+    *,
+    mode: str = "offset",
+    max_entries: int = 30,
+    bins: int | None = DEFAULT_BINS,
 ) -> Any:
-    """The histograms of ``tag`` over steps: ``"offset"`` (ridgeline, newest in front) or ``"overlay"``."""
+    """The histograms of ``tag`` over steps: ``"offset"`` (ridgeline, newest in front) or ``"overlay"``.
+
+    Each step's buckets are re-binned onto one grid of ``bins`` even bins, as the web UI
+    draws them (uneven buckets, torch's and TensorFlow's, would draw their own widths);
+    ``bins=None`` draws the buckets as written.
+    """
     import plotly.graph_objects as go
 
     if mode not in ("offset", "overlay"):
         raise ValueError(f"mode must be 'offset' or 'overlay'; got {mode!r}")
+    if bins is not None and (
+        isinstance(bins, bool) or not isinstance(bins, int | np.integer) or not 0 < bins <= MAX_BINS
+    ):
+        raise ValueError(f"bins must be an integer from 1 to {MAX_BINS} or None (the buckets as written); got {bins!r}")
     provider = _provider(logdir)
     runs = provider.list_tags().get("histograms", {}).get(tag)
     if not runs:
         raise ValueError(f"no run of {os.fspath(logdir)!r} has a histogram tag {tag!r}")
     run = run if run is not None else runs[0]
     entries, _ = provider.read_histograms(run=run, tag=tag, max_entries=max_entries)
+    if bins is None:
+        buckets = [(e.edges, e.counts) for e in entries]
+    else:
+        grid, rebinned = rebin_events(entries, bins)
+        buckets = [(grid if c.size else c, c) for c in rebinned]
     fig = go.Figure()
-    peak = max((max(e.counts.tolist(), default=0) for e in entries), default=1) or 1
-    for k, e in enumerate(entries):
-        edges = np.asarray(e.edges.tolist())
+    peak = max((max(c.tolist(), default=0) for _, c in buckets), default=1) or 1
+    for k, (e, (edges, counts)) in enumerate(zip(entries, buckets, strict=True)):
         centers = (edges[:-1] + edges[1:]) / 2
-        counts = np.asarray(e.counts.tolist(), np.float64)
         shade = k / max(1, len(entries) - 1)
         color = f"rgba({int(40 + 180 * (1 - shade))},{int(90 + 60 * shade)},{int(200 - 120 * shade)},0.8)"
         if mode == "offset":

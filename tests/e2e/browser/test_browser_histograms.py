@@ -8,7 +8,8 @@ import os
 
 import numpy as np
 import pytest
-from kit.pages import card, open_tab, settle, wait_for
+from kit.pages import card, open_tab, settle, traces, wait_for
+from kit.requirements import require
 from kit.servers import serve_cli
 
 from visualdl import LogReader, LogWriter
@@ -118,4 +119,45 @@ def test_a_card_whose_other_runs_are_filtered_out_takes_its_own_range(page, laye
     page.fill("#run-filter", "^a$")
     _shown(page, LAYERS, runs=("a",))
     wait_for(lambda: alone.evaluate(RANGE_JS)[0][1] < 8, "run a's card on its own range")
+    assert page.errors == []
+
+
+@pytest.fixture(scope="module")
+def torch_uniform(tmp_path_factory):
+    """A run of torch's histograms (its default buckets: hundreds, exponential around 0) of
+    100k uniform values in (-0.1, 0.1) per step."""
+    try:
+        import torch
+        from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    except ImportError:  # pragma: no cover - CI installs it
+        require(False, "torch.utils.tensorboard", "pip install -e '.[e2e,bench]'")
+    logdir = tmp_path_factory.mktemp("torch_logs")
+    rng = np.random.default_rng(13)
+    w = TorchWriter(str(logdir / "torch"))
+    for step in range(0, 40, 10):
+        w.add_histogram("uniform", torch.from_numpy(rng.uniform(-0.1, 0.1, 100_000)), step)
+    w.close()
+    with serve_cli(["--logdir", str(logdir)], str(logdir / "server.log")) as base:
+        yield base
+
+
+@pytest.mark.parametrize("mode", ["offset", "overlay"])
+def test_torch_histogram_of_uniform_values_draws_flat(page, torch_uniform, mode):
+    # Drawn as written, these buckets made a V with its tip at 0 (offset: counts of ever
+    # narrower buckets) and a spike of density 100 to 2800 at 0 (overlay; the values' is 5).
+    open_tab(page, torch_uniform, "histograms")
+    page.check(f'input[name="histogram-mode"][value="{mode}"]')
+    page.wait_for_selector(f'.card[data-tag="uniform"][data-mode="{mode}"][data-state="ready"]')
+    hist = card(page, "uniform", "torch")
+    drawn = wait_for(lambda: len(data := traces(hist)) == 4 and data, f"4 steps in {mode} mode")
+    for trace in drawn:
+        y = np.asarray(trace["y"], np.float64)
+        # Offset: hanging from the step, its counts at the bins' centres; overlay: each bin's density.
+        heights = y[0] - y[1:-1] if mode == "offset" else y
+        assert heights.max() / heights.min() < 1.2, heights
+        if mode == "offset":
+            assert len(y) == 32 and y[0] == y[-1] == trace["meta"]["step"]
+        else:
+            assert len(y) == 60 and 4.5 < heights.min() and heights.max() < 5.5  # 1 / 0.2: the values' density
+    assert "4 of 4 steps in 30 even bins" in hist.locator(".card-note").inner_text()
     assert page.errors == []
