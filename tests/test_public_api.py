@@ -178,7 +178,8 @@ NOTEBOOK = {
     "list_servers": "() -> 'list[dict[str, Any]]'",
     "scalars": "(logdir: 'str | os.PathLike[str]', tags: 'str | list[str] | None' = None, "
     "runs: 'str | list[str] | None' = None, *, smoothing: 'float' = 0.6, x_axis: 'str' = 'step', "
-    "log_y: 'bool' = False, max_points: 'int' = 5000, ranks: 'str' = 'mean', columns: 'int' = 2) -> 'Any'",
+    "log_y: 'bool' = False, max_points: 'int' = 5000, ranks: 'str' = 'mean', columns: 'int' = 2, "
+    "smoothing_mode: 'str' = 'tensorboard') -> 'Any'",
     "smooth": "(values: 'Any', weight: 'float') -> 'np.ndarray'",
     "start": "(logdir: 'str | os.PathLike[str]', port: 'int | None' = None, *, timeout: 'float' = 60.0) -> 'int'",
     "stop": "(port: 'int | None' = None) -> 'list[int]'",

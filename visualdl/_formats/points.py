@@ -29,6 +29,9 @@ class Points:
         self.values: list[float] = []
         self.walls: list[float] = []
 
+    def __len__(self) -> int:
+        return len(self.tag_ids) + sum(len(c[0]) for c in self.columns)
+
     def id(self, tag: str) -> int:
         return self.ids.setdefault(tag, len(self.ids))
 

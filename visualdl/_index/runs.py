@@ -57,8 +57,8 @@ class Run:
     cache: VersionedView = field(default_factory=lambda: VersionedView(ByteCache[Any](CACHE_BYTES)))
     #: path -> the file's progress: (wall time, highest step so far) once per scalar record
     progress: dict[str, Progress] = field(default_factory=dict)
-    #: path -> the (wall time, step) of each session start in a TensorBoard event file
-    starts: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
+    #: A TensorBoard file's session starts: (wall time, step, scalar points of the file before it).
+    starts: dict[str, list[tuple[float, int, int]]] = field(default_factory=dict)
     #: tag -> path -> that file's first non-finite point of the tag (visualdl._index.wrong)
     firsts: dict[str, dict[str, Firsts]] = field(default_factory=dict)
     #: tag -> the paths whose ``firsts`` of the tag hold a non-finite point

@@ -22,6 +22,7 @@ import numpy as np
 from visualdl._index.restarts import Attempt, Resolved, purge, resolve
 from visualdl._index.runs import Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, Series, gather, merge
+from visualdl._index.sessions import in_sessions
 
 __all__ = ["RolePoints", "job_points", "resolved"]
 
@@ -68,20 +69,34 @@ def _slices(points: ScalarSeries, lengths: np.ndarray) -> list[ScalarSeries]:
     return out
 
 
+def _event_files(state: Run, paths: list[str]) -> bool:
+    files = state.files
+    return all((f := files.get(path)) is not None and f.format.name == "tfevents" for path in paths)
+
+
 def resolved(state: Run, per_file: dict[str, Series]) -> dict[Stream, Resolved]:
     """Every stream's kept and replaced points of the tag whose files are ``per_file``, by stream."""
     grouped = _grouped(state, per_file)
-    singles = [key for key, paths in grouped.items() if len(paths) == 1]
+    # TensorBoard's files follow TensorBoard's rule alone: session starts, never attempts.
+    sessions = {
+        key for key, paths in grouped.items() if (state.starts or len(paths) > 1) and _event_files(state, paths)
+    }
+    singles = [key for key, paths in grouped.items() if len(paths) == 1 and key not in sessions]
     points, lengths = gather([per_file[grouped[key][0]] for key in singles])
     result = {key: Resolved(view, _NONE, 0) for key, view in zip(singles, _slices(points, lengths), strict=True)}
     for key, paths in grouped.items():
-        if len(paths) > 1:
+        if key in sessions:  # TensorBoard's files: TensorBoard's rule
+            in_files = {p: s for p, s in state.starts.items() if _event_files(state, [p])}
+            result[key] = in_sessions(paths, in_files, lambda path: per_file[path].view())
+        elif len(paths) > 1:
             result[key] = _resolve(state, per_file, paths)
     result = dict(sorted(result.items()))
-    starts = [start for path in sorted(state.starts) for start in state.starts[path]]
-    if starts:  # TensorBoard's session restarts: what they orphaned is replaced
+    walls = [(wall, step) for path in sorted(state.starts) for wall, step, _ in state.starts[path]]
+    if walls:  # our files beside TensorBoard's with session starts: orphaned by wall time
         for key, r in result.items():
-            kept, orphaned = purge(r.kept, starts)
+            if key in sessions:
+                continue
+            kept, orphaned = purge(r.kept, walls)
             if len(orphaned):
                 result[key] = Resolved(kept, merge([r.replaced, orphaned]), r.restarts + 1)
     return result

@@ -37,8 +37,9 @@ How a value is read:
   the metadata content when there is none), a scalar layout of the run.
 * ``session_log`` ``START`` at step ``s`` (a restarted TensorFlow session, the
   ``purge_step`` of tensorboardX and torch): an item of kind :data:`SESSION_START`
-  with ``(wall time, s)``; :func:`purge` moves the run's points written before it
-  with a step ``>= s`` apart, as TensorBoard drops them.
+  with ``(wall time, s, points before it in the file)``; the index moves the run's points
+  read before it (earlier files in name order, earlier records of its file) with a step
+  ``>= s`` apart, as TensorBoard's reader drops them (:mod:`visualdl._index.sessions`).
 
 Only the first value of a tag in a file usually carries the metadata naming its
 plugin; the decoder remembers it for the tag's later values.
@@ -62,6 +63,7 @@ from visualdl._formats.tfevents.values import _EXPERIMENT, NOT_READ, READERS, Bl
 from visualdl._kinds.table import (
     HPARAMS_TAG,
     HParamsEvent,
+    ScalarBlock,
 )
 from visualdl.errors import LogFormatError
 from visualdl.proto import pb, tb
@@ -128,7 +130,7 @@ class EventDecoder:
     :func:`header_for`).
     """
 
-    __slots__ = ("header", "plugins", "other", "problems", "hparams")
+    __slots__ = ("header", "plugins", "other", "problems", "hparams", "seen")
     #: None: a writer of this format never says it closed the file.
     footer: pb.Footer | None = None
     #: None: nor how its process ended.
@@ -145,6 +147,8 @@ class EventDecoder:
         self.problems: list[tuple[int, str]] = []
         #: The latest hyperparameters and metrics read (None: no session start yet, no experiment).
         self.hparams: tuple[dict[str, int | float | str | bool] | None, tuple[str, ...] | None] = (None, None)
+        #: Scalar points decoded from the file so far (a session start says how many came before it).
+        self.seen = 0
 
     def decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
         """Items hold events, payloads, or batches of payloads (:class:`Batch`): those of
@@ -162,6 +166,7 @@ class EventDecoder:
         with np.errstate(all="ignore"):  # whatever the numbers written, no warnings
             out = self._decode(path, items, other)
         self.other = other
+        self.seen += sum(int(cast(ScalarBlock, block).counts.sum()) for kind, _, block in out if kind == "scalars")
         return out
 
     def _decode(
@@ -226,7 +231,7 @@ class EventDecoder:
             event = item
         what = event.WhichOneof("what")
         if what == "session_log" and event.session_log.status == tb.SessionLog.START:
-            out.append((SESSION_START, "", (float(event.wall_time), int(event.step))))
+            out.append((SESSION_START, "", (float(event.wall_time), int(event.step), self.seen + len(points))))
         if what != "summary":
             return
         step, wall = int(event.step), float(event.wall_time)
