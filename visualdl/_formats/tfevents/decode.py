@@ -232,6 +232,10 @@ class EventDecoder:
         what = event.WhichOneof("what")
         if what == "session_log" and event.session_log.status == tb.SessionLog.START:
             out.append((SESSION_START, "", (float(event.wall_time), int(event.step), self.seen + len(points))))
+        if what in _GRAPHS:  # no view of TensorFlow graphs yet: counted, never silently dropped
+            name = _GRAPHS[what]
+            _, count = other.get(name, (what, 0))
+            other[name] = (what, count + 1)
         if what != "summary":
             return
         step, wall = int(event.step), float(event.wall_time)
@@ -279,6 +283,8 @@ class EventDecoder:
         return out
 
 
+#: Event fields holding a graph, and the tag their count is listed under as unshown.
+_GRAPHS = {"graph_def": "graph", "meta_graph_def": "meta_graph"}
 _F64 = struct.Struct("<d")
 _F32 = struct.Struct("<f")
 _SUMMARY_KEY, _VALUE_KEY, _TAG_KEY, _SIMPLE_KEY, _WALL_KEY, _STEP_KEY = 0x2A, 0x0A, 0x0A, 0x15, 0x09, 0x10

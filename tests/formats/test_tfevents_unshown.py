@@ -1,0 +1,74 @@
+"""Nothing in an event file vanishes unsaid: every kind of record or value is either read into
+a kind of ours or listed as unshown (by tag, with what it is and how many), and a writer's
+graph, which has no view yet, is counted."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from kit.foreign import write_tfevents
+from kit.requirements import require
+
+from visualdl import LogReader
+from visualdl.proto import tb
+
+try:
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+except ImportError:  # pragma: no cover - CI installs it
+    TorchWriter = None  # type: ignore[misc,assignment]
+
+require(TorchWriter is not None, "torch.utils.tensorboard", "pip install -e '.[test,bench]'")
+
+#: Fields of an Event that carry no data to show: the file's version, and session logs (a
+#: START is read as a restart: visualdl._index.sessions).
+CONTROL = {"file_version", "session_log"}
+
+
+def _event(what: str) -> tb.Event:
+    event = tb.Event(wall_time=1.0, step=3)
+    if what == "file_version":
+        event.file_version = "brain.Event:2"
+    elif what == "session_log":
+        event.session_log.status = tb.SessionLog.STOP
+    elif what in ("graph_def", "meta_graph_def"):
+        setattr(event, what, b"\x0a\x03abc")
+    elif what == "summary":
+        event.summary.value.add(
+            tag="made/up", tensor=tb.TensorProto(dtype=1, float_val=[1.0])
+        ).metadata.plugin_data.plugin_name = "made_up"
+    else:  # pragma: no cover - a field this test does not know yet fails below
+        raise AssertionError(f"no test event for Event.{what}")
+    return event
+
+
+@pytest.mark.parametrize("what", [f.name for f in tb.Event.DESCRIPTOR.oneofs_by_name["what"].fields])
+def test_every_event_field_is_read_listed_or_a_control_record(tmp_path, what):
+    write_tfevents(tmp_path / "run", [_event(what)])
+    reader = LogReader(str(tmp_path))
+    (writer,) = reader.writers("run")
+    unshown = {(tag, kind): count for tag, kind, count in writer.unshown}
+    shown = any(reader.tags("run").values())
+    if what in CONTROL:
+        assert not unshown and not shown
+    else:
+        assert unshown and not shown, f"Event.{what} neither read nor listed as unshown"
+    if what == "graph_def":
+        assert unshown == {("graph", "graph_def"): 1}
+    if what == "summary":
+        assert unshown == {("made/up", "made_up"): 1}
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's add_graph traces with torch.jit
+def test_a_torch_models_graph_is_listed_as_unshown_beside_its_scalars(tmp_path):
+    import torch
+
+    w = TorchWriter(str(tmp_path / "run"))
+    w.add_graph(torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.ReLU()), torch.zeros(1, 4))
+    w.add_scalar("loss", 1.0, 0)
+    w.close()
+    reader = LogReader(str(tmp_path))
+    (writer,) = reader.writers("run")
+    assert ("graph", "graph_def", 1) in writer.unshown
+    assert reader.tags("run")["scalars"] == ["loss"]
+    assert os.listdir(tmp_path / "run")  # one event file, holding both
