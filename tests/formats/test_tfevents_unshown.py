@@ -35,7 +35,7 @@ def _event(what: str) -> tb.Event:
         setattr(event, what, b"\x0a\x03abc")
     elif what == "summary":
         event.summary.value.add(
-            tag="made/up", tensor=tb.TensorProto(dtype=1, float_val=[1.0])
+            tag="made/up", tensor=tb.TensorProto(dtype=tb.DT_FLOAT, float_val=[1.0])
         ).metadata.plugin_data.plugin_name = "made_up"
     else:  # pragma: no cover - a field this test does not know yet fails below
         raise AssertionError(f"no test event for Event.{what}")
