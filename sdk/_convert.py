@@ -35,12 +35,14 @@ __all__ = [
     "check_histogram",
     "check_image",
     "check_payload_text",
+    "check_pixels",
     "check_step",
     "check_tag",
     "check_text",
     "check_walltime",
     "describe",
     "encode_png",
+    "is_meta",
     "pil_image",
     "to_float",
 ]
@@ -57,14 +59,25 @@ _IMAGE_FORMATS = ("HWC", "CHW", "HW")
 
 
 def describe(value: Any) -> str:
+    if is_meta(value):
+        shape = tuple(getattr(value, "shape", ()))
+        return f"{type(value).__name__} of shape {shape} on the meta device, which holds no values"
     text = repr(value)
     if len(text) > 80:
         text = text[:77] + "..."
     return f"{type(value).__name__} {text}"
 
 
+def is_meta(value: Any) -> bool:
+    """Whether ``value`` is a tensor on torch's ``meta`` device: a shape and a dtype, no values."""
+    return getattr(getattr(value, "device", None), "type", None) == "meta"
+
+
 def as_array(value: Any) -> np.ndarray | None:
-    """``value`` as a numpy array if it is array-like (numpy, PIL, tensors), else None."""
+    """``value`` as a numpy array if it is array-like (numpy, PIL, tensors), else None.
+
+    A tensor that needs it is detached and brought to host memory; a bfloat16 tensor, which
+    numpy has no dtype for, becomes float32 (which holds each of its values exactly)."""
     if isinstance(value, np.ndarray):
         return value
     if hasattr(value, "__array__") or hasattr(value, "__array_interface__"):
@@ -81,6 +94,8 @@ def as_array(value: Any) -> np.ndarray | None:
                 break
     if hasattr(value, "numpy"):
         try:
+            if str(getattr(value, "dtype", "")).endswith("bfloat16") and hasattr(value, "float"):
+                value = value.float()
             return np.asarray(value.numpy())
         except Exception:  # noqa: BLE001
             return None
@@ -215,7 +230,7 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
     fmt = dataformats.upper()
     if hasattr(img, "mode") and hasattr(img, "getbands") and not isinstance(img, np.ndarray):
         width, height = img.size
-        _check_pixels(height, width)  # before converting it
+        check_pixels(height, width)  # before converting it
         if img.mode not in ("L", "RGB", "RGBA"):
             img = img.convert("RGBA" if "A" in img.getbands() else "RGB")
         arr = np.asarray(img)
@@ -232,7 +247,7 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
     elif fmt == "HW":
         arr = arr[:, :, None]
     height, width, channels = arr.shape
-    _check_pixels(height, width)  # before copying it
+    check_pixels(height, width)  # before copying it
     if channels not in (1, 3, 4):
         raise ValueError(
             f"img must have 1, 3 or 4 channels; got {channels} (shape {arr.shape} as HWC); check dataformats"
@@ -259,7 +274,8 @@ def check_image(img: Any, dataformats: str) -> np.ndarray:
     raise ValueError(f"img must be uint8 or float in [0, 1]; got dtype {arr.dtype}")
 
 
-def _check_pixels(height: int, width: int) -> None:
+def check_pixels(height: int, width: int) -> None:
+    """Refuse an image of more than :data:`MAX_IMAGE_PIXELS` pixels, before it is copied."""
     if height * width > MAX_IMAGE_PIXELS:
         side = math.isqrt(MAX_IMAGE_PIXELS)
         raise ValueError(

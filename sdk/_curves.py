@@ -20,13 +20,14 @@ import numpy as np
 
 from visualdl.sdk._convert import describe, number_array
 
-__all__ = ["MAX_THRESHOLDS", "Curve", "bin_pr_curve", "bin_roc_curve", "check_curve"]
+__all__ = ["MAX_THRESHOLDS", "Curve", "bin_pr_curve", "bin_roc_curve", "check_curve", "torch_predictions"]
 
 #: VisualDL 2 draws at most this many thresholds; more are taken as this many.
 MAX_THRESHOLDS = 127
 _MINIMUM_COUNT = 1e-7
 
-#: labels (float64 0/1), predictions (float64 in [0, 1]), thresholds, weights (a float or an array)
+#: labels (float64 0/1), predictions (float64 in [0, 1]; any floats for torch's buckets), thresholds,
+#: weights (a float or an array)
 Curve = tuple[np.ndarray, np.ndarray, int, "float | np.ndarray"]
 
 
@@ -34,11 +35,17 @@ def _numbers(value: Any, name: str) -> np.ndarray:
     return np.array(number_array(value, name), dtype=np.float64).reshape(-1)
 
 
-def check_curve(labels: Any, predictions: Any, num_thresholds: Any, weights: Any) -> Curve:
+def check_curve(
+    labels: Any, predictions: Any, num_thresholds: Any, weights: Any, *, torch_buckets: bool = False
+) -> Curve:
     """Owned float64 copies of ``labels`` (0 or 1, or bools) and ``predictions`` (in
     [0, 1]) of the same size, the number of thresholds (2 to :data:`MAX_THRESHOLDS`;
     more are taken as that many, as VisualDL 2 does) and the weights (None: 1.0; a
-    non-negative number, or one per element)."""
+    non-negative number, or one per element).
+
+    ``torch_buckets``: predictions as torch's writer takes them, any numbers, kept in the
+    float dtype its arithmetic places them in buckets with (:func:`torch_predictions`);
+    those outside every bucket are left out of the counts when binned."""
     if (
         isinstance(num_thresholds, bool | np.bool_)
         or not isinstance(num_thresholds, numbers.Integral)
@@ -47,7 +54,7 @@ def check_curve(labels: Any, predictions: Any, num_thresholds: Any, weights: Any
         raise ValueError(f"num_thresholds must be an integer of at least 2; got {describe(num_thresholds)}")
     thresholds = min(int(num_thresholds), MAX_THRESHOLDS)
     label_values = _numbers(labels, "labels")
-    prediction_values = _numbers(predictions, "predictions")
+    prediction_values = torch_predictions(predictions) if torch_buckets else _numbers(predictions, "predictions")
     if label_values.size != prediction_values.size:
         raise ValueError(
             f"labels and predictions must have one element each per example; got {label_values.size} labels "
@@ -58,7 +65,7 @@ def check_curve(labels: Any, predictions: Any, num_thresholds: Any, weights: Any
     if not np.isin(label_values, (0.0, 1.0)).all():
         bad = float(label_values[~np.isin(label_values, (0.0, 1.0))][0])
         raise ValueError(f"labels must be 0 or 1 (or bools); got {bad!r}")
-    if not ((prediction_values >= 0.0) & (prediction_values <= 1.0)).all():  # also refuses NaN
+    if not torch_buckets and not ((prediction_values >= 0.0) & (prediction_values <= 1.0)).all():  # NaN too
         bad = float(prediction_values[~((prediction_values >= 0.0) & (prediction_values <= 1.0))][0])
         raise ValueError(f"predictions must be probabilities in [0, 1]; got {bad!r} (apply a sigmoid or softmax first)")
     weight: float | np.ndarray
@@ -82,9 +89,28 @@ def check_curve(labels: Any, predictions: Any, num_thresholds: Any, weights: Any
     return label_values, prediction_values, thresholds, weight
 
 
+def torch_predictions(predictions: Any) -> np.ndarray:
+    """A flat copy of ``predictions`` in the dtype torch's writer computes their buckets in:
+    their own float dtype (float16 for bfloat16, which torch converts to it), float64 for
+    integers and bools."""
+    arr = number_array(predictions, "predictions")
+    if str(getattr(predictions, "dtype", "")).endswith("bfloat16"):
+        dtype: Any = np.float16
+    else:
+        dtype = arr.dtype if arr.dtype.kind == "f" else np.float64
+    return np.array(arr, dtype=dtype).reshape(-1)
+
+
 def _counts(curve: Curve) -> dict[str, np.ndarray]:
     labels, predictions, n, weights = curve
-    buckets = np.floor(predictions * (n - 1)).astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = np.floor(predictions * (n - 1))  # in the predictions' dtype, as torch's writer
+    inside = (scaled >= 0) & (scaled <= n - 1)  # NaN is not: outside every bucket, left out
+    if not inside.all():
+        scaled, labels = scaled[inside], labels[inside]
+        if isinstance(weights, np.ndarray):
+            weights = weights[inside]
+    buckets = scaled.astype(np.int64)
     tp = np.bincount(buckets, weights=labels * weights, minlength=n)[::-1].cumsum()[::-1]
     fp = np.bincount(buckets, weights=(1.0 - labels) * weights, minlength=n)[::-1].cumsum()[::-1]
     return {"thresholds": np.arange(n) / (n - 1), "tp": tp, "fp": fp, "tn": fp[0] - fp, "fn": tp[0] - tp}

@@ -5,16 +5,23 @@ names, parameter names and defaults as torch's writer, so a script switches with
 import line. Arguments are checked on the caller's thread (``TypeError``/``ValueError``
 naming the bad one); encoding and I/O happen on the writers' threads.
 
-As torch: ``global_step=None`` is step 0; ``walltime`` is seconds since the epoch;
-``add_scalars`` writes each key to a run of its own, ``<log_dir>/<main_tag>_<key>``, under
-the tag ``main_tag``; ``add_hparams`` writes the hyperparameters and the metrics into the
-run ``<log_dir>/<run_name>`` (default: the current time). Where our format differs:
+As torch: ``global_step`` is stored as ``int(global_step)`` (None: 0; negative steps
+kept); ``walltime`` is seconds since the epoch; ``add_scalars`` writes each key to a run of
+its own, ``<log_dir>/<main_tag>_<key>``, under the tag ``main_tag``; ``add_hparams`` writes
+the hyperparameters and the metrics into the run ``<log_dir>/<run_name>`` (default: the
+current time). Tensors of any float dtype (bfloat16 and float16 too), with or without
+gradients, are taken; images of any dtype but uint8 are scaled by 255 and clipped, and PR
+curves' predictions outside [0, 1] binned, as torch's writer does
+(:mod:`visualdl.sdk._torchvalues`). Where torch clips or truncates silently, a warning says
+so, once per tag. Where our format differs:
 
 * ``purge_step`` is checked and not stored: a resumed writer's first step already
   replaces the points logged at and after it (:mod:`visualdl._index.restarts`).
 * ``add_histogram`` stores equal-width buckets: ``bins`` is their number, or a numpy
   estimator (``'auto'``, ``'fd'``, ...) choosing it; ``'tensorflow'`` is 30 buckets.
-* ``add_image(s)`` takes floats in [0, 1] and refuses others (torch clips them).
+* A tensor on the meta device, which torch's writer logs as a random number, is not
+  logged (a warning says so); ``add_image(s)``, ``add_audio`` and ``add_pr_curve`` refuse
+  it, as torch's writer does.
 * ``add_embedding``'s ``label_img`` is not stored (the kind holds vectors and labels; a
   warning says so); ``hparam_domain_discrete`` is checked and not stored.
 * ``add_graph`` exports the model with ``torch.onnx.export`` and stores the ONNX graph.
@@ -44,11 +51,14 @@ from visualdl._kinds.table import (
     encode_scalar_layout,
 )
 from visualdl.proto import pb
+from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert
+from visualdl.sdk import _curves as curves
 from visualdl.sdk import _embeddings as embeddings
 from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
+from visualdl.sdk import _torchvalues as torchvalues
 from visualdl.sdk._writer import LogWriter
 
 __all__ = ["SummaryWriter"]
@@ -61,8 +71,7 @@ _GRID_COLUMNS = 8
 _COUNT_COLUMNS = ("tp", "fp", "tn", "fn")
 
 
-def _step(global_step: Any) -> int:
-    return 0 if global_step is None else convert.check_step(global_step, "global_step")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _walltime(walltime: Any) -> float:
@@ -190,7 +199,7 @@ class SummaryWriter:
         flush_secs: float = 120,
         filename_suffix: str = "",
     ) -> None:
-        self._purge_step = None if purge_step is None else convert.check_step(purge_step, "purge_step")
+        self._purge_step = None if purge_step is None else torchvalues.torch_step(purge_step, "purge_step")[0]
         self._options: dict[str, Any] = {
             "max_queue": max_queue,
             # Not a number: left to LogWriter's check, which says what it wants.
@@ -200,6 +209,7 @@ class SummaryWriter:
         self._writer = LogWriter(log_dir or None, comment=comment, **self._options)
         #: The runs of add_scalars, by directory.
         self._runs: dict[str, LogWriter] = {}
+        self._once = torchvalues.OncePerTag()
 
     @property
     def log_dir(self) -> str:
@@ -220,10 +230,46 @@ class SummaryWriter:
         new_style: bool = False,
         double_precision: bool = False,
     ) -> None:
-        """Record a number (NaN and infinities kept) or a one-element tensor; values are
-        stored as float64 whatever ``new_style`` and ``double_precision`` say."""
-        value = convert.to_float(scalar_value, "scalar_value")
-        self._writer.add_scalar(tag, value, _step(global_step), _walltime(walltime))
+        """Record a number (NaN and infinities kept), a one-element tensor or a numeric
+        string; values are stored as float64 whatever ``new_style`` and ``double_precision``
+        say. A tensor on the meta device is not logged (with a warning)."""
+        value = scalar_value if type(scalar_value) is float else self._scalar(tag, scalar_value, "add_scalar")
+        if type(global_step) is int and _INT64_MIN <= global_step <= _INT64_MAX:
+            step = global_step
+        else:
+            step = self._step(global_step, tag, "add_scalar")
+        wall = time.time() if walltime is None else _walltime(walltime)
+        if value is not None:
+            self._writer._put_scalar(tag, value, step, wall)
+
+    def _scalar(self, tag: Any, value: Any, call: str, name: str = "scalar_value") -> float | None:
+        """``value`` as torch's writer takes a scalar (:func:`~visualdl.sdk._convert.to_float`,
+        or a numeric string); None, and a warning, for a tensor on the meta device."""
+        try:
+            return convert.to_float(value, name)
+        except TypeError:
+            if convert.is_meta(value):
+                self._once.warn("meta", tag, torchvalues.meta_note(call, name, tag), stacklevel=3)
+                return None
+            if isinstance(value, str):
+                try:
+                    return float(value)  # torch's writer: float(np.array(value))
+                except ValueError:
+                    pass
+            raise
+
+    def _step(self, global_step: Any, tag: Any, call: str) -> int:
+        """torch's ``int(global_step)`` (None: 0), with a warning once per tag when it drops a fraction."""
+        step, truncated = torchvalues.torch_step(global_step)
+        if truncated:
+            self._once.warn(
+                "step",
+                tag,
+                f"{call}: global_step {global_step!r} of tag {tag!r} is not an integer; it was stored as step "
+                f"{step} (int(global_step)), as torch's writer does (warned once per tag)",
+                stacklevel=3,
+            )
+        return step
 
     def add_scalars(
         self,
@@ -239,16 +285,18 @@ class SummaryWriter:
             raise TypeError(
                 f"tag_scalar_dict must be a non-empty dict of tag -> number; got {convert.describe(tag_scalar_dict)}"
             )
-        step, wall = _step(global_step), _walltime(walltime)
+        step, wall = self._step(global_step, main_tag, "add_scalars"), _walltime(walltime)
         points = []
         for key, value in tag_scalar_dict.items():
             run = _run_dir(self.log_dir, f"{main_tag.replace('/', '_')}_{key}", "tag_scalar_dict key")
-            points.append((run, convert.to_float(value, f"tag_scalar_dict[{key!r}]")))
-        for run, value in points:
+            number = self._scalar(main_tag, value, "add_scalars", f"tag_scalar_dict[{key!r}]")
+            if number is not None:
+                points.append((run, number))
+        for run, number in points:
             writer = self._runs.get(run)
             if writer is None:
                 writer = self._runs[run] = LogWriter(run, **self._options)
-            writer.add_scalar(main_tag, value, step, wall)
+            writer._put_scalar(main_tag, number, step, wall)
 
     # -- histograms, images, text, audio ---------------------------------------------
 
@@ -263,7 +311,8 @@ class SummaryWriter:
     ) -> None:
         """Record the distribution of ``values`` in equal-width buckets: ``bins`` of them,
         or as many as a numpy estimator (``'auto'``, ``'fd'``, ...) picks, at most ``max_bins``;
-        ``'tensorflow'`` is 30. NaN and infinities are counted apart."""
+        ``'tensorflow'`` is 30. NaN and infinities are counted apart. A single number is a
+        histogram of one value; a tensor on the meta device is not logged (with a warning)."""
         cap = convert.MAX_BUCKETS if max_bins is None else _bucket_count(max_bins, "max_bins")
         if isinstance(bins, str):
             if bins != "tensorflow" and bins not in _NUMPY_BINS:
@@ -271,12 +320,17 @@ class SummaryWriter:
                     f"bins must be a number of buckets, 'tensorflow' or one of {', '.join(sorted(_NUMPY_BINS))}; "
                     f"got {bins!r}"
                 )
-            data, _ = convert.check_histogram(values, 1)
         else:
-            data, _ = convert.check_histogram(values, 1)
             cap = min(cap, _bucket_count(bins, "bins"))
+        if isinstance(values, numbers.Real):  # torch's writer: np.array([values])
+            values = np.array([values])
+        meta = convert.is_meta(values)
+        data = np.empty(0) if meta else convert.check_histogram(values, 1)[0]
         convert.check_tag(tag)
-        step, wall = _step(global_step), _walltime(walltime)
+        step, wall = self._step(global_step, tag, "add_histogram"), _walltime(walltime)
+        if meta:
+            self._once.warn("meta", tag, torchvalues.meta_note("add_histogram", "values", tag), stacklevel=2)
+            return
         box = [data]
 
         def build() -> pb.Record:
@@ -301,8 +355,17 @@ class SummaryWriter:
         walltime: float | None = None,
         dataformats: str = "CHW",
     ) -> None:
-        """Record an image laid out as ``dataformats`` (CHW, HWC or HW): uint8, or floats in [0, 1]."""
-        self._writer.add_image(tag, img_tensor, _step(global_step), _walltime(walltime), dataformats)
+        """Record an image laid out as ``dataformats`` (CHW, HWC, HW or another order of
+        those letters) of 1 to 4 channels (2: grey and alpha): uint8 as it is, anything else
+        scaled by 255 and clipped to [0, 255] as torch's writer does (a warning once per tag
+        when that clips)."""
+        hwc, outside = torchvalues.check_torch_image(img_tensor, torchvalues.image_axes(dataformats))
+        convert.check_tag(tag)
+        step, wall = self._step(global_step, tag, "add_image"), _walltime(walltime)
+        if outside is not None:
+            note = torchvalues.image_note("add_image", tag, getattr(img_tensor, "dtype", hwc.dtype), outside)
+            self._once.warn("image", tag, note, stacklevel=2)
+        self._put_images(tag, ([hwc], 1, 1, (hwc.shape[0], hwc.shape[1])), step, wall)
 
     def add_images(
         self,
@@ -312,19 +375,30 @@ class SummaryWriter:
         walltime: float | None = None,
         dataformats: str = "NCHW",
     ) -> None:
-        """Record a batch of images (NCHW, NHWC or NHW) tiled 8 to a row into one image."""
-        if not isinstance(dataformats, str) or dataformats.upper() not in ("NCHW", "NHWC", "NHW"):
-            raise ValueError(f"dataformats must be one of NCHW, NHWC, NHW; got {dataformats!r}")
+        """Record a batch of images (NCHW, NHWC, NHW or another order of those letters) tiled
+        8 to a row into one image, their values taken as :meth:`add_image` takes them."""
+        fmt = torchvalues.batch_axes(dataformats)
         arr = convert.as_array(img_tensor)
         if arr is None:
             raise TypeError(f"img_tensor must be an array or tensor of images; got {convert.describe(img_tensor)}")
-        if arr.ndim != len(dataformats) or arr.shape[0] == 0:
+        if arr.ndim != len(fmt) or arr.shape[fmt.index("N")] == 0:
             raise ValueError(
-                f"img_tensor has shape {arr.shape} but dataformats={dataformats!r} needs {len(dataformats)} "
+                f"img_tensor has shape {arr.shape} but dataformats={dataformats!r} needs {len(fmt)} "
                 "dimensions and at least one image"
             )
-        images = [convert.check_image(img, dataformats[1:]) for img in arr]
-        self._put_tiled(tag, _grid(images), _step(global_step), _walltime(walltime))
+        checked = [
+            torchvalues.check_torch_image(img, fmt.replace("N", "")) for img in np.moveaxis(arr, fmt.index("N"), 0)
+        ]
+        matrix = _grid([hwc for hwc, _ in checked])
+        convert.check_tag(tag)
+        step, wall = self._step(global_step, tag, "add_images"), _walltime(walltime)
+        outside = [extremes for _, extremes in checked if extremes is not None]
+        if outside:
+            note = torchvalues.image_note(
+                "add_images", tag, getattr(img_tensor, "dtype", arr.dtype), torchvalues.merge_extremes(outside)
+            )
+            self._once.warn("image", tag, note, stacklevel=2)
+        self._put_images(tag, matrix, step, wall)
 
     def add_figure(
         self,
@@ -335,23 +409,27 @@ class SummaryWriter:
         walltime: float | None = None,
     ) -> None:
         """Record a matplotlib figure, or a list of them tiled 8 to a row; needs matplotlib."""
-        step, wall = _step(global_step), _walltime(walltime)
+        step, wall = self._step(global_step, tag, "add_figure"), _walltime(walltime)
         if isinstance(figure, list | tuple):
             if not figure:
                 raise ValueError("figure must be a Figure or a non-empty list of them; got an empty list")
             images = [figures.render_figure(f, close) for f in figure]
             if len({img.shape for img in images}) > 1:
                 raise ValueError(f"figures of a list must have one size; got {sorted({img.shape for img in images})}")
-            self._put_tiled(tag, _grid(images), step, wall)
+            self._put_images(tag, _grid(images), step, wall)
         else:
-            self._put_tiled(tag, _grid([figures.render_figure(figure, close)]), step, wall)
+            self._put_images(tag, _grid([figures.render_figure(figure, close)]), step, wall)
 
-    def _put_tiled(self, tag: str, matrix: figures.Matrix, step: int, wall: float) -> None:
+    def _put_images(self, tag: str, matrix: figures.Matrix, step: int, wall: float) -> None:
+        """Queue images from :func:`~visualdl.sdk._torchvalues.check_torch_image`, made into
+        pixels as torch's writer makes them and tiled, on the writer's thread."""
         convert.check_tag(tag)
         box = [matrix]
 
         def build() -> pb.Record:
-            tiled = figures.tile_images(box.pop())
+            images, rows, cols, size = box.pop()
+            pixels = [torchvalues.torch_pixels(img) for img in images]
+            tiled = pixels[0] if len(pixels) == 1 else figures.tile_images((pixels, rows, cols, size))
             return encode_image(tag, step, wall, convert.encode_png(convert.pil_image(tiled)), tiled.shape)
 
         self._writer._put_record(tag, build, sum(img.nbytes for img in matrix[0]))
@@ -360,7 +438,10 @@ class SummaryWriter:
         self, tag: str, text_string: str, global_step: int | None = None, walltime: float | None = None
     ) -> None:
         """Record a text (Markdown in the UI)."""
-        self._writer.add_text(tag, text_string, _step(global_step), _walltime(walltime))
+        convert.check_tag(tag)
+        size = convert.check_payload_text(text_string, "text_string")
+        step, wall = self._step(global_step, tag, "add_text"), _walltime(walltime)
+        self._writer._put_text(tag, step, wall, text_string, size)
 
     def add_audio(
         self,
@@ -371,7 +452,11 @@ class SummaryWriter:
         walltime: float | None = None,
     ) -> None:
         """Record a mono clip (shape ``(1, L)`` or ``(L,)``) of amplitudes in [-1, 1]."""
-        self._writer.add_audio(tag, snd_tensor, _step(global_step), sample_rate, _walltime(walltime))
+        convert.check_tag(tag)
+        samples = audio.check_audio(snd_tensor)
+        rate = audio.check_sample_rate(sample_rate)
+        step, wall = self._step(global_step, tag, "add_audio"), _walltime(walltime)
+        self._writer._put_audio(tag, step, wall, samples, rate)
 
     # -- curves, embeddings, hyperparameters -----------------------------------------
 
@@ -385,9 +470,28 @@ class SummaryWriter:
         weights: Any = None,
         walltime: float | None = None,
     ) -> None:
-        """Record a precision-recall curve of binary ``labels`` and ``predictions`` in [0, 1]."""
-        step, wall = _step(global_step), _walltime(walltime)
-        self._writer.add_pr_curve(tag, labels, predictions, step, num_thresholds, weights, wall)
+        """Record a precision-recall curve of binary ``labels`` and ``predictions`` in [0, 1].
+        As torch's writer: a prediction ``p`` counts at the thresholds up to
+        ``floor(p * (num_thresholds - 1)) / (num_thresholds - 1)``, computed in ``p``'s own
+        float dtype; one outside [0, 1] that this places in no bucket (below 0, from
+        ``1 + 1 / (num_thresholds - 1)`` up, NaN) is left out, with a warning once per tag."""
+        convert.check_tag(tag)
+        curve = curves.check_curve(labels, predictions, num_thresholds, weights, torch_buckets=True)
+        step, wall = self._step(global_step, tag, "add_pr_curve"), _walltime(walltime)
+        values = curve[1]
+        outside = ~((values >= 0) & (values <= 1))
+        if outside.any():
+            self._once.warn(
+                "predictions",
+                tag,
+                f"add_pr_curve: {int(outside.sum())} of {values.size} predictions of tag {tag!r} are outside "
+                f"[0, 1] (the first: {float(values[outside][0])!r}); as torch's writer does, those below 0, from "
+                f"1 + 1/(num_thresholds - 1) up, or NaN were left out of the counts (warned once per tag)",
+                stacklevel=2,
+            )
+        nbytes = curve[0].nbytes + values.nbytes + (curve[3].nbytes if isinstance(curve[3], np.ndarray) else 0)
+        box = [curve]
+        self._writer._put_record(tag, lambda: encode_pr_curve(tag, step, wall, curves.bin_pr_curve(box.pop())), nbytes)
 
     def add_pr_curve_raw(
         self,
@@ -424,7 +528,7 @@ class SummaryWriter:
         columns["precision"] = _curve_column(precision, "precision", num_thresholds, rate=True)
         columns["recall"] = _curve_column(recall, "recall", num_thresholds, rate=True)
         columns["thresholds"] = np.arange(num_thresholds) / (num_thresholds - 1)
-        step, wall = _step(global_step), _walltime(walltime)
+        step, wall = self._step(global_step, tag, "add_pr_curve_raw"), _walltime(walltime)
         self._writer._put_record(tag, lambda: encode_pr_curve(tag, step, wall, columns), 7 * 8 * num_thresholds)
 
     def add_embedding(
@@ -462,7 +566,7 @@ class SummaryWriter:
                 UserWarning,
                 stacklevel=2,
             )
-        step, wall = _step(global_step), time.time()
+        step, wall = self._step(global_step, tag, "add_embedding"), time.time()
         box = [vectors]
         self._writer._put_record(
             tag,
@@ -489,7 +593,9 @@ class SummaryWriter:
             )
         converted = {name: _hparam_value(name, value) for name, value in hparam_dict.items()}
         values, metric_tags = hparams.check_hparams(converted, list(metric_dict))
-        metrics = [(tag, convert.to_float(metric_dict[tag], f"metric_dict[{tag!r}]")) for tag in metric_tags]
+        metrics = []
+        for tag in metric_tags:  # a loop, not a comprehension: the warning's stack level
+            metrics.append((tag, self._scalar(tag, metric_dict[tag], "add_hparams", f"metric_dict[{tag!r}]")))
         if hparam_domain_discrete is not None:
             if not isinstance(hparam_domain_discrete, Mapping):
                 raise TypeError(
@@ -506,12 +612,13 @@ class SummaryWriter:
                         f"hparam_dict[{name!r}] = {converted[name]!r} is not one of hparam_domain_discrete[{name!r}]"
                     )
         run = _run_dir(self.log_dir, run_name or str(time.time()), "run_name")
-        step, wall = _step(global_step), time.time()
+        step, wall = self._step(global_step, os.path.basename(run), "add_hparams"), time.time()
         writer = LogWriter(run, **self._options)
         try:
             writer.add_hparams(values, metric_tags, wall)
             for tag, value in metrics:
-                writer.add_scalar(tag, value, step, wall)
+                if value is not None:
+                    writer._put_scalar(tag, value, step, wall)
         finally:
             writer.close()
 

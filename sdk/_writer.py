@@ -395,8 +395,11 @@ class LogWriter:
         self._tag(tag)
         size = convert.check_payload_text(text_string, "text_string")
         step = 0 if step is None else convert.check_step(step)
-        wall = convert.walltime_or_now(walltime)
-        self._sink.put_item(lambda: encode_text(tag, step, wall, text_string), size)
+        self._put_text(tag, step, convert.walltime_or_now(walltime), text_string, size)
+
+    def _put_text(self, tag: str, step: int, wall: float, text: str, size: int) -> None:
+        self._tag(tag)
+        self._sink.put_item(lambda: encode_text(tag, step, wall, text), size)
 
     def add_graph(self, model: Any, input_spec: Any = None, verbose: bool = False, *, name: str | None = None) -> None:
         """Record an ONNX model (an ``onnx.ModelProto``, a path to an ``.onnx`` file, or bytes),
@@ -481,6 +484,14 @@ class LogWriter:
 
         self._sink.put_item(build, nbytes)
 
+    def _put_scalar(self, tag: str, value: float, step: int, wall: float) -> None:
+        """Queue a point whose value, step (any int64: negative too) and wall time the caller has
+        checked (the path of :class:`~visualdl.sdk._summary.SummaryWriter`, which stores torch's
+        ``int(global_step)``)."""
+        if tag not in self._known_tags:
+            self._tag(tag)
+        self._sink.put_scalar(tag, step, value, wall)
+
     def _put_record(self, tag: str, build: Callable[[], pb.Record], nbytes: int) -> None:
         """Queue a record whose arguments the caller has already checked; ``build`` runs on
         the writer's thread (the path of adapters such as :class:`~visualdl.sdk._summary.SummaryWriter`)."""
@@ -507,7 +518,11 @@ class LogWriter:
         samples = audio.check_audio(audio_array)
         rate = audio.check_sample_rate(sample_rate)
         step = convert.check_step(step)
-        wall = convert.walltime_or_now(walltime)
+        self._put_audio(tag, step, convert.walltime_or_now(walltime), samples, rate)
+
+    def _put_audio(self, tag: str, step: int, wall: float, samples: np.ndarray, rate: int) -> None:
+        """Queue a clip checked by :func:`~visualdl.sdk._audio.check_audio` (emptied by the writer thread)."""
+        self._tag(tag)
         frames = len(samples)
         box = [samples]
 

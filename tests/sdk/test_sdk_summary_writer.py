@@ -95,7 +95,7 @@ def test_summary_writer_runs_a_torch_script_read_back_exactly(tmp_path):
 
     (chw,) = reader.images("exp", "chw")
     assert (chw.step, chw.wall_time, chw.height, chw.width, chw.channels) == (1, WALL, 4, 5, 3)
-    assert np.asarray(Image.open(io.BytesIO(reader.read_blob(chw))))[0, 0].tolist() == [128, 128, 128]
+    assert np.asarray(Image.open(io.BytesIO(reader.read_blob(chw))))[0, 0].tolist() == [127, 127, 127]  # as torch
     (grid,) = reader.images("exp", "nchw")
     assert (grid.height, grid.width, grid.channels) == (2 * 2, 8 * 3, 1)  # 8 to a row, as torch
 
@@ -163,7 +163,7 @@ def test_summary_writer_default_log_dir_is_torchs(tmp_path, monkeypatch):
     ("call", "error", "message"),
     [
         (lambda w: w.add_scalar("x", "one", 1), TypeError, "scalar_value must be a real number"),
-        (lambda w: w.add_scalar("x", 1.0, -1), ValueError, "global_step must be a non-negative integer"),
+        (lambda w: w.add_scalar("x", 1.0, float("nan")), ValueError, "global_step must be an integer, or a number"),
         (lambda w: w.add_scalar("x", 1.0, 1, walltime=1.7e12), ValueError, "seconds since the epoch"),
         (lambda w: w.add_scalars("m", {"a/../../up": 1.0}, 1), ValueError, "'..' parts"),
         (lambda w: w.add_histogram("h", [1.0], 1, bins="nope"), ValueError, "bins must be"),
@@ -259,8 +259,7 @@ def test_summary_writer_reads_back_as_torchs_own_writer_does(tmp_path):
             for a, b in zip(reader.images(ours, tag), reader.images(theirs, tag), strict=True):
                 assert (a.step, a.wall_time, a.height, a.width) == (b.step, b.wall_time, b.height, b.width)
                 pixels = [np.asarray(Image.open(io.BytesIO(reader.read_blob(e))).convert("RGB")) for e in (a, b)]
-                # Floats in [0, 1] become bytes rounded here, truncated by torch: 0.5 is 128, not 127.
-                assert np.abs(pixels[0].astype(int) - pixels[1].astype(int)).max() <= 1, tag
+                assert np.array_equal(pixels[0], pixels[1]), tag  # floats scaled and truncated as torch does
         for tag in tags["text"]:
             assert reader.texts(ours, tag) == reader.texts(theirs, f"{tag}/text_summary")
         for tag in tags["audio"]:
