@@ -484,20 +484,23 @@ class DataProvider:
         """The events of ``tag`` of ``kind`` in ``run``, by step."""
         return self.events(run, kind, tag)[1]
 
-    def read_image(self, *, run: str, tag: str, index: int | None = None, step: int | None = None) -> bytes:
-        """The PNG of the ``index``-th image of ``tag`` by step, or of the last one logged at ``step``."""
-        reader, event, index = self._image(run, tag, index, step)
+    def read_image(
+        self, *, run: str, tag: str, index: int | None = None, step: int | None = None, sample: int | None = None
+    ) -> bytes:
+        """The PNG of the ``index``-th image of ``tag`` by step, or at ``step`` the ``sample``-th
+        of its images (the last one logged there without ``sample``)."""
+        reader, event, index = self._image(run, tag, index, step, sample)
         try:
             return reader.read_blob(event)
         except (OSError, VisualDLError) as e:
             raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
 
     def locate_image(
-        self, *, run: str, tag: str, index: int | None = None, step: int | None = None
+        self, *, run: str, tag: str, index: int | None = None, step: int | None = None, sample: int | None = None
     ) -> tuple[str, int, int]:
         """Where the PNG of :meth:`read_image` lies: ``(path, offset, length)``, its record's
         checksums checked, so the server streams it from the file instead of holding it."""
-        reader, event, index = self._image(run, tag, index, step)
+        reader, event, index = self._image(run, tag, index, step, sample)
         try:
             return reader.open_blob(event)
         except (OSError, VisualDLError) as e:
@@ -508,9 +511,11 @@ class DataProvider:
         :meth:`locate_image` says a blob lies), from the store of the logdir that listed it."""
         return self.resolve(run)[0].open_log(path)
 
-    def _image(self, run: str, tag: str, index: int | None, step: int | None) -> tuple[Index, ImageEvent, int]:
+    def _image(
+        self, run: str, tag: str, index: int | None, step: int | None, sample: int | None
+    ) -> tuple[Index, ImageEvent, int]:
         reader, events = self.events(run, "images", tag)
-        at = pick(events, index, step, "image", f"{tag!r} in {run!r}")
+        at = pick(events, index, step, "image", f"{tag!r} in {run!r}", sample=sample)
         return reader, events[at], at
 
     def read_histograms(self, *, run: str, tag: str, max_entries: int) -> tuple[list[HistogramEvent], int]:
@@ -632,15 +637,23 @@ def role_line(
     )
 
 
-def pick(events: list[Any], index: int | None, step: int | None, noun: str, where: str) -> int:
-    """The position of the event asked for: the last one logged at ``step``, or the
-    ``index``-th by step (0 by default); :class:`NotFound` saying there is no such
-    ``noun`` ("image") ``where`` ("'tag' in 'run'") otherwise."""
+def pick(
+    events: list[Any], index: int | None, step: int | None, noun: str, where: str, *, sample: int | None = None
+) -> int:
+    """The position of the event asked for: at ``step`` the ``sample``-th of the events
+    logged there (the last one without ``sample``), or the ``index``-th by step (0 by
+    default); :class:`NotFound` saying there is no such ``noun`` ("image") ``where``
+    ("'tag' in 'run'") otherwise."""
     if step is not None:
         at = bisect.bisect_right(events, step, key=lambda e: e.step) - 1
         if at < 0 or events[at].step != step:
             raise NotFound(f"{where} has no {noun} at step {step}")
-        return at
+        if sample is None:
+            return at
+        first = bisect.bisect_left(events, step, key=lambda e: e.step)
+        if not 0 <= sample <= at - first:
+            raise NotFound(f"{noun} sample {sample} out of range: {where} has {at - first + 1} at step {step}")
+        return first + sample
     index = index or 0
     if not 0 <= index < len(events):
         raise NotFound(f"{noun} index {index} out of range: {where} has {len(events)}")

@@ -46,6 +46,11 @@ IMAGES = obj(
         "wall_times": array(WALL_TIME),
         "widths": array(INTEGER),
         "heights": array(INTEGER),
+        "samples": {
+            **array(INTEGER),
+            "description": "each image's position among the images of its step (0 first): a batch "
+            "logged at one step is several images of one tag",
+        },
     }
 )
 HISTOGRAM = obj(

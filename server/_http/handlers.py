@@ -148,7 +148,7 @@ def _runs_table(q: Query) -> Any:
 
 def _image(q: Query) -> Response:
     if q["step"] is not None:
-        path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], step=q["step"])
+        path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], step=q["step"], sample=q["sample"])
     else:
         path, offset, length = _provider().locate_image(run=q["run"], tag=q["tag"], index=q["index"])
     return streamed(functools.partial(_provider().open_log, q["run"]), path, offset, length)

@@ -269,6 +269,12 @@ ROUTES: tuple[Route, ...] = (
                 default=0,
             ),
             Param("step", "the step (its last image); instead of index", type="integer", bounds=NUMBER_BOUNDS["step"]),
+            Param(
+                "sample",
+                "with step: the position among that step's images (0 first; samples in /api/images)",
+                type="integer",
+                bounds=NUMBER_BOUNDS["index"],
+            ),
         ),
         IMAGE,
         # Bytes whose first ones are none of these three come as application/octet-stream.

@@ -213,13 +213,14 @@ def _image_tensor(v: Value) -> list[tuple[str, str, object]]:
         raise LogFormatError(
             f"image tensor with width {width_text!r} and height {height_text!r}, not whole numbers from 0 to 2**31 - 1"
         )
+    # A batch (max_outputs > 1, add_images) is one tag with several images at this step,
+    # in the tensor's order, each pointing at its own PNG.
     out: list[tuple[str, str, object]] = []
     for k, png in enumerate(strings[2:]):
-        name = v.tag if len(strings) == 3 else f"{v.tag}/{k}"
         shape = png_shape(png)
         channels = 0 if shape is None else shape[2]
         ref = BlobRef(v.path, v.offset, v.index, 2 + k)
-        out.append(("images", name, ImageEvent(v.step, v.wall, height, width, channels, ref)))
+        out.append(("images", v.tag, ImageEvent(v.step, v.wall, height, width, channels, ref)))
     return out
 
 
