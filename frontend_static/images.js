@@ -1,12 +1,15 @@
-// An image card: one tag of one run, a step slider over every logged image (a tick per
-// logged step), the step and wall time, and a toggle between fitting the card's width and
-// actual size. The cards of one tag sit in a row, one per run, and move together: a step
-// chosen in one shows every run at that step (or the nearest logged before it).
+// An image card: one tag of one run, a step slider over its logged steps (a tick per step),
+// the step's images (several side by side when a batch was logged at one step, each labelled
+// with its index; a click shows one alone and a second click all again), the step and wall
+// time, and a toggle between fitting the card's width and actual size. The cards of one tag
+// sit in a row, one per run, and move together: a step chosen in one shows every run at that
+// step (or the nearest logged before it).
 
 import { apiUrl, fetchJSON } from './api.js';
 import { button, h, runChip } from './dom.js';
 import { fmtWall } from './format.js';
 import { LazyCard } from './card.js';
+import { gridColumns, stepGroups } from './imagesteps.js';
 
 // tag -> the cards of that tag (one per run), for moving their sliders together.
 const linked = new Map();
@@ -33,15 +36,14 @@ export class ImageCard extends LazyCard {
     this.tag = tag;
     this.run = run;
     this.list = null;
-    this.index = null; // null: follow the newest image
+    this.groups = null; // the list's steps: stepGroups(list.steps)
+    this.index = null; // the step shown, by position in this.groups; null: follow the newest
+    this.focus = null; // the image shown alone among its step's, or null: all of them
     this.fit = true;
-    this.img = h('img', { class: 'shot', alt: `${tag} (${run})`, decoding: 'async' });
-    this.img.addEventListener('load', () => this.updateScaling());
-    this.img.addEventListener('error', () => {
-      if (this.img.getAttribute('src')) this.caption.textContent = 'The image could not be loaded.';
-    });
-    this.frame = h('div', { class: 'frame fit' }, this.img);
-    this.slider = h('input', { type: 'range', class: 'step-slider', min: 0, max: 0, step: 1, 'aria-label': `Image of ${tag} in ${run}` });
+    this.cells = []; // one {cell, img, label} per image of the step shown
+    this.shots = h('div', { class: 'shots' });
+    this.frame = h('div', { class: 'frame fit' }, this.shots);
+    this.slider = h('input', { type: 'range', class: 'step-slider', min: 0, max: 0, step: 1, 'aria-label': `Step of ${tag} in ${run}` });
     this.slider.addEventListener('input', () => {
       this.select(Number(this.slider.value));
       this.follow();
@@ -65,25 +67,26 @@ export class ImageCard extends LazyCard {
   }
 
   show(list) {
-    const before = this.list?.steps.length ?? 0;
+    const before = this.groups?.steps.length ?? 0;
     this.list = list;
-    const n = list.steps.length;
+    this.groups = stepGroups(list.steps);
+    const n = this.groups.steps.length;
     if (this.index === null || this.index >= n || (this.index === before - 1 && n > before)) this.index = n - 1;
     this.slider.max = String(Math.max(n - 1, 0));
     this.slider.disabled = n <= 1;
     if (this.ticks.children.length !== n) {  // a tick per logged step, up to where ticks still read
-      this.ticks.replaceChildren(...(n <= 200 ? list.steps.map((_, i) => h('option', { value: String(i) })) : []));
+      this.ticks.replaceChildren(...(n <= 200 ? this.groups.steps.map((_, i) => h('option', { value: String(i) })) : []));
     }
     this.select(this.index);
   }
 
   /** Show every other run of this tag at this card's step (or the nearest logged before it). */
   follow() {
-    const step = this.list?.steps[this.index];
+    const step = this.groups?.steps[this.index];
     if (step === undefined) return;
     for (const other of linked.get(this.tag) || []) {
-      if (other === this || !other.list?.steps.length) continue;
-      other.select(indexAtOrBefore(other.list.steps, step));
+      if (other === this || !other.groups?.steps.length) continue;
+      other.select(indexAtOrBefore(other.groups.steps, step));
     }
   }
 
@@ -92,26 +95,70 @@ export class ImageCard extends LazyCard {
     linked.get(this.tag)?.delete(this);
   }
 
+  /** The cells for `count` images, made anew only when the count changes. */
+  makeCells(count) {
+    if (this.cells.length === count) return;
+    this.cells = Array.from({ length: count }, (_, k) => {
+      const img = h('img', { class: 'shot', alt: `${this.tag} (${this.run}) #${k}`, decoding: 'async' });
+      img.addEventListener('load', () => this.updateScaling());
+      img.addEventListener('error', () => {
+        if (img.getAttribute('src')) this.caption.textContent = 'The image could not be loaded.';
+      });
+      const label = h('span', { class: 'shot-index' }, String(k));
+      const cell = h('figure', { class: 'shot-cell', dataset: { sample: String(k) } }, img, label);
+      cell.addEventListener('click', () => this.toggleFocus(k));
+      return { cell, img, label };
+    });
+    this.shots.replaceChildren(...this.cells.map((c) => c.cell));
+  }
+
   select(index) {
-    const { steps, wall_times: walls, widths, heights } = this.list;
+    const { wall_times: walls, widths, heights } = this.list;
+    const { steps, starts, counts } = this.groups;
     if (!steps.length) {
-      this.img.removeAttribute('src');
+      this.makeCells(0);
       this.caption.textContent = 'No images yet.';
       return;
     }
     this.index = index;
     this.slider.value = String(index);
+    const start = starts[index];
+    const count = counts[index];
+    if (this.focus !== null && this.focus >= count) this.focus = null;
+    this.makeCells(count);
     this.el.dataset.step = String(steps[index]);
-    // The wall time keys the browser cache: an index never serves another image's bytes.
-    const src = apiUrl('image', { run: this.run, tag: this.tag, index, t: walls[index] });
-    if (this.img.getAttribute('src') !== src) this.img.src = src;
-    this.img.width = widths[index];
-    this.img.height = heights[index];
+    this.el.dataset.images = String(count);
+    this.shots.classList.toggle('batch', count > 1);
+    this.shots.style.setProperty('--cols', String(gridColumns(count)));
+    this.cells.forEach(({ cell, img }, k) => {
+      const at = start + k;
+      // The wall time keys the browser cache: an index never serves another image's bytes.
+      const src = apiUrl('image', { run: this.run, tag: this.tag, index: at, t: walls[at] });
+      if (img.getAttribute('src') !== src) img.src = src;
+      img.width = widths[at];
+      img.height = heights[at];
+      cell.title = count > 1 ? `#${k} of ${count}: ${widths[at]}×${heights[at]} (click to show it alone)` : '';
+    });
+    this.applyFocus();
+    const size = count > 1 ? `${count} images` : `${widths[start]}×${heights[start]}`;
     this.caption.replaceChildren(
       h('span', { class: 'step-label' }, `step ${steps[index]}`),
-      ` · ${fmtWall(walls[index])} · ${widths[index]}×${heights[index]} · ${index + 1} of ${steps.length}`,
+      ` · ${fmtWall(walls[start])} · ${size} · ${index + 1} of ${steps.length}`,
     );
     this.updateScaling();
+  }
+
+  /** One image of a batch alone (a click on it), or all of them again (a second click). */
+  toggleFocus(k) {
+    if (this.cells.length <= 1) return;
+    this.focus = this.focus === k ? null : k;
+    this.applyFocus();
+    this.updateScaling();
+  }
+
+  applyFocus() {
+    this.shots.classList.toggle('focused', this.focus !== null);
+    this.cells.forEach(({ cell }, k) => cell.classList.toggle('focused', k === this.focus));
   }
 
   toggleSize() {
@@ -121,9 +168,11 @@ export class ImageCard extends LazyCard {
     this.updateScaling();
   }
 
-  /** Pixelated rendering when the image is shown larger than it is. */
+  /** Pixelated rendering when an image is shown larger than it is. */
   updateScaling() {
-    const natural = this.img.naturalWidth || this.img.width;
-    this.img.classList.toggle('pixelated', this.fit && this.frame.clientWidth > natural);
+    for (const { img } of this.cells) {
+      const natural = img.naturalWidth || img.width;
+      img.classList.toggle('pixelated', this.fit && img.clientWidth > natural);
+    }
   }
 }
