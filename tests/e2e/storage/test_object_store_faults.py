@@ -181,7 +181,8 @@ def test_close_of_a_writer_process_with_a_dead_endpoint_is_bounded(bucket, proxy
     proc.stdin.close()
     proc.stdout.close()
     seconds, message = line.split(maxsplit=1)
-    assert "bytes (3 records) are not uploaded" in message, message  # the points, the end, the footer
+    # the provenance, the points, the end, the footer
+    assert "bytes (4 records) are not uploaded" in message, message
     print(f"close() with close_timeout=3 against a black hole: {seconds} s; the process ended after {took:.1f} s")
     assert float(seconds) < 3 + 5
 
