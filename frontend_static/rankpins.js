@@ -81,13 +81,22 @@ export class RankPins {
   }
 }
 
-/** The band edge a plotly_click on chart `div` was nearest to (see edgeAt), or null. */
-export function clickedEdge(event, div) {
+/**
+ * A plotly_click on chart `div`: the pointer's height in the chart (null without a pointer
+ * event) and the points clicked, each with its height in pixels ({data, customdata, yPixel}).
+ */
+export function clickedPoints(event, div) {
   const pointerY = event.event ? event.event.clientY - div.getBoundingClientRect().top : null;
   const points = (event.points ?? []).map((p) => ({
     data: p.data,
     customdata: p.customdata,
     yPixel: p.yaxis && p.y !== null && p.y !== undefined ? p.yaxis._offset + p.yaxis.l2p(p.yaxis.c2l(p.y)) : Infinity,
   }));
+  return { pointerY, points };
+}
+
+/** The band edge a plotly_click on chart `div` was nearest to (see edgeAt), or null. */
+export function clickedEdge(event, div) {
+  const { pointerY, points } = clickedPoints(event, div);
   return edgeAt(points, pointerY);
 }

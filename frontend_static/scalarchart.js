@@ -8,7 +8,7 @@ import { button, h, safeFileName, saveFile } from './dom.js';
 import { fmtDuration, fmtValue } from './format.js';
 import { canQuickDraw, quickPlot } from './quickplot.js';
 import { GroupMembers } from './groupmembers.js';
-import { RankPins, clickedEdge } from './rankpins.js';
+import { RankPins, clickedEdge, clickedPoints } from './rankpins.js';
 import { ReplacedPoints, writtenAgain } from './replacedpoints.js';
 import { scheduleRender } from './renderqueue.js';
 import { buildFigure, expandJobs, toCSV, toJSON, toStepRange, valuesAt } from './scalarfigure.js';
@@ -263,18 +263,18 @@ export class ScalarChart extends LazyCard {
 
   /** The group whose line a plotly_click was nearest to (the pointer's height), or null. */
   clickedGroup(event) {
-    const pointerY = event.event ? event.event.clientY - this.plot.getBoundingClientRect().top : null;
+    const { pointerY, points } = clickedPoints(event, this.plot);
     let best = null;
-    for (const p of event.points ?? []) {
+    for (const p of points) {
       if (p.data?.meta?.kind !== 'smoothed') continue;
       const series = this.shown.find((s) => s.run === p.data.meta.run && s.group);
       if (!series) continue;
-      const y = p.yaxis && p.y !== null && p.y !== undefined ? p.yaxis._offset + p.yaxis.l2p(p.yaxis.c2l(p.y)) : Infinity;
-      const distance = pointerY === null ? 0 : Math.abs(y - pointerY);
+      const distance = pointerY === null ? 0 : Math.abs(p.yPixel - pointerY);
       if (!best || distance < best.distance) best = { distance, series };
     }
     return best?.series ?? null;
   }
+
 
   /** The data table at `x` (axis units): a row per line, the first 20 (the rest counted). */
   showValues(x) {
