@@ -183,7 +183,9 @@ def host_row(last: HostCounters | None, now: HostCounters | None, width: int) ->
     if last is None:
         return [NAN, *now.levels] + [NAN] * len(now.io)
     dtotal = now.cpu_total - last.cpu_total
-    cpu = 100.0 * (now.cpu_busy - last.cpu_busy) / dtotal if dtotal > 0 else NAN
+    # busy = total - idle - iowait, each a sum of floats: an idle host's difference can come
+    # out a few 1e-9 below 0 (or a busy one's above 100), which is rounding, not a reading.
+    cpu = min(max(100.0 * (now.cpu_busy - last.cpu_busy) / dtotal, 0.0), 100.0) if dtotal > 0 else NAN
     dt = max(now.t - last.t, 1e-9)
     return [cpu, *now.levels] + [(b - a) / dt for a, b in zip(last.io, now.io, strict=True)]
 

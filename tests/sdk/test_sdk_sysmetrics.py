@@ -213,3 +213,16 @@ def test_sdk_sysmetrics_neither_keeps_the_process_alive_nor_breaks_fork(tmp_path
     (writer,) = reader.system_metrics(run)
     assert writer.path == parent[0].path and _metric(writer, "process", "rss").values.size >= 2
     assert reader.tags(run)["scalars"] == ["child"]
+
+
+def test_host_cpu_percent_stays_within_0_and_100_through_float_rounding():
+    from visualdl.sdk._sysmetrics import HostCounters, host_row
+
+    # busy = total - idle - iowait: an idle host's busy seconds can go down by a rounding error
+    last = HostCounters(0.0, 1000.1, 200.30000000000001, (), ())
+    idle = HostCounters(1.0, 1002.1, 200.29999999999998, (), ())
+    assert host_row(last, idle, 1) == [0.0]
+    full = HostCounters(1.0, 1002.1, 202.30000000000004, (), ())
+    assert host_row(last, full, 1)[0] == pytest.approx(100.0) and host_row(last, full, 1)[0] <= 100.0
+    half = HostCounters(1.0, 1002.1, 201.3, (), ())
+    assert host_row(last, half, 1)[0] == pytest.approx(50.0)
