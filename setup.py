@@ -138,6 +138,10 @@ setup(
             "nbclient>=0.10",
             "nbformat>=5.10",
             "ipykernel>=6.29",
+            # visualdl.integrations.lightning and .transformers, tested against the real frameworks.
+            "lightning>=2.2",
+            "transformers>=4.40",
+            "accelerate>=0.26",  # transformers' Trainer needs it
         ],
         # Lint, format check and type check (.ci/typecheck).
         "dev": ["ruff>=0.6", "mypy>=1.10", "types-protobuf"],
