@@ -107,6 +107,12 @@ AUDIO = obj(
                     "frames": INTEGER,
                     "seconds": NUMBER,
                     "bytes": {"type": "integer", "description": "of the WAV file"},
+                    "sample": {
+                        **INTEGER,
+                        "description": "the clip's position among the clips of its step (0 first): a batch "
+                        "logged at one step is several clips of one tag",
+                    },
+                    "label": {**STRING, "description": "the clip's label as written (empty: none)"},
                 }
             )
         ),

@@ -155,7 +155,7 @@ def _image(q: Query) -> Response:
 
 
 def _audio_clip(q: Query) -> Response:
-    where = {"step": q["step"]} if q["step"] is not None else {"index": q["index"]}
+    where = {"step": q["step"], "sample": q["sample"]} if q["step"] is not None else {"index": q["index"]}
     span = audio_clip(_provider(), run=q["run"], tag=q["tag"], **where)
     return streamed(functools.partial(_provider().open_log, q["run"]), *span)
 

@@ -431,6 +431,12 @@ ROUTES: tuple[Route, ...] = (
                 default=0,
             ),
             Param("step", "the step (its last clip); instead of index", type="integer", bounds=NUMBER_BOUNDS["step"]),
+            Param(
+                "sample",
+                "with step: the position among that step's clips (0 first; sample in /api/audio)",
+                type="integer",
+                bounds=NUMBER_BOUNDS["index"],
+            ),
         ),
         {"type": "string", "format": "binary"},
         content_types=("audio/wav", "application/octet-stream"),

@@ -23,7 +23,10 @@ _AUDIO_WAV = 7  # Audio.wav, its last field
 
 @dataclass(frozen=True, slots=True)
 class AudioEvent:
-    """A clip; :meth:`LogReader.read_blob` gives its WAV bytes (``size`` of them)."""
+    """A clip; :meth:`LogReader.read_blob` gives its WAV bytes (``size`` of them). A step
+    may hold several clips (a batch, as ``tf.summary.audio`` writes it), in the order
+    written; ``label`` is the text a writer gave the clip (TensorBoard's audio plugin
+    takes one per clip; ours and the legacy record have none)."""
 
     step: int
     wall_time: float
@@ -32,6 +35,7 @@ class AudioEvent:
     channels: int
     size: int
     ref: RecordRef
+    label: str = ""
 
 
 def sample_rate_of(rate: float) -> int:

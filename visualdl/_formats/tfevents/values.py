@@ -31,6 +31,7 @@ from visualdl._kinds.table import (
     png_shape,
     sample_rate_of,
 )
+from visualdl._kinds.wav import wav_shape
 from visualdl.errors import LogFormatError
 from visualdl.proto import tb
 
@@ -61,8 +62,8 @@ _MAX_ELEMENTS = 1 << 22
 @dataclass(frozen=True, slots=True)
 class BlobRef(RecordRef):
     """Where an image's PNG bytes (or a clip's WAV) lie in an event file: the record, the
-    index of the ``Summary.Value``, and of the PNG among the tensor's strings (-1: a legacy
-    ``Image`` or ``Audio``)."""
+    index of the ``Summary.Value``, and of the PNG (the WAV) among the tensor's strings
+    (-1: a legacy ``Image`` or ``Audio``)."""
 
     value: int = 0
     element: int = -1
@@ -247,6 +248,28 @@ def _audio_legacy(v: Value) -> list[tuple[str, str, object]]:
     return [("audio", v.tag, AudioEvent(v.step, v.wall, rate, audio.length_frames, audio.num_channels, size, ref))]
 
 
+def _audio_tensor(v: Value) -> list[tuple[str, str, object]]:
+    """``tf.summary.audio``: a string tensor ``[k, 2]`` of ``(encoded clip, label)``, a clip
+    each row; each is a clip of the tag at this step, in the tensor's order. The record says
+    no sample rate, channels or length: the WAV header does."""
+    shape = _shape(v.value.tensor)
+    strings = _strings(v.value.tensor)
+    if len(shape) != 2 or shape[1] not in (1, 2) or len(strings) != shape[0] * shape[1]:
+        raise LogFormatError(f"audio tensor of shape {shape} with {len(strings)} strings, not [clips, 2]")
+    width = shape[1]
+    out: list[tuple[str, str, object]] = []
+    for k in range(shape[0]):
+        wav = strings[k * width]
+        found = wav_shape(wav)
+        if found is None:
+            raise LogFormatError(f"audio clip {k} is not a WAV file (its first bytes are {wav[:12]!r})")
+        label = strings[k * width + 1].decode("utf-8", "replace") if width == 2 else ""
+        ref = BlobRef(v.path, v.offset, v.index, k * width)
+        event = AudioEvent(v.step, v.wall, found.sample_rate, found.frames, found.channels, len(wav), ref, label)
+        out.append(("audio", v.tag, event))
+    return out
+
+
 def _pr_curve_tensor(v: Value) -> list[tuple[str, str, object]]:
     shape = _shape(v.value.tensor)
     if len(shape) != 2 or shape[0] != 6 or shape[1] < 1:
@@ -320,6 +343,7 @@ READERS: dict[tuple[str, str], tuple[str, Callable[[Value], list[tuple[str, str,
     ("tensor", "histograms"): ("histograms", _histogram_tensor),
     ("tensor", "text"): ("text", _text_tensor),
     ("audio", ""): ("audio", _audio_legacy),
+    ("tensor", "audio"): ("audio", _audio_tensor),
     ("tensor", "pr_curves"): ("pr_curves", _pr_curve_tensor),
     ("", "hparams"): ("hparams", _hparams_plugin),
     ("tensor", "hparams"): ("hparams", _hparams_plugin),
