@@ -142,6 +142,12 @@ setup(
             "lightning>=2.2",
             "transformers>=4.40",
             "accelerate>=0.26",  # transformers' Trainer needs it
+            # visualdl.integrations.keras on Keras 3's torch and jax backends, and .clu with
+            # clu's MetricWriter and a flax training loop (jax, jaxlib: CPU wheels).
+            "keras>=3.0",
+            "jax>=0.4.20",
+            "clu>=0.0.10",
+            "flax>=0.8",
         ],
         # Lint, format check and type check (.ci/typecheck).
         "dev": ["ruff>=0.6", "mypy>=1.10", "types-protobuf"],
