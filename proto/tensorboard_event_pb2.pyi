@@ -39,13 +39,14 @@ DT_UINT32: DataType
 DT_UINT64: DataType
 
 class Event(_message.Message):
-    __slots__ = ("wall_time", "step", "file_version", "graph_def", "summary", "session_log", "meta_graph_def")
+    __slots__ = ("wall_time", "step", "file_version", "graph_def", "summary", "session_log", "tagged_run_metadata", "meta_graph_def")
     WALL_TIME_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
     FILE_VERSION_FIELD_NUMBER: _ClassVar[int]
     GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     SESSION_LOG_FIELD_NUMBER: _ClassVar[int]
+    TAGGED_RUN_METADATA_FIELD_NUMBER: _ClassVar[int]
     META_GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
     wall_time: float
     step: int
@@ -53,8 +54,17 @@ class Event(_message.Message):
     graph_def: bytes
     summary: Summary
     session_log: SessionLog
+    tagged_run_metadata: TaggedRunMetadata
     meta_graph_def: bytes
-    def __init__(self, wall_time: _Optional[float] = ..., step: _Optional[int] = ..., file_version: _Optional[str] = ..., graph_def: _Optional[bytes] = ..., summary: _Optional[_Union[Summary, _Mapping]] = ..., session_log: _Optional[_Union[SessionLog, _Mapping]] = ..., meta_graph_def: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, wall_time: _Optional[float] = ..., step: _Optional[int] = ..., file_version: _Optional[str] = ..., graph_def: _Optional[bytes] = ..., summary: _Optional[_Union[Summary, _Mapping]] = ..., session_log: _Optional[_Union[SessionLog, _Mapping]] = ..., tagged_run_metadata: _Optional[_Union[TaggedRunMetadata, _Mapping]] = ..., meta_graph_def: _Optional[bytes] = ...) -> None: ...
+
+class TaggedRunMetadata(_message.Message):
+    __slots__ = ("tag", "run_metadata")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    RUN_METADATA_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    run_metadata: bytes
+    def __init__(self, tag: _Optional[str] = ..., run_metadata: _Optional[bytes] = ...) -> None: ...
 
 class SessionLog(_message.Message):
     __slots__ = ("status", "checkpoint_path", "msg")
@@ -314,3 +324,120 @@ class LayoutMargin(_message.Message):
     SERIES_FIELD_NUMBER: _ClassVar[int]
     series: _containers.RepeatedCompositeFieldContainer[LayoutMargin.Series]
     def __init__(self, series: _Optional[_Iterable[_Union[LayoutMargin.Series, _Mapping]]] = ...) -> None: ...
+
+class GraphDef(_message.Message):
+    __slots__ = ("node", "library", "versions")
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    LIBRARY_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    node: _containers.RepeatedCompositeFieldContainer[NodeDef]
+    library: FunctionDefLibrary
+    versions: VersionDef
+    def __init__(self, node: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., library: _Optional[_Union[FunctionDefLibrary, _Mapping]] = ..., versions: _Optional[_Union[VersionDef, _Mapping]] = ...) -> None: ...
+
+class NodeDef(_message.Message):
+    __slots__ = ("name", "op", "input", "device", "attr")
+    class AttrEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: AttrValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[AttrValue, _Mapping]] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OP_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    ATTR_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    op: str
+    input: _containers.RepeatedScalarFieldContainer[str]
+    device: str
+    attr: _containers.MessageMap[str, AttrValue]
+    def __init__(self, name: _Optional[str] = ..., op: _Optional[str] = ..., input: _Optional[_Iterable[str]] = ..., device: _Optional[str] = ..., attr: _Optional[_Mapping[str, AttrValue]] = ...) -> None: ...
+
+class AttrValue(_message.Message):
+    __slots__ = ("list", "s", "i", "f", "b", "type", "shape", "tensor", "placeholder", "func")
+    class ListValue(_message.Message):
+        __slots__ = ("s", "i", "f", "b", "type", "shape", "tensor", "func")
+        S_FIELD_NUMBER: _ClassVar[int]
+        I_FIELD_NUMBER: _ClassVar[int]
+        F_FIELD_NUMBER: _ClassVar[int]
+        B_FIELD_NUMBER: _ClassVar[int]
+        TYPE_FIELD_NUMBER: _ClassVar[int]
+        SHAPE_FIELD_NUMBER: _ClassVar[int]
+        TENSOR_FIELD_NUMBER: _ClassVar[int]
+        FUNC_FIELD_NUMBER: _ClassVar[int]
+        s: _containers.RepeatedScalarFieldContainer[bytes]
+        i: _containers.RepeatedScalarFieldContainer[int]
+        f: _containers.RepeatedScalarFieldContainer[float]
+        b: _containers.RepeatedScalarFieldContainer[bool]
+        type: _containers.RepeatedScalarFieldContainer[DataType]
+        shape: _containers.RepeatedCompositeFieldContainer[TensorShapeProto]
+        tensor: _containers.RepeatedCompositeFieldContainer[TensorProto]
+        func: _containers.RepeatedCompositeFieldContainer[NameAttrList]
+        def __init__(self, s: _Optional[_Iterable[bytes]] = ..., i: _Optional[_Iterable[int]] = ..., f: _Optional[_Iterable[float]] = ..., b: _Optional[_Iterable[bool]] = ..., type: _Optional[_Iterable[_Union[DataType, str]]] = ..., shape: _Optional[_Iterable[_Union[TensorShapeProto, _Mapping]]] = ..., tensor: _Optional[_Iterable[_Union[TensorProto, _Mapping]]] = ..., func: _Optional[_Iterable[_Union[NameAttrList, _Mapping]]] = ...) -> None: ...
+    LIST_FIELD_NUMBER: _ClassVar[int]
+    S_FIELD_NUMBER: _ClassVar[int]
+    I_FIELD_NUMBER: _ClassVar[int]
+    F_FIELD_NUMBER: _ClassVar[int]
+    B_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    SHAPE_FIELD_NUMBER: _ClassVar[int]
+    TENSOR_FIELD_NUMBER: _ClassVar[int]
+    PLACEHOLDER_FIELD_NUMBER: _ClassVar[int]
+    FUNC_FIELD_NUMBER: _ClassVar[int]
+    list: AttrValue.ListValue
+    s: bytes
+    i: int
+    f: float
+    b: bool
+    type: DataType
+    shape: TensorShapeProto
+    tensor: TensorProto
+    placeholder: str
+    func: NameAttrList
+    def __init__(self, list: _Optional[_Union[AttrValue.ListValue, _Mapping]] = ..., s: _Optional[bytes] = ..., i: _Optional[int] = ..., f: _Optional[float] = ..., b: _Optional[bool] = ..., type: _Optional[_Union[DataType, str]] = ..., shape: _Optional[_Union[TensorShapeProto, _Mapping]] = ..., tensor: _Optional[_Union[TensorProto, _Mapping]] = ..., placeholder: _Optional[str] = ..., func: _Optional[_Union[NameAttrList, _Mapping]] = ...) -> None: ...
+
+class NameAttrList(_message.Message):
+    __slots__ = ("name", "attr")
+    class AttrEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: AttrValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[AttrValue, _Mapping]] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ATTR_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    attr: _containers.MessageMap[str, AttrValue]
+    def __init__(self, name: _Optional[str] = ..., attr: _Optional[_Mapping[str, AttrValue]] = ...) -> None: ...
+
+class VersionDef(_message.Message):
+    __slots__ = ("producer", "min_consumer", "bad_consumers")
+    PRODUCER_FIELD_NUMBER: _ClassVar[int]
+    MIN_CONSUMER_FIELD_NUMBER: _ClassVar[int]
+    BAD_CONSUMERS_FIELD_NUMBER: _ClassVar[int]
+    producer: int
+    min_consumer: int
+    bad_consumers: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, producer: _Optional[int] = ..., min_consumer: _Optional[int] = ..., bad_consumers: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class FunctionDefLibrary(_message.Message):
+    __slots__ = ("function",)
+    FUNCTION_FIELD_NUMBER: _ClassVar[int]
+    function: _containers.RepeatedCompositeFieldContainer[FunctionDef]
+    def __init__(self, function: _Optional[_Iterable[_Union[FunctionDef, _Mapping]]] = ...) -> None: ...
+
+class FunctionDef(_message.Message):
+    __slots__ = ("signature",)
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    signature: OpDef
+    def __init__(self, signature: _Optional[_Union[OpDef, _Mapping]] = ...) -> None: ...
+
+class OpDef(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...

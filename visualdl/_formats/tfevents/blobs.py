@@ -46,8 +46,13 @@ def _image_value(read: Callable[[int, int], bytes], start: int, stop: int) -> Me
     return None
 
 
-#: The messages on the way to the blobs, for :func:`prune`.
-_EVENT: Messages = {_SUMMARY: {_VALUE: _image_value}}
+def _whole(read: Callable[[int, int], bytes], start: int, stop: int) -> None:
+    """A graph is kept whole: the decoder counts its bytes (and finds a meta graph's graph)."""
+    return None
+
+
+#: The messages on the way to the blobs, for :func:`prune`; Event.graph_def and Event.meta_graph_def kept whole.
+_EVENT: Messages = {_SUMMARY: {_VALUE: _image_value}, 4: _whole, 9: _whole}
 
 
 def prune(read: Callable[[int, int], bytes], length: int) -> bytes:

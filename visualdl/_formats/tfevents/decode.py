@@ -40,6 +40,9 @@ How a value is read:
   with ``(wall time, s, points before it in the file)``; the index moves the run's points
   read before it (earlier files in name order, earlier records of its file) with a step
   ``>= s`` apart, as TensorBoard's reader drops them (:mod:`visualdl._index.sessions`).
+* ``graph_def`` and ``meta_graph_def``: the run's graph, its bytes left in the file
+  (:mod:`visualdl._formats.tfevents.graphs`); a ``tagged_run_metadata`` (step stats) is
+  counted under its tag, not shown.
 
 Only the first value of a tag in a file usually carries the metadata naming its
 plugin; the decoder remembers it for the tag's later values.
@@ -59,6 +62,7 @@ from visualdl._formats.framebatch import Batch
 from visualdl._formats.framing import HEADER_SIZE
 from visualdl._formats.points import Points
 from visualdl._formats.tfevents import scalars as tfscalars
+from visualdl._formats.tfevents.graphs import graph_event
 from visualdl._formats.tfevents.values import _EXPERIMENT, NOT_READ, READERS, BlobRef, Value
 from visualdl._kinds.table import (
     HPARAMS_TAG,
@@ -130,7 +134,7 @@ class EventDecoder:
     :func:`header_for`).
     """
 
-    __slots__ = ("header", "plugins", "other", "problems", "hparams", "seen")
+    __slots__ = ("header", "plugins", "other", "problems", "hparams", "seen", "graphed")
     #: None: a writer of this format never says it closed the file.
     footer: pb.Footer | None = None
     #: None: nor how its process ended.
@@ -149,6 +153,8 @@ class EventDecoder:
         self.hparams: tuple[dict[str, int | float | str | bool] | None, tuple[str, ...] | None] = (None, None)
         #: Scalar points decoded from the file so far (a session start says how many came before it).
         self.seen = 0
+        #: A ``graph_def`` was read: a later meta graph's is not the run's graph (TensorBoard's rule).
+        self.graphed = False
 
     def decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
         """Items hold events, payloads, or batches of payloads (:class:`Batch`): those of
@@ -232,10 +238,12 @@ class EventDecoder:
         what = event.WhichOneof("what")
         if what == "session_log" and event.session_log.status == tb.SessionLog.START:
             out.append((SESSION_START, "", (float(event.wall_time), int(event.step), self.seen + len(points))))
-        if what in _GRAPHS:  # no view of TensorFlow graphs yet: counted, never silently dropped
-            name = _GRAPHS[what]
-            _, count = other.get(name, (what, 0))
-            other[name] = (what, count + 1)
+        if what in ("graph_def", "meta_graph_def"):
+            self._graph(path, offset, event, out)
+        elif what == "tagged_run_metadata":  # step stats: no view of them, counted by tag
+            tag = event.tagged_run_metadata.tag
+            _, count = other.get(tag, (_RUN_METADATA, 0))
+            other[tag] = (_RUN_METADATA, count + 1)
         if what != "summary":
             return
         step, wall = int(event.step), float(event.wall_time)
@@ -266,6 +274,20 @@ class EventDecoder:
             else:
                 out.extend(items)
 
+    def _graph(self, path: str, offset: int, event: tb.Event, out: list[tuple[str, str, object]]) -> None:
+        """The run's graph from a ``graph_def``, or from a meta graph unless one came before it."""
+        if event.WhichOneof("what") == "graph_def":
+            self.graphed = True
+        elif self.graphed:
+            return
+        try:
+            found = graph_event(path, offset, event)
+        except LogFormatError as e:
+            self.problems.append((offset, f"meta graph: {e.message}"))
+            return
+        if found is not None:
+            out.append(("graphs", found.name, found))
+
     def _hparams(self, items: list[tuple[str, str, object]]) -> list[tuple[str, str, object]]:
         """The run's hyperparameters once a session start was read: its values, with the
         metrics of the file's latest experiment (before or after it)."""
@@ -283,8 +305,8 @@ class EventDecoder:
         return out
 
 
-#: Event fields holding a graph, and the tag their count is listed under as unshown.
-_GRAPHS = {"graph_def": "graph", "meta_graph_def": "meta_graph"}
+#: What a ``tagged_run_metadata`` is listed as, unshown, under its tag.
+_RUN_METADATA = "run_metadata"
 _F64 = struct.Struct("<d")
 _F32 = struct.Struct("<f")
 _SUMMARY_KEY, _VALUE_KEY, _TAG_KEY, _SIMPLE_KEY, _WALL_KEY, _STEP_KEY = 0x2A, 0x0A, 0x0A, 0x15, 0x09, 0x10

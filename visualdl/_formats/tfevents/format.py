@@ -15,6 +15,7 @@ from visualdl._formats.framing import HEADER_SIZE
 from visualdl._formats.recordcheck import check_record
 from visualdl._formats.tfevents.blobs import blob_span, prune
 from visualdl._formats.tfevents.decode import BlobRef, EventDecoder, is_tfevents_file
+from visualdl._formats.tfevents.graphs import GraphRef, graph_span
 
 __all__ = ["TFEVENTS"]
 
@@ -24,6 +25,8 @@ _LEAD = 0x09
 
 def _blob_span(read: Read, length: int, event: Any) -> tuple[int, int]:
     ref = event.ref
+    if isinstance(ref, GraphRef):
+        return graph_span(read, length, ref)
     if not isinstance(ref, BlobRef):
         raise TypeError(f"{type(event).__name__} of an event file has no blob reference: {ref!r}")
     return blob_span(read, length, ref)
