@@ -7,6 +7,10 @@ here it writes into :class:`SummaryRecorder`, which keeps what each call would h
 (run, tag, step, value), honouring ``as_default`` and ``record_if`` as TensorFlow does, so
 the test compares our log with exactly what Keras's own callback asks TensorFlow to write.
 OUT.json also holds what ``fit`` reported (History, each batch's logs) and the warnings.
+
+``python keras_fit.py BACKEND LOGDIR tflogs`` instead fits the model, data and callback
+arguments with which ``tests/data/tflogs/make_tflogs.py`` wrote ``tests/data/tflogs/keras``
+through the real TensorFlow, with VisualDLCallback alone.
 """
 
 from __future__ import annotations
@@ -153,4 +157,26 @@ def main() -> None:
         json.dump(out, f)
 
 
-main()
+def fit_as_tflogs() -> None:
+    """``write_keras`` of ``tests/data/tflogs/make_tflogs.py``, with VisualDLCallback."""
+    keras.utils.set_random_seed(3)
+    rng = np.random.default_rng(3)
+    x = rng.random((32, 4, 4, 1), dtype=np.float32)
+    y = (x.mean(axis=(1, 2, 3)) > 0.5).astype(np.float32)
+    model = keras.Sequential(
+        [
+            keras.Input((4, 4, 1)),
+            keras.layers.Conv2D(2, 3, activation="relu", name="conv"),
+            keras.layers.Flatten(),
+            keras.layers.Dense(1, activation="sigmoid", name="head"),
+        ]
+    )
+    model.compile(optimizer="sgd", loss="binary_crossentropy", metrics=["accuracy"])
+    callback = VisualDLCallback(LOGDIR, histogram_freq=1, write_images=True, write_graph=True, update_freq="epoch")
+    model.fit(x, y, batch_size=16, epochs=2, validation_split=0.25, callbacks=[callback], verbose=0)
+
+
+if OUT == "tflogs":
+    fit_as_tflogs()
+else:
+    main()

@@ -173,3 +173,36 @@ def test_keras_callback_graph_or_warning(fitted: tuple[dict[str, Any], LogReader
         [warning] = fit["warnings"]
         assert "could not export model 'sequential' to ONNX on the jax backend" in warning
         assert "jax2onnx" in warning
+
+
+def _charts(reader: LogReader) -> dict[str, dict[str, Any]]:
+    """What each run's charts show, values aside: tags, steps, each step's image shapes, buckets."""
+    out: dict[str, dict[str, Any]] = {}
+    for run in reader.runs():
+        tags = reader.tags(run)
+        out[run] = {
+            "scalars": {tag: reader.scalars(run, tag).steps.tolist() for tag in tags["scalars"]},
+            "images": {
+                tag: [(e.step, e.height, e.width, e.channels) for e in reader.images(run, tag)]
+                for tag in tags["images"]
+            },
+            "histograms": {
+                tag: [(e.step, len(e.counts)) for e in reader.histograms(run, tag)] for tag in tags["histograms"]
+            },
+        }
+    return out
+
+
+def test_keras_callback_same_charts_as_keras_tensorboard_log(tmp_path: Path) -> None:
+    """The fit with which the real keras.callbacks.TensorBoard (on TensorFlow) wrote
+    tests/data/tflogs/keras, with ours on the torch backend: the same runs, tags, steps,
+    images per step and their shapes, buckets (values differ: another backend's arithmetic)."""
+    require(HAVE_KERAS, "keras", "pip install -e '.[e2e]'")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    logdir = tmp_path / "logs"
+    subprocess.run(
+        [python(), str(HERE / "keras_fit.py"), "torch", str(logdir), "tflogs"], env=env, check=True, timeout=600
+    )
+    ours = LogReader(str(logdir))
+    assert _charts(ours) == _charts(LogReader(os.path.join(ROOT, "tests", "data", "tflogs", "keras")))
+    assert [g.name for g in ours.graphs("train")] == ["keras"]
