@@ -170,7 +170,18 @@ HPARAMS = obj(
                 description="a hyperparameter over the runs; booleans and strings list their distinct values",
             )
         ),
-        "metrics": {**array(STRING), "description": "the scalar tags any run names as metrics"},
+        "metrics": {
+            **array(STRING),
+            "description": "the trials' metrics by name: a scalar tag, or group/tag for a tag read in the run "
+            "group below each trial (declared by an experiment above the trials, else every scalar tag of them)",
+        },
+        "metric_sources": array(
+            obj(
+                {"name": STRING, "tag": STRING, "group": STRING},
+                description="where each metric is read: the tag in the trial's run (group empty) or in the run "
+                "group below it",
+            )
+        ),
         "runs": array(
             obj(
                 {

@@ -1,10 +1,12 @@
 """Answers of the hyperparameter and custom scalar layout routes.
 
-Hyperparameters: every run with an hparams record, its values as written (numbers stay
-numbers, booleans booleans), and for every metric any run names (a scalar tag) the run's
-last value with its step, and the lowest and highest over the tag's points; a metric a
+Hyperparameters: every trial run (a run with an hparams record of values), its values as
+written (numbers stay numbers, booleans booleans), and for every metric of any trial the
+run's last value with its step, and the lowest and highest over the tag's points; a metric a
 run never logged is null for it. NaN and infinities are data: a last value that is one is
 null with ``last_nonfinite`` saying which; min and max are over the finite values.
+Which metrics a trial has, declared by an experiment above it or found among the scalars
+of its runs, and the run each is read from: :mod:`visualdl._index.experiments`.
 
 Custom scalar layouts (tensorboardX's ``add_custom_scalars``): the layouts of all runs
 merged as TensorBoard merges them (categories by title, charts by title within them, the
@@ -18,11 +20,13 @@ no backreferences or lookaround) is named on its chart, never an error of the re
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
-from visualdl._kinds.table import HParamsEvent, ScalarLayoutEvent
+from visualdl._index.experiments import Metric, trial_metrics
+from visualdl._kinds.table import HPARAMS_TAG, HParamsEvent, ScalarLayoutEvent
 from visualdl.errors import CannotShow, NotFound
 from visualdl.server._patterns import compile_pattern
 from visualdl.server._provider import DataProvider
@@ -39,8 +43,8 @@ def _kind_of(values: list[Any]) -> str:
 
 
 def _metric(provider: DataProvider, run: str, tag: str) -> dict[str, Any] | None:
-    reader, local = provider.resolve(run)
     try:
+        reader, local = provider.resolve(run)  # a declared group may never have been written
         series = reader.scalars(local, tag)
     except NotFound:
         return None
@@ -62,21 +66,27 @@ def _metric(provider: DataProvider, run: str, tag: str) -> dict[str, Any] | None
 
 
 def hparams(provider: DataProvider, *, runs: list[str] | None) -> dict[str, Any]:
-    names = runs or sorted(provider.run_names())
-    found: list[tuple[str, HParamsEvent]] = []
-    for run in names:
+    tags = provider.list_tags()
+    with_hparams = tags.get("hparams", {}).get(HPARAMS_TAG, [])
+    events: dict[str, HParamsEvent] = {}
+    for run in with_hparams:
         reader, local = provider.resolve(run)
         event = reader.hparams(local)
         if event is not None:
-            found.append((run, event))
+            events[run] = event
+    wanted = set(runs) if runs else None
+    found = sorted((run, e) for run, e in events.items() if e.trial and (wanted is None or run in wanted))
+    if runs:
+        for run in runs:
+            provider.resolve(run)  # an unknown name is NotFound
+    metrics_of = trial_metrics(events, _LazyScalarTags(tags.get("scalars", {})))
     values: dict[str, list[Any]] = {}
-    metrics: list[str] = []
-    for _, event in found:
+    metrics: dict[str, Metric] = {}
+    for run, event in found:
         for name, value in event.hparams.items():
             values.setdefault(name, []).append(value)
-        for tag in event.metrics:
-            if tag not in metrics:
-                metrics.append(tag)
+        for metric in metrics_of.get(run, ()):
+            metrics.setdefault(metric.name, metric)
     columns = []
     for name, seen in values.items():
         kind = _kind_of(seen)
@@ -84,19 +94,51 @@ def hparams(provider: DataProvider, *, runs: list[str] | None) -> dict[str, Any]
         if kind != "number":
             column["values"] = sorted({str(v) if kind == "string" else v for v in seen}, key=str)
         columns.append(column)
-    return {
-        "hparams": columns,
-        "metrics": metrics,
-        "runs": [
+    out_runs = []
+    for run, event in found:
+        own = {m.name: m for m in metrics_of.get(run, ())}
+        out_runs.append(
             {
                 "run": run,
                 "wall_time": event.wall_time,
                 "hparams": event.hparams,
-                "metrics": {tag: _metric(provider, run, tag) for tag in metrics},
+                "metrics": {
+                    name: (_metric(provider, own[name].run, own[name].tag) if name in own else None) for name in metrics
+                },
             }
-            for run, event in found
-        ],
+        )
+    return {
+        "hparams": columns,
+        "metrics": list(metrics),
+        "metric_sources": [{"name": m.name, "tag": m.tag, "group": m.group} for m in metrics.values()],
+        "runs": out_runs,
     }
+
+
+class _LazyScalarTags(Mapping[str, list[str]]):
+    """``{run: its scalar tags}`` from the provider's ``{tag: [runs]}``, transposed only if
+    read (runs whose metrics are declared never need it)."""
+
+    def __init__(self, by_tag: dict[str, list[str]]) -> None:
+        self._by_tag = by_tag
+        self._by_run: dict[str, list[str]] | None = None
+
+    def _runs(self) -> dict[str, list[str]]:
+        if self._by_run is None:
+            self._by_run = {}
+            for tag, names in self._by_tag.items():
+                for run in names:
+                    self._by_run.setdefault(run, []).append(tag)
+        return self._by_run
+
+    def __getitem__(self, run: str) -> list[str]:
+        return self._runs()[run]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._runs())
+
+    def __len__(self) -> int:
+        return len(self._runs())
 
 
 def scalar_layout(provider: DataProvider) -> dict[str, Any]:

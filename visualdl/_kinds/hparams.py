@@ -18,11 +18,25 @@ HPARAMS_TAG = "hparams"
 @dataclass(frozen=True, slots=True)
 class HParamsEvent:
     """A run's hyperparameters (each value of the type it was written with) and the
-    scalar tags of its metrics."""
+    scalar tags of its metrics.
+
+    ``metric_groups``: where each metric is read, as TensorBoard's hparams plugin names it:
+    ``""`` (or the tuple empty) for the run itself, else a run below it (``validation``:
+    the run ``<run>/validation``, as Keras writes). ``trial``: False for an experiment's
+    declaration alone (TensorBoard's ``hparams_config``, usually in the logdir's root),
+    whose metrics apply to the trial runs below it and which is no trial itself.
+    """
 
     wall_time: float
     hparams: dict[str, int | float | str | bool]
     metrics: tuple[str, ...]
+    metric_groups: tuple[str, ...] = ()
+    trial: bool = True
+
+    def metric_sources(self) -> list[tuple[str, str]]:
+        """``(group, tag)`` of each metric, in order."""
+        groups = self.metric_groups or ("",) * len(self.metrics)
+        return list(zip(groups, self.metrics, strict=True))
 
 
 def encode_hparams(wall_time: float, hparams: dict[str, int | float | str | bool], metrics: list[str]) -> pb.Record:

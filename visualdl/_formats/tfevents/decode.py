@@ -149,8 +149,8 @@ class EventDecoder:
         self.other: dict[str, tuple[str, int]] = {}
         #: ``(offset, message)`` of the values that could not be read, since last taken.
         self.problems: list[tuple[int, str]] = []
-        #: The latest hyperparameters and metrics read (None: no session start yet, no experiment).
-        self.hparams: tuple[dict[str, int | float | str | bool] | None, tuple[str, ...] | None] = (None, None)
+        #: The latest hyperparameters and experiment read (None: no session start yet, no experiment).
+        self.hparams: tuple[dict[str, int | float | str | bool] | None, HParamsEvent | None] = (None, None)
         #: Scalar points decoded from the file so far (a session start says how many came before it).
         self.seen = 0
         #: A ``graph_def`` was read: a later meta graph's is not the run's graph (TensorBoard's rule).
@@ -289,19 +289,23 @@ class EventDecoder:
             out.append(("graphs", found.name, found))
 
     def _hparams(self, items: list[tuple[str, str, object]]) -> list[tuple[str, str, object]]:
-        """The run's hyperparameters once a session start was read: its values, with the
-        metrics of the file's latest experiment (before or after it)."""
+        """The run's hyperparameters: once a session start was read, its values with the
+        metrics of the file's latest experiment (before or after it); before, the
+        experiment's declaration alone (not a trial: its metrics apply to the trials below)."""
         out: list[tuple[str, str, object]] = []
         for _, part, event in items:
             assert isinstance(event, HParamsEvent)
-            values, metrics = self.hparams
+            values, experiment = self.hparams
             if part == _EXPERIMENT:
-                metrics = event.metrics
+                experiment = event
             else:
                 values = event.hparams
-            self.hparams = (values, metrics)
+            self.hparams = (values, experiment)
             if values is not None:
-                out.append(("hparams", HPARAMS_TAG, HParamsEvent(event.wall_time, values, metrics or ())))
+                metrics, groups = (experiment.metrics, experiment.metric_groups) if experiment else ((), ())
+                out.append(("hparams", HPARAMS_TAG, HParamsEvent(event.wall_time, values, metrics, groups)))
+            elif experiment is not None:
+                out.append(("hparams", HPARAMS_TAG, experiment))
         return out
 
 

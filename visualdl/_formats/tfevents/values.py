@@ -294,8 +294,10 @@ def _hparams_plugin(v: Value) -> list[tuple[str, str, object]]:
         raise LogFormatError(f"undecodable hparams plugin data ({e})") from e
     which = data.WhichOneof("data")
     if which == "experiment":
-        metrics = tuple(m.name.tag for m in data.experiment.metric_infos)
-        return [("hparams", _EXPERIMENT, HParamsEvent(v.wall, {}, metrics))]
+        infos = data.experiment.metric_infos
+        metrics = tuple(m.name.tag for m in infos)
+        groups = tuple(m.name.group.strip("/") for m in infos)
+        return [("hparams", _EXPERIMENT, HParamsEvent(v.wall, {}, metrics, groups, trial=False))]
     if which != "session_start_info":
         return []  # the session's end, or no data: nothing to show
     hparams: dict[str, int | float | str | bool] = {}
