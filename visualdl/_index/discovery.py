@@ -14,8 +14,10 @@ import logging
 import os
 
 from visualdl._formats.fatal import SUFFIX, is_sidecar_name
+from visualdl._formats.projector import CONFIG_NAME
 from visualdl._formats.table import format_of
 from visualdl._formats.vdlog.format import VDLOG
+from visualdl._index.projector import is_config_path
 from visualdl._index.tail import LogFile, Problem
 from visualdl._storage import Store
 
@@ -29,7 +31,7 @@ def is_log_name(name: str) -> bool:
 
 
 def _wanted(name: str) -> bool:
-    return is_log_name(name) or (is_sidecar_name(name) and is_log_name(name[: -len(SUFFIX)]))
+    return is_log_name(name) or (is_sidecar_name(name) and is_log_name(name[: -len(SUFFIX)])) or name == CONFIG_NAME
 
 
 def open_log(path: str, store: Store) -> LogFile:
@@ -48,6 +50,9 @@ class Discovery:
         #: Paths found wrong while listing the logdir (not files being read): path -> problem.
         self.problems: dict[str, Problem] = {}
         self.sidecars: dict[str, str] = {}
+        #: The projector configs listed (TensorBoard's embeddings beside the logs):
+        #: ``(directory as a run name, config path)`` (see :mod:`visualdl._index.projector`).
+        self.projector_configs: list[tuple[str, str]] = []
 
     def exists(self) -> bool:
         """Whether the logdir exists, as the latest listing found it where asking costs a
@@ -61,13 +66,16 @@ class Discovery:
         listing = self.store.list(_wanted, sizes=False)  # each file read is stat'ed as it is read
         found: dict[str, list[str]] = {}
         sidecars: dict[str, str] = {}
+        configs: list[tuple[str, str]] = []
         for directory, paths in listing.directories.items():
-            logs = [p for p in paths if not is_sidecar_name(p)]
+            configs.extend((self.store.relative(directory), p) for p in paths if is_config_path(p))
+            logs = [p for p in paths if not is_sidecar_name(p) and not is_config_path(p)]
             sidecars.update((p[: -len(SUFFIX)], p) for p in paths if is_sidecar_name(p))
             if logs:
                 found[self.store.relative(directory)] = logs
         #: Log path -> its fatal-signal sidecar's path, as the latest listing found them.
         self.sidecars = {log: path for log, path in sidecars.items() if is_log_name(os.path.basename(log))}
+        self.projector_configs = configs
         return found, dict(listing.problems)
 
     def note(self, trouble: dict[str, str]) -> set[str]:

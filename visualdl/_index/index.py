@@ -398,6 +398,8 @@ class Index(Poller):
     def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
         """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
         of an audio event, the vectors of an embeddings event (float32, row after row)."""
+        if isinstance(event, EmbeddingsEvent) and self._projectors.owns(event.ref):
+            return self._projectors.vectors(event).astype("<f4", copy=False).tobytes()
         fmt = format_of_path(event.ref.path)
         if fmt.scattered(event):
             return read_gathered(self.store, fmt, cast(EmbeddingsEvent, event))
@@ -479,7 +481,12 @@ class Index(Poller):
         that are not regular files)."""
         with self._lock:
             found = [p for state in self._runs.values() for f in state.files.values() for p in f.problems]
-            return found + list(self._discovery.problems.values()) + list(self._sidecars.problems.values())
+            return (
+                found
+                + list(self._discovery.problems.values())
+                + list(self._sidecars.problems.values())
+                + list(self._projectors.problems)
+            )
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.runs())

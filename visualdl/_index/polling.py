@@ -41,6 +41,7 @@ from visualdl._formats.format import SESSION_START
 from visualdl._formats.framebatch import Batch
 from visualdl._index.cache import ByteCache, VersionedView
 from visualdl._index.discovery import Discovery, open_log
+from visualdl._index.projector import Projectors, is_config_path, runs_of
 from visualdl._index.runs import CACHE_BYTES, POINTS_PER_BYTE, Progress, Run, series_of, split_blocks
 from visualdl._index.series import CACHE_DIR_ENV, Series, SpillFile
 from visualdl._index.sidecars import Sidecars
@@ -189,6 +190,8 @@ class Poller:
         self._discovery = Discovery(store)
         #: What the fatal-signal sidecars of the logs without an end say.
         self._sidecars = Sidecars(store)
+        #: The embeddings that TensorBoard's projector configs of the runs name.
+        self._projectors = Projectors(store)
         self._runs: dict[str, Run] = {}
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
@@ -249,6 +252,7 @@ class Poller:
             self._spill_failures = 0
             result = self._read_files(todo, progress)
             self._check_sidecars()
+            self._check_projectors()
             self._compact_spill()
             with self._lock:
                 if self._spill_failures == 0 and self._spill_error is not None:
@@ -269,6 +273,41 @@ class Poller:
         if self._sidecars.check(candidates):
             with self._lock:
                 self._generation += 1
+
+    def _check_projectors(self) -> None:
+        """Read what changed of the runs' projector configs and the files they name (see
+        :mod:`visualdl._index.projector`), and put their entries under the embeddings tags
+        of their runs, each config as one file of the tag."""
+        configs = runs_of(self._discovery.projector_configs)
+        with self._lock:
+            configs = {run: paths for run, paths in configs.items() if run in self._runs}
+        found = self._projectors.check(configs)
+        with self._lock:
+            for run, state in self._runs.items():
+                self._put_projector(state, found.get(run, {}))
+
+    def _put_projector(self, state: Run, by_config: dict[str, dict[str, list[Any]]]) -> None:
+        new = {(("embeddings", tag), path): events for path, tags in by_config.items() for tag, events in tags.items()}
+        changed = False
+        for key, per_file in list(state.data.items()):
+            if key[0] != "embeddings":
+                continue
+            for path in [p for p in per_file if is_config_path(p) and (key, p) not in new]:
+                del per_file[path]
+                changed = True
+                state.versions[key] = state.versions.get(key, 0) + 1
+            if not per_file:
+                del state.data[key]
+        for (key, path), events in new.items():
+            per_file = state.data.setdefault(key, {})
+            if per_file.get(path) != events:
+                per_file[path] = events
+                changed = True
+                state.versions[key] = state.versions.get(key, 0) + 1
+        if changed:
+            state.changes += 1
+            self._data_changes += 1
+            self._generation += 1
 
     def _read_files(
         self, todo: list[tuple[Run, LogFile]], progress: Callable[[int, int, int], None] | None

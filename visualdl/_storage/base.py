@@ -133,11 +133,14 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def open(self, path: str) -> BinaryIO:
-        """A listed log's bytes (segments read as one file); ``OSError`` when unreadable."""
+        """A listed log's bytes (segments read as one file), or those of a file :meth:`resolve`
+        gave; ``OSError`` when unreadable."""
 
     @abc.abstractmethod
     def stat(self, path: str) -> tuple[object, int]:
-        """``(identity, size)`` of a listed log; an identity changes when the file is replaced."""
+        """``(identity, size)`` of a listed log (or of a file :meth:`resolve` gave, as the
+        latest listing found it where asking costs a request); an identity changes when
+        the file is replaced."""
 
     def modified(self, path: str) -> float | None:
         """When a listed file was last written (seconds since the epoch), where a store tells
@@ -147,6 +150,14 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def relative(self, directory: str) -> str:
         """A listed directory as a run name: ``.`` for the logdir, ``a/b`` below it."""
+
+    @abc.abstractmethod
+    def resolve(self, path: str, name: str) -> str:
+        """The path of a file that the file ``path`` names by ``name`` (relative to the
+        directory of ``path``, or absolute), for :meth:`open` and :meth:`stat`, which take it
+        like a listed log's (a side file the logs point to: a projector's tensors).
+        ``ValueError`` when it lies outside the logdir (``../../etc/passwd``, an absolute
+        path elsewhere, a symbolic link out of it): a store reads only its own files."""
 
     # -- writers ---------------------------------------------------------------------
 

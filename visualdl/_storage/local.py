@@ -184,8 +184,20 @@ class LocalStore(Store):
         source = self._sources.get(path)
         if source is not None:
             return source.stat()
-        st = os.stat(path)
+        st = os.stat(self._inside(path))
         return (st.st_dev, st.st_ino), st.st_size
+
+    def resolve(self, path: str, name: str) -> str:
+        root = os.path.abspath(self.logdir)
+        candidate = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(path)), name))
+        where = f"{name!r} (named in {path}) lies outside the logdir {self.logdir}"
+        if os.path.commonpath([root, candidate]) != root or candidate == root:
+            raise ValueError(f"{where}: only files under the logdir are read")
+        real_root = os.path.realpath(root)
+        real = os.path.realpath(candidate)
+        if os.path.commonpath([real_root, real]) != real_root:
+            raise ValueError(f"{where} once its symbolic links are followed ({real}): only files under it are read")
+        return os.path.join(self.logdir, os.path.relpath(candidate, root))
 
     def modified(self, path: str) -> float | None:
         if path in self._sources:

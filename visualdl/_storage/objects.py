@@ -23,6 +23,7 @@ import asyncio
 import concurrent.futures
 import logging
 import os
+import posixpath
 import random
 import struct
 import threading
@@ -214,16 +215,44 @@ class ObjectStore(Store):
         return self._sources.get(path)
 
     def open(self, path: str) -> BinaryIO:
-        source = self._sources.get(path)
-        if source is None:
-            raise OSError(f"{path}: not listed in {self.location}")
-        return source.open()[0]
+        return self._source(path).open()[0]
 
     def stat(self, path: str) -> tuple[object, int]:
+        return self._source(path).stat()
+
+    def _source(self, path: str) -> PartsSource:
+        """A listed log's source, or one for another object of the latest listing (a file
+        that :meth:`resolve` gave: its size as listed, no request)."""
         source = self._sources.get(path)
-        if source is None:
-            raise OSError(f"{path}: not listed in {self.location}")
-        return source.stat()
+        if source is not None:
+            return source
+        key = self.fs._strip_protocol(path) if "://" in path else path
+        directory, _, name = key.rpartition("/")
+        size = self.lister.objects.get(directory, {}).get(name) if self._inside(key) else None
+        if size is None:
+            raise FileNotFoundError(f"{path}: not listed in {self.location}")
+        source = PartsSource(path, self.lister.read_range)
+        source.update([(key, size)])
+        return source
+
+    def _inside(self, key: str) -> bool:
+        return key.startswith(self.root.rstrip("/") + "/")
+
+    def resolve(self, path: str, name: str) -> str:
+        where = f"{name!r} (named in {path}) lies outside the logdir {self.location}"
+        if "://" in name:
+            if url_protocol(name) != url_protocol(self.logdir):
+                raise ValueError(f"{where}: only objects under the logdir are read")
+            key = self.fs._strip_protocol(name)
+        elif name.startswith("/") or "\\" in name:
+            raise ValueError(f"{where} (a local path): only objects under the logdir are read")
+        else:
+            base = self.fs._strip_protocol(path) if "://" in path else path
+            key = posixpath.join(posixpath.dirname(base), name)
+        key = posixpath.normpath(key)
+        if not self._inside(key):
+            raise ValueError(f"{where}: only objects under the logdir are read")
+        return self.lister.url(key)
 
     def relative(self, directory: str) -> str:
         return "." if directory == self.root else directory[len(self.root) + 1 :]

@@ -1,0 +1,307 @@
+"""TensorBoard's projector files in a logdir's runs (tensorboardX's and torch's
+``add_embedding``; :mod:`visualdl._formats.projector`), read through the store into
+embeddings entries like those of our own records.
+
+The listing names each ``projector_config.pbtxt`` of a run (in the run's directory or in
+its ``plugins/projector``). After each poll, :meth:`Projectors.check` stats every config
+and the files each of its blocks names, and reads again only what changed: a config that
+grew by one block reads that block's files, not the others'. Paths are the store's to
+resolve (:meth:`~visualdl._storage.Store.resolve`: relative to the config, and never
+outside the logdir), so a local logdir and a bucket are read alike.
+
+Each block is one :class:`~visualdl._kinds.table.EmbeddingsEvent` of tag and step
+(``tag:00042``). Its vectors are parsed when it is read (a bad cell is a problem at the
+poll, with its line), kept in a bounded cache for :meth:`Projectors.vectors`, and parsed
+again once dropped. Its reference is the tensors file with a negative offset, new each
+time the block's files change, so nothing cached for older bytes is taken for the new.
+What is wrong is a problem naming the file and the line, and loses only its own part:
+a block without readable vectors is left out; one whose labels or sprite are wrong keeps
+its vectors, and its labels when only the sprite is wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from visualdl._formats.projector import (
+    CONFIG_NAME,
+    PLUGIN_DIR,
+    EmbeddingInfo,
+    ProjectorConfig,
+    check_sprite,
+    embedding_name,
+    parse_config,
+    parse_metadata,
+    parse_tensors,
+)
+from visualdl._index.cache import ByteCache
+from visualdl._index.tail import Problem
+from visualdl._kinds.kind import RecordRef
+from visualdl._kinds.table import EmbeddingsEvent
+from visualdl._storage import Store
+from visualdl.errors import LogFormatError
+
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "MAX_METADATA_BYTES",
+    "MAX_SPRITE_BYTES",
+    "MAX_TENSOR_BYTES",
+    "VECTOR_CACHE_BYTES",
+    "Projectors",
+    "config_run",
+    "is_config_path",
+]
+
+log = logging.getLogger("visualdl.reader")
+
+#: Bytes of a config read at most (a block is ~200 bytes: 80,000 blocks).
+MAX_CONFIG_BYTES = 16 << 20
+#: Bytes of a tensors file read at most: 1 GiB of text is 50M values as torch writes them.
+MAX_TENSOR_BYTES = 1 << 30
+#: Bytes of a metadata file read at most.
+MAX_METADATA_BYTES = 256 << 20
+#: Bytes of a sprite read at most (TensorBoard draws sprites up to 8192 x 8192 px).
+MAX_SPRITE_BYTES = 64 << 20
+#: Bytes of parsed vectors kept for the projector (the least recently used dropped first).
+VECTOR_CACHE_BYTES = 256 << 20
+
+
+def is_config_path(path: str) -> bool:
+    """Whether ``path`` (as the listing names it) is a projector config."""
+    return path.replace("\\", "/").rpartition("/")[2] == CONFIG_NAME
+
+
+def config_run(run: str) -> str:
+    """The run whose config lies in the directory named ``run`` (a run's own, or
+    ``<run>/plugins/projector``)."""
+    if run == PLUGIN_DIR:
+        return "."
+    if run.endswith("/" + PLUGIN_DIR):
+        return run[: -len(PLUGIN_DIR) - 1]
+    return run
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A block as last read: the stats of its files, its event (None: no vectors) and problems."""
+
+    stamp: tuple[object, ...]
+    tag: str
+    event: EmbeddingsEvent | None
+    problems: tuple[Problem, ...]
+    shape: tuple[int, ...] = ()  # the block's tensor_shape, to parse its vectors again
+
+
+@dataclass(frozen=True, slots=True)
+class _Config:
+    stamp: tuple[object, ...]
+    config: ProjectorConfig
+
+
+class Projectors:
+    """The embeddings that a logdir's projector configs name, kept up to date by :meth:`check`."""
+
+    def __init__(self, store: Store, *, cache_bytes: int = VECTOR_CACHE_BYTES) -> None:
+        self.store = store
+        self._configs: dict[str, _Config] = {}
+        self._blocks: dict[tuple[str, int], _Read] = {}  # (config path, block index) -> as last read
+        self._vectors: ByteCache[np.ndarray] = ByteCache(cache_bytes, keep=1)
+        self._shapes: dict[RecordRef, tuple[int, ...]] = {}  # live refs -> the block's tensor_shape
+        self._serial = itertools.count(1)
+        self._lock = threading.Lock()
+        #: What is wrong in the configs and the files they name: path -> problems.
+        self.problems: list[Problem] = []
+
+    # -- polls -----------------------------------------------------------------------------
+
+    def check(self, configs: dict[str, list[str]]) -> dict[str, dict[str, dict[str, list[EmbeddingsEvent]]]]:
+        """Read what changed of the configs ``{run: [config path, ...]}``: ``{run: {config
+        path: {tag: [events by step]}}}``. Events of blocks whose files did not change are
+        the same objects as before."""
+        out: dict[str, dict[str, dict[str, list[EmbeddingsEvent]]]] = {}
+        problems: list[Problem] = []
+        blocks: dict[tuple[str, int], _Read] = {}
+        configs_seen: dict[str, _Config] = {}
+        for run, paths in configs.items():
+            for path in paths:
+                parsed = self._config(path, problems)
+                if parsed is None:
+                    continue
+                configs_seen[path] = parsed
+                tags: dict[str, list[EmbeddingsEvent]] = {}
+                seen: set[tuple[str, int, str]] = set()
+                for i, info in enumerate(parsed.config.embeddings):
+                    read = self._block(path, i, info)
+                    blocks[(path, i)] = read
+                    problems.extend(read.problems)
+                    event = read.event
+                    if event is None or (read.tag, event.step, event.ref.path) in seen:
+                        continue  # a block appended again (a script run twice) names the same files
+                    seen.add((read.tag, event.step, event.ref.path))
+                    tags.setdefault(read.tag, []).append(event)
+                for events in tags.values():
+                    events.sort(key=lambda e: e.step)
+                out.setdefault(run, {})[path] = tags
+        with self._lock:
+            self._configs = configs_seen
+            self._blocks = blocks
+            self._shapes = {read.event.ref: read.shape for read in blocks.values() if read.event is not None}
+            self.problems = problems
+        return out
+
+    def _config(self, path: str, problems: list[Problem]) -> _Config | None:
+        try:
+            stamp = self._stamp(path)
+            before = self._configs.get(path)
+            if before is not None and before.stamp == stamp:
+                parsed = before
+            else:
+                parsed = _Config(stamp, parse_config(self._read(path, MAX_CONFIG_BYTES)))
+        except (OSError, LogFormatError) as e:
+            problems.append(Problem(path, 0, f"cannot read the projector config: {_why(e)}"))
+            return None
+        config = parsed.config
+        if config.problem:
+            problems.append(Problem(path, 0, config.problem))
+        if not config.embeddings and (config.model_checkpoint_path or config.model_checkpoint_dir):
+            problems.append(
+                Problem(path, 0, "its embeddings are in a TensorFlow checkpoint, which is not read: write them as TSV")
+            )
+        return parsed
+
+    def _block(self, config: str, index: int, info: EmbeddingInfo) -> _Read:
+        tag, step = embedding_name(info)
+        where = f"line {info.line}: embeddings {tag!r} (step {step})"
+        if not info.tensor_path:
+            return _Read((), tag, None, (Problem(config, 0, f"{where} names no tensor_path: vectors in a TensorFlow "
+                                                          "checkpoint are not read; write them as TSV"),))  # fmt: skip
+        paths: list[str | None] = []
+        problems: list[Problem] = []
+        named = [info.tensor_path, info.metadata_path, info.sprite.image_path if info.sprite else ""]
+        for what, name in zip(("tensor_path", "metadata_path", "sprite image_path"), named, strict=True):
+            if not name:
+                paths.append(None)
+                continue
+            try:
+                paths.append(self.store.resolve(config, name))
+            except ValueError as e:
+                problems.append(Problem(config, 0, f"{where}: {what} {e}"))
+                paths.append(None)
+        tensors = paths[0]
+        if tensors is None:
+            return _Read((), tag, None, tuple(problems))
+        # The same block naming files of the same stats: as read before (its problems too).
+        stamp = (info, *paths, *(self._stamp_or_missing(p) for p in paths))
+        before = self._blocks.get((config, index))
+        if before is not None and before.stamp == stamp:
+            return before
+        event = self._read_block(info, step, tensors, paths[1], paths[2], problems, where)
+        return _Read(stamp, tag, event, tuple(problems), info.tensor_shape)
+
+    def _read_block(
+        self,
+        info: EmbeddingInfo,
+        step: int,
+        tensors: str,
+        metadata_path: str | None,
+        sprite_path: str | None,
+        problems: list[Problem],
+        where: str,
+    ) -> EmbeddingsEvent | None:
+        try:
+            vectors = parse_tensors(self._read(tensors, MAX_TENSOR_BYTES), tensors, info.tensor_shape)
+        except (OSError, LogFormatError) as e:
+            problems.append(Problem(tensors, 0, f"{where}: {_why(e)}"))
+            return None
+        rows, dim = vectors.shape
+        header: tuple[str, ...] = ()
+        labels: tuple[tuple[str, ...], ...] = ()
+        if metadata_path is not None:
+            try:
+                metadata = parse_metadata(self._read(metadata_path, MAX_METADATA_BYTES), metadata_path, rows)
+                header, labels = metadata.header, metadata.rows
+                if metadata.problem:
+                    problems.append(Problem(metadata_path, 0, f"{where}: {metadata.problem}"))
+            except (OSError, LogFormatError) as e:
+                problems.append(Problem(metadata_path, 0, f"{where}: {_why(e)}; its vectors are shown without labels"))
+        if sprite_path is not None and info.sprite is not None:
+            try:
+                check_sprite(self._read(sprite_path, MAX_SPRITE_BYTES), sprite_path, info.sprite.single_image_dim, rows)
+            except (OSError, LogFormatError) as e:
+                problems.append(Problem(sprite_path, 0, f"{where}: {_why(e)}"))
+        ref = RecordRef(tensors, -next(self._serial))
+        modified = self.store.modified(tensors)
+        event = EmbeddingsEvent(step, time.time() if modified is None else modified, rows, dim, header, labels, ref)
+        self._vectors.put(ref, vectors, vectors.nbytes)
+        return event
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def owns(self, ref: RecordRef) -> bool:
+        """Whether ``ref`` is an entry of a projector file (not a record of a log)."""
+        return ref.offset < 0
+
+    def vectors(self, event: EmbeddingsEvent) -> np.ndarray:
+        """The vectors of an entry (rows x dimension, float32): kept since the poll, or parsed again."""
+        hit = self._vectors.get(event.ref)
+        if hit is not None:
+            return hit
+        path = event.ref.path
+        with self._lock:
+            shape = self._shapes.get(event.ref)
+        if shape is None:
+            raise LogFormatError("the projector config no longer names these vectors", path)
+        vectors = parse_tensors(self._read(path, MAX_TENSOR_BYTES), path, shape)
+        if vectors.shape != (event.rows, event.dimension):
+            raise LogFormatError(
+                f"now holds {vectors.shape[0]} x {vectors.shape[1]} values, not the {event.rows} x "
+                f"{event.dimension} it held when it was read (it is being rewritten)",
+                path,
+            )
+        self._vectors.put(event.ref, vectors, vectors.nbytes)
+        return vectors
+
+    # -- the store -------------------------------------------------------------------------
+
+    def _stamp(self, path: str) -> tuple[object, ...]:
+        identity, size = self.store.stat(path)
+        return (identity, size, self.store.modified(path))
+
+    def _stamp_or_missing(self, path: str | None) -> tuple[object, ...]:
+        if path is None:
+            return ()
+        try:
+            return self._stamp(path)
+        except OSError as e:
+            return ("missing", str(e))
+
+    def _read(self, path: str, limit: int) -> bytes:
+        _, size = self.store.stat(path)
+        if size > limit:
+            raise LogFormatError(f"is {size:,} bytes, more than the {limit:,} read of such a file", path)
+        with self.store.open(path) as f:
+            return f.read(limit + 1)
+
+
+def _why(e: Exception) -> str:
+    """An error's message without the path that the problem names already."""
+    if isinstance(e, LogFormatError):
+        return e.message
+    if isinstance(e, FileNotFoundError):
+        return "not found"
+    return getattr(e, "strerror", None) or str(e)
+
+
+def runs_of(directories: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """``{run: [config path, ...]}`` of ``(directory as a run name, config path)`` pairs."""
+    out: dict[str, list[str]] = {}
+    for directory, path in directories:
+        out.setdefault(config_run(directory), []).append(path)
+    return out
