@@ -4,7 +4,9 @@ caller's thread, binned per threshold on the writer's thread.
 The binning is VisualDL 2's (and TensorBoard's): with ``n`` thresholds, a prediction
 ``p`` falls in bucket ``floor(p * (n - 1))``; the counts at threshold ``i`` (``i / (n - 1)``)
 are those of the buckets ``>= i``, so a prediction at or above the threshold is a
-positive. ``weights`` multiply each element's count. Precision is ``tp / max(tp + fp,
+positive. ``weights`` multiply each element's count. A soft label ``y`` in [0, 1] (label
+smoothing, averaged annotations) counts ``y`` of a positive and ``1 - y`` of a negative, as
+torch's writer counts it. Precision is ``tp / max(tp + fp,
 1e-7)``, recall ``tp / max(tp + fn, 1e-7)``, for PR curves; for ROC curves, the true
 positive rate is ``tp / max(tp + fn, 1e-7)`` and the false positive rate ``fp / max(fp +
 tn, 1e-7)`` (VisualDL 2.5 divides the true positives by ``tn + fp``: its TPR is not one).
@@ -26,7 +28,7 @@ __all__ = ["MAX_THRESHOLDS", "Curve", "bin_pr_curve", "bin_roc_curve", "check_cu
 MAX_THRESHOLDS = 127
 _MINIMUM_COUNT = 1e-7
 
-#: labels (float64 0/1), predictions (float64 in [0, 1]; any floats for torch's buckets), thresholds,
+#: labels (float64 in [0, 1]), predictions (float64 in [0, 1]; any floats for torch's buckets), thresholds,
 #: weights (a float or an array)
 Curve = tuple[np.ndarray, np.ndarray, int, "float | np.ndarray"]
 
@@ -38,7 +40,7 @@ def _numbers(value: Any, name: str) -> np.ndarray:
 def check_curve(
     labels: Any, predictions: Any, num_thresholds: Any, weights: Any, *, torch_buckets: bool = False
 ) -> Curve:
-    """Owned float64 copies of ``labels`` (0 or 1, or bools) and ``predictions`` (in
+    """Owned float64 copies of ``labels`` (in [0, 1]: 0 or 1, bools, or soft labels) and ``predictions`` (in
     [0, 1]) of the same size, the number of thresholds (2 to :data:`MAX_THRESHOLDS`;
     more are taken as that many, as VisualDL 2 does) and the weights (None: 1.0; a
     non-negative number, or one per element).
@@ -62,9 +64,10 @@ def check_curve(
         )
     if label_values.size == 0:
         raise ValueError("labels and predictions must not be empty")
-    if not np.isin(label_values, (0.0, 1.0)).all():
-        bad = float(label_values[~np.isin(label_values, (0.0, 1.0))][0])
-        raise ValueError(f"labels must be 0 or 1 (or bools); got {bad!r}")
+    outside = ~((label_values >= 0.0) & (label_values <= 1.0))  # NaN too
+    if outside.any():
+        bad = float(label_values[outside][0])
+        raise ValueError(f"labels must be in [0, 1] (0 or 1, bools, or soft labels); got {bad!r}")
     if not torch_buckets and not ((prediction_values >= 0.0) & (prediction_values <= 1.0)).all():  # NaN too
         bad = float(prediction_values[~((prediction_values >= 0.0) & (prediction_values <= 1.0))][0])
         raise ValueError(f"predictions must be probabilities in [0, 1]; got {bad!r} (apply a sigmoid or softmax first)")

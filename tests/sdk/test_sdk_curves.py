@@ -77,7 +77,9 @@ def test_sdk_curves_accept_tensors_and_fractional_weights(logdir):
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"labels": [0, 1, 2]}, ValueError, "labels must be 0 or 1 .*got 2.0"),
+        ({"labels": [0, 1, 2]}, ValueError, r"labels must be in \[0, 1\] .*got 2.0"),
+        ({"labels": [0, -0.5, 1]}, ValueError, "got -0.5"),
+        ({"labels": [0, float("nan"), 1]}, ValueError, "got nan"),
         ({"labels": [0, 1]}, ValueError, "got 2 labels and 3 predictions"),
         ({"labels": "abc"}, TypeError, "labels must be an array of numbers"),
         ({"predictions": [0.5, 1.5, 0.1]}, ValueError, r"probabilities in \[0, 1\]; got 1.5"),

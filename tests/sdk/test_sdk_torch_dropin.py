@@ -171,6 +171,9 @@ def test_dropin_pr_curves_bin_predictions_as_torch_does(tmp_path):
         "float64": (many.numpy(), np.random.default_rng(0).random(2000), {}, False),
         "requires_grad": (labels, torch.rand(8, requires_grad=True), {"num_thresholds": 300}, False),
         "bool_labels": (labels.bool(), torch.rand(8), {}, False),
+        # Label smoothing (0.1): a soft label y counts y of a positive and 1 - y of a negative.
+        "soft_labels": (labels * 0.9 + 0.05, torch.rand(8), {}, False),
+        "soft_float64": (np.random.default_rng(1).random(2000), np.random.default_rng(2).random(2000), {}, False),
     }
 
     def calls(w: Any) -> None:
@@ -182,12 +185,17 @@ def test_dropin_pr_curves_bin_predictions_as_torch_does(tmp_path):
         ((ours,), (theirs,)) = reader.pr_curves("ours", tag), reader.pr_curves("torch", tag)
         assert ours.step == theirs.step == -4
         for field in ("thresholds", "tp", "fp", "tn", "fn"):
-            assert getattr(ours, field).tolist() == getattr(theirs, field).tolist(), (tag, field)
+            got = getattr(ours, field)
+            if tag.startswith("soft") and field != "thresholds":
+                got = got.astype(np.float32)  # fractional counts: torch stores them as float32, we as float64
+            assert got.tolist() == getattr(theirs, field).tolist(), (tag, field)
         for field in ("precision", "recall"):  # torch stores them as float32
             assert getattr(ours, field).astype(np.float32).tolist() == getattr(theirs, field).tolist(), (tag, field)
     ((above,),) = [reader.pr_curves("ours", "above_one")]
     assert above.tp[0] + above.fn[0] == 3  # of 5 positives, 1.5 and 2.0 are left out; 1.004 counts at the top
     assert above.tp[-1] == 1
+    ((soft,),) = [reader.pr_curves("ours", "soft_labels")]
+    assert soft.tp[0] == pytest.approx(5 * 0.95 + 3 * 0.05) and soft.fp[0] == pytest.approx(5 * 0.05 + 3 * 0.95)
     assert said == [
         "add_pr_curve: 3 of 8 predictions of tag 'above_one' are outside [0, 1] (the first: 1.5); as torch's "
         "writer does, those below 0, from 1 + 1/(num_thresholds - 1) up, or NaN were left out of the counts "
