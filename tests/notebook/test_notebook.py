@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import math
 import os
@@ -17,6 +19,7 @@ import numpy as np
 import pytest
 from kit.paths import DATA, ROOT
 from nbclient import NotebookClient
+from PIL import Image
 
 from visualdl import LogWriter, notebook
 
@@ -131,6 +134,28 @@ def test_notebook_images_and_histograms(logs):
     (even,) = notebook.histograms(logs, "w", mode="overlay").data  # re-binned: 30 even bins, as the web UI
     np.testing.assert_allclose(even.y, np.full(30, 100 / 30), rtol=1e-12)
     assert even.x[0] == pytest.approx(99 / 60) and even.x[-1] == pytest.approx(99 - 99 / 60)  # centres over [0, 99]
+
+
+def test_notebook_images_of_one_step_show_side_by_side(tmp_path):
+    red = np.zeros((6, 5, 3), np.uint8)
+    red[..., 0] = 255
+    blue = np.zeros((4, 3, 3), np.uint8)
+    blue[..., 2] = 255
+    with LogWriter(tmp_path) as w:
+        w.add_image("batch", red, 3)
+        w.add_image("batch", blue, 3)  # a second image at the same step
+        w.add_image("batch", blue, 4)
+    fig = notebook.images(tmp_path, "batch")
+    assert [f.name for f in fig.frames] == ["3", "4"]  # one slider position per step
+    first = _png(fig.frames[0].data[0].source)
+    assert first.shape == (6, 5 + 4 + 3, 4)  # side by side, a gap of 4 pixels, top-aligned
+    assert (first[:6, :5, :3] == (255, 0, 0)).all() and (first[:4, 9:, :3] == (0, 0, 255)).all()
+    assert (first[:, 5:9, :3] == 255).all() and (first[4:, 9:, :3] == 255).all()  # white around
+    assert _png(fig.frames[1].data[0].source).shape[:2] == (4, 3)  # alone: as logged
+
+
+def _png(source: str) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(source.split(",", 1)[1]))))
 
 
 def test_notebook_live_logdir_is_reread(logs):

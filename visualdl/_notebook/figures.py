@@ -8,6 +8,7 @@ logdir is polled at each call, so re-running a cell follows a live run.
 from __future__ import annotations
 
 import base64
+import io
 import math
 import os
 import re
@@ -267,7 +268,9 @@ def _lines(run: str, entry: RunScalars, ranks: str) -> list[tuple[str, Line, Rol
 def images(logdir: str | os.PathLike[str], tag: str, run: str | None = None, *, max_frames: int = 60) -> Any:
     """The images of ``tag`` of one run (the first having it by default), with a step slider.
 
-    At most ``max_frames`` steps, spread evenly, the first and last included.
+    At most ``max_frames`` steps, spread evenly, the first and last included. A step of
+    several images (a batch: ``tf.summary.image(max_outputs=3)``, Keras, clu) shows them
+    side by side in the order logged, as the web UI does.
     """
     import plotly.graph_objects as go
 
@@ -280,13 +283,17 @@ def images(logdir: str | os.PathLike[str], tag: str, run: str | None = None, *, 
     elif run not in runs:
         raise ValueError(f"run {run!r} has no image tag {tag!r}; runs with it: {runs!r}")
     listing = provider.read_events(run=run, kind="images", tag=tag)
-    n = len(listing)
+    steps = np.fromiter((e.step for e in listing), np.int64, len(listing))
+    # The events are in step order: each step's images are a run of equal steps.
+    starts = np.flatnonzero(np.r_[True, steps[1:] != steps[:-1]])
+    ends = np.r_[starts[1:], len(steps)]
+    n = len(starts)
     chosen = sorted({round(i * (n - 1) / max(1, min(n, max_frames) - 1)) for i in range(min(n, max_frames))})
     frames = []
-    for index in chosen:
-        png = provider.read_image(run=run, tag=tag, index=index)
-        source = "data:image/png;base64," + base64.b64encode(png).decode()
-        frames.append(go.Frame(data=[go.Image(source=source)], name=str(listing[index].step)))
+    for group in chosen:
+        pngs = [provider.read_image(run=run, tag=tag, index=i) for i in range(starts[group], ends[group])]
+        source = "data:image/png;base64," + base64.b64encode(_side_by_side(pngs)).decode()
+        frames.append(go.Frame(data=[go.Image(source=source)], name=str(int(steps[starts[group]]))))
     fig = go.Figure(data=frames[-1].data, frames=frames)
     fig.update_layout(
         title=f"{tag} · {run}",
@@ -310,6 +317,28 @@ def images(logdir: str | os.PathLike[str], tag: str, run: str | None = None, *, 
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     return fig
+
+
+#: Pixels between the images of one step.
+_GAP = 4
+
+
+def _side_by_side(pngs: list[bytes]) -> bytes:
+    """One PNG of the images in a row, top-aligned on white (the PNG itself when alone)."""
+    if len(pngs) == 1:
+        return pngs[0]
+    from PIL import Image
+
+    pictures = [Image.open(io.BytesIO(png)).convert("RGBA") for png in pngs]
+    width = sum(p.width for p in pictures) + _GAP * (len(pictures) - 1)
+    canvas = Image.new("RGBA", (width, max(p.height for p in pictures)), (255, 255, 255, 255))
+    x = 0
+    for picture in pictures:
+        canvas.alpha_composite(picture, (x, 0))
+        x += picture.width + _GAP
+    out = io.BytesIO()
+    canvas.save(out, format="PNG")
+    return out.getvalue()
 
 
 def histograms(
