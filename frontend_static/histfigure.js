@@ -64,7 +64,19 @@ export function offsetFigure(entries, color) {
     };
   });
   return { data, layout: baseLayout({ xaxis: { title: { text: 'value' }, zeroline: false, gridcolor: '#eee' },
-    yaxis: { title: { text: 'step' }, autorange: 'reversed', gridcolor: '#eee', zeroline: false } }) };
+    yaxis: { title: { text: 'step' }, autorange: 'reversed', gridcolor: '#eee', zeroline: false,
+      tickmode: 'array', tickvals: stepTicks(steps) } }) };
+}
+
+/** At most `most` of the steps drawn, spread evenly, first and last included: the offset
+ * view's y axis is labelled at steps that exist, never between them or above the oldest
+ * ridge (whose outline reaches above its own step). */
+export function stepTicks(steps, most = 6) {
+  const unique = [...new Set(steps)];
+  if (unique.length <= most) return unique;
+  const picked = new Set();
+  for (let i = 0; i < most; i += 1) picked.add(unique[Math.round((i * (unique.length - 1)) / (most - 1))]);
+  return [...picked];
 }
 
 // Viridis at ten stops: a sequential scale whose steps tell apart by hue and lightness.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { lighten, withAlpha } from '../../frontend_static/colors.js';
-import { STEP_SCALE, distributionFigure, nonfiniteNote, offsetFigure, overlayFigure } from '../../frontend_static/histfigure.js';
+import { STEP_SCALE, distributionFigure, nonfiniteNote, offsetFigure, overlayFigure, stepTicks } from '../../frontend_static/histfigure.js';
 
 const COLOR = '#1f77b4';
 const close = (a, b) => a.length === b.length && a.every((v, i) => Math.abs(v - b[i]) < 1e-12);
@@ -101,4 +101,13 @@ test('nonfiniteNote sums the non-finite counts of the shown entries', () => {
     nonfiniteNote([{ nan_count: 2, pos_inf_count: 0 }, { nan_count: 1, neg_inf_count: 4 }]),
     'Non-finite values (not in the buckets) over the shown steps: NaN: 3 · -Inf: 4',
   );
+});
+
+test('the offset view labels its y axis at steps that exist only', () => {
+  assert.deepEqual(stepTicks([0, 1, 2, 3, 4]), [0, 1, 2, 3, 4]);
+  assert.deepEqual(stepTicks([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]), [0, 20, 40, 60, 80, 100]);
+  assert.deepEqual(stepTicks([5, 5, 7]), [5, 7]);
+  assert.deepEqual(stepTicks([0, 1, 2, 3, 4, 5, 6, 7]), [0, 1, 3, 4, 6, 7]);
+  const fig = offsetFigure(ENTRIES, COLOR);
+  assert.deepEqual(fig.layout.yaxis.tickvals, ENTRIES.map((e) => e.step));
 });
