@@ -17,6 +17,7 @@ const LEGIBLE_ZOOM = 0.6; // below this zoom a node's 11 px label is too small t
 const OPEN_ZOOM = 0.9; // where a graph too large to fit legibly opens (on its inputs)
 const SVG_STYLE = `
   .edge { fill: none; stroke: #8a8f98; stroke-width: 1.2; }
+  .edge.control { stroke-dasharray: 3 3; }
   .edge-label { font: 10px system-ui, sans-serif; fill: #555; }
   .edge-labels { display: none; }
   .show-edge-labels .edge-labels { display: inline; }
@@ -252,7 +253,9 @@ export class GraphView {
       if (!e.points.length) continue;
       const d = `M${e.points.map((p) => p.join(',')).join('L')}`;
       const title = `${e.value}${e.count > 1 ? ` (+${e.count - 1} more)` : ''}  ${e.dtype} ${shapeText(e.shape)}`;
-      edgeLayer.append(svg('path', { class: 'edge', d, 'marker-end': 'url(#arrow)' }, svg('title', {}, title)));
+      // A GraphDef's control input is the value "^node" (it orders, carries nothing): dashed, as TensorBoard draws it.
+      const kind = e.value.startsWith('^') && e.count === 1 ? 'edge control' : 'edge';
+      edgeLayer.append(svg('path', { class: kind, d, 'marker-end': 'url(#arrow)' }, svg('title', {}, title)));
       if (e.shape || e.dtype) {
         const [x0, y0] = e.points[0];
         labelLayer.append(svg('text', { class: 'edge-label', x: x0 + 4, y: y0 + 11 }, shapeText(e.shape) || e.dtype));

@@ -20,6 +20,8 @@ from visualdl.errors import InvalidArgument, NotFound
 from visualdl.server._graph.blocks import (
     inline_functions,
 )
+from visualdl.server._graph.graphdef import FORMAT as GRAPHDEF
+from visualdl.server._graph.graphdef import graphdef_model
 from visualdl.server._graph.layout import layout
 from visualdl.server._graph.limits import MAX_PATH_DEPTH
 from visualdl.server._graph.model import (
@@ -129,6 +131,7 @@ class GraphService:
                     return f.read()
 
             base_dir: str | None = os.path.dirname(path)
+            fmt, title = "onnx", label
         else:
             if not run:
                 raise InvalidArgument("give either model=ID or run=RUN (and name=NAME)")
@@ -141,6 +144,7 @@ class GraphService:
             event, read = self.provider.graph(run=run, name=chosen.name)  # read only when not cached
             key = ("log", run, event.name, event.ref.path, event.ref.offset)
             label = f"{run} / {event.name}"
+            fmt, title = event.format, event.name
 
             base_dir = None
         hit = self._models.get(key)
@@ -151,6 +155,10 @@ class GraphService:
         except OSError as e:
             raise NotFound(f"{label} cannot be read: {e}") from e
         notes: list[str] = []
+        if fmt == GRAPHDEF:  # converted whole: no functions to inline, shapes as TensorFlow recorded them
+            converted = graphdef_model(data, source=label, name=title, warnings=notes)
+            self._models.put(key, (converted, notes), 0)
+            return key, converted, notes, label
         parsed = parse_model(data, source=label, warnings=notes)
         inline_functions(parsed)  # each call a group to open
         inferred, warnings = infer_shapes(parsed)
