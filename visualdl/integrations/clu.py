@@ -87,12 +87,12 @@ class _Interface(abc.ABC):
 
 
 try:
-    from clu.metric_writers.interface import MetricWriter as _Base  # type: ignore[import-untyped]
+    from clu.metric_writers.interface import MetricWriter as _Base
 except ImportError:  # clu absent, or its metric_writers package without TensorFlow
     _Base = _Interface
 
 
-class VisualDLWriter(_Base):  # type: ignore[misc,valid-type]  # clu ships no types
+class VisualDLWriter(_Base):  # type: ignore[misc]  # clu ships no types
     """A clu ``MetricWriter`` that writes a VisualDL log in ``logdir`` (or
     ``logdir/collection``, as clu's ``create_default_writer`` names it); ``writer_options``
     go to the LogWriter (``flush_secs``, ``max_queue``, ...)."""

@@ -217,7 +217,7 @@ class VisualDLCallback(keras.callbacks.Callback):  # type: ignore[misc]  # keras
         return int(keras.ops.convert_to_numpy(optimizer.iterations))
 
     def _learning_rates(self) -> dict[str, float]:
-        optimizer = getattr(self.model, "optimizer", None)
+        optimizer: Any = getattr(self.model, "optimizer", None)
         if hasattr(optimizer, "inner_optimizer"):  # LossScaleOptimizer
             optimizer = optimizer.inner_optimizer
         if hasattr(optimizer, "optimizers"):

@@ -123,7 +123,12 @@ def main() -> None:
     )
     schedule = keras.optimizers.schedules.ExponentialDecay(0.05, decay_steps=2, decay_rate=0.5)
     model.compile(keras.optimizers.SGD(schedule), "mse", metrics=["mae"])
-    options = {"histogram_freq": 2, "write_images": True, "update_freq": 2, "write_steps_per_second": True}
+    options: dict[str, Any] = {
+        "histogram_freq": 2,
+        "write_images": True,
+        "update_freq": 2,
+        "write_steps_per_second": True,
+    }
     ours = VisualDLCallback(LOGDIR, **options)
     theirs = keras.callbacks.TensorBoard(os.path.join(LOGDIR, "keras"), write_graph=False, **options)
     recorder = SummaryRecorder()

@@ -74,7 +74,11 @@ def _train(writer: VisualDLWriter, steps: int = 5) -> dict[str, Any]:
 
     @jax.jit
     def step_fn(params: Any, opt_state: Any) -> tuple[Any, Any, jax.Array]:
-        loss, grads = jax.value_and_grad(lambda p: jnp.mean((model.apply(p, x) - y) ** 2))(params)
+        def loss_fn(p: Any) -> jax.Array:
+            out: Any = model.apply(p, x)
+            return jnp.mean((out - y) ** 2)
+
+        loss, grads = jax.value_and_grad(loss_fn)(params)
         updates, opt_state = optimizer.update(grads, opt_state)
         return optax.apply_updates(params, updates), opt_state, loss
 
@@ -115,11 +119,11 @@ def test_clu_writer_flax_loop_read_back(tmp_path: Path) -> None:
 
     histograms = reader.histograms("train", "params/kernel")
     assert [h.step for h in histograms] == [1, 3, 5]
-    for event in histograms:
-        values = seen["kernel"][event.step].astype(np.float64).ravel()
-        assert len(event.counts) == 7
-        assert (event.count, event.min, event.max) == (values.size, values.min(), values.max())
-        assert event.counts.tolist() == np.histogram(values, bins=event.edges)[0].tolist()
+    for histogram in histograms:
+        values = seen["kernel"][histogram.step].astype(np.float64).ravel()
+        assert len(histogram.counts) == 7
+        assert (histogram.count, histogram.min, histogram.max) == (values.size, values.min(), values.max())
+        assert histogram.counts.tolist() == np.histogram(values, bins=histogram.edges)[0].tolist()
 
     # A batch of three images stays three images of one tag at one step, in order.
     images = reader.images("train", "samples")
@@ -131,8 +135,8 @@ def test_clu_writer_flax_loop_read_back(tmp_path: Path) -> None:
 
     clips = reader.audio("train", "clips")
     assert [(c.step, c.sample_rate, c.length_frames) for c in clips] == [(5, 8000, 50)] * 2
-    for event, clip in zip(clips, seen["clips"], strict=True):
-        assert _wav(reader, event).tolist() == np.trunc(clip[:, 0].astype(np.float64) * 32767).astype(int).tolist()
+    for clip_event, clip in zip(clips, seen["clips"], strict=True):
+        assert _wav(reader, clip_event).tolist() == np.trunc(clip[:, 0].astype(np.float64) * 32767).astype(int).tolist()
 
     assert [(t.step, t.text) for t in reader.texts("train", "notes")] == [(5, "**trained** 5 steps")]
 
