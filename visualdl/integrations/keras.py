@@ -21,8 +21,9 @@ user who swaps the callback sees the same charts:
 
 On purpose unlike Keras's: a weight image spans the weight's own range (its minimum black,
 its maximum white) where ``tf.summary.image`` clips to [0, 1], which draws every negative
-weight black; the evaluation scalars are written after every evaluation, where Keras's
-depend on whether the evaluation's batch count is a multiple of ``update_freq``.
+weight black; the epoch, weight and evaluation summaries are written whatever
+``update_freq`` is, where Keras's fall under the ``record_if`` of the last batch (with
+``update_freq=2`` and 3 batches an epoch, Keras writes no ``epoch_*`` for epochs 0 and 2).
 Profiling and embeddings (``profile_batch``, ``embeddings_freq``) write TensorFlow
 profiler traces and checkpoints: they are taken and warned about, not written.
 """

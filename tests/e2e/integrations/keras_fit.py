@@ -8,6 +8,7 @@ here it writes into :class:`SummaryRecorder`, which keeps what each call would h
 the test compares our log with exactly what Keras's own callback asks TensorFlow to write.
 OUT.json also holds what ``fit`` reported (History, each batch's logs) and the warnings.
 
+``python keras_fit.py BACKEND LOGDIR OUT.json odd`` makes it 3 batches an epoch (see ``ODD``).
 ``python keras_fit.py BACKEND LOGDIR tflogs`` instead fits the model, data and callback
 arguments with which ``tests/data/tflogs/make_tflogs.py`` wrote ``tests/data/tflogs/keras``
 through the real TensorFlow, with VisualDLCallback alone.
@@ -22,6 +23,9 @@ import warnings
 from typing import Any
 
 BACKEND, LOGDIR, OUT = sys.argv[1:4]
+#: "odd": 3 training batches an epoch with update_freq=2, where Keras's epoch summaries
+#: depend on the epoch's last batch being a multiple of update_freq.
+ODD = sys.argv[4:] == ["odd"]
 os.environ["KERAS_BACKEND"] = BACKEND
 
 import keras  # noqa: E402 -- after KERAS_BACKEND
@@ -110,7 +114,7 @@ class Reported(keras.callbacks.Callback):
 def main() -> None:
     keras.utils.set_random_seed(0)
     rng = np.random.default_rng(0)
-    x = rng.random((40, 6, 6, 1)).astype("float32")
+    x = rng.random((30 if ODD else 40, 6, 6, 1)).astype("float32")
     y = x.mean(axis=(1, 2, 3))[:, None] * 2.0
     model = keras.Sequential(
         [
@@ -136,7 +140,8 @@ def main() -> None:
     reported = Reported()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        # 32 training examples in 4 batches of 8, 8 for validation in 2 batches of 4.
+        # 32 training examples in 4 batches of 8, 8 for validation in 2 batches of 4 (odd:
+        # 24 in 3 batches, 6 in 2).
         history = model.fit(
             x,
             y,

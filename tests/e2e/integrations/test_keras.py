@@ -33,11 +33,11 @@ pytestmark = pytest.mark.e2e
 HERE = Path(__file__).parent
 
 
-def _fit(backend: str, logdir: Path, tmp_path: Path, child_env: dict[str, str]) -> dict[str, Any]:
+def _fit(backend: str, logdir: Path, tmp_path: Path, child_env: dict[str, str], *mode: str) -> dict[str, Any]:
     require(HAVE_KERAS, "keras", "pip install -e '.[e2e]'")
     out = tmp_path / "fit.json"
     subprocess.run(
-        [python(), str(HERE / "keras_fit.py"), backend, str(logdir), str(out)],
+        [python(), str(HERE / "keras_fit.py"), backend, str(logdir), str(out), *mode],
         env=child_env,
         check=True,
         timeout=600,
@@ -206,3 +206,19 @@ def test_keras_callback_same_charts_as_keras_tensorboard_log(tmp_path: Path) -> 
     ours = LogReader(str(logdir))
     assert _charts(ours) == _charts(LogReader(os.path.join(ROOT, "tests", "data", "tflogs", "keras")))
     assert [g.name for g in ours.graphs("train")] == ["keras"]
+
+
+def test_keras_callback_epoch_scalars_whatever_update_freq(tmp_path: Path) -> None:
+    """On purpose unlike Keras 3's callback: with update_freq=2 and 3 batches an epoch, its
+    epoch summaries fall under the record_if of the epoch's last batch, so epoch 0 (batch 3)
+    writes none (a known TensorBoard issue); ours writes every epoch's, as fit reported them."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    fit = _fit("torch", tmp_path / "logs", tmp_path, env, "odd")
+    keras_epochs = sorted({r["step"] for r in fit["records"] if r["tag"] == "epoch_loss" and r["run"] == "train"})
+    assert keras_epochs == [1]  # batches 3, 6, 9: only epoch 1 ends on a multiple of 2
+    reader = LogReader(str(tmp_path / "logs"))
+    for run, key in (("train", "loss"), ("validation", "val_loss")):
+        series = reader.scalars(run, "epoch_loss")
+        assert series.steps.tolist() == [0, 1, 2]
+        assert series.values.tolist() == fit["history"][key]
+    assert reader.scalars("train", "batch_loss").steps.tolist() == [2, 4, 6, 8]
