@@ -41,7 +41,7 @@ from onnx import AttributeProto, ModelProto, TensorProto
 from visualdl.errors import GraphError
 from visualdl.proto import tb
 
-__all__ = ["FORMAT", "graphdef_model"]
+__all__ = ["CATEGORIES", "FORMAT", "graphdef_model"]
 
 #: The format of a graph event holding a serialized ``GraphDef``.
 FORMAT = "graphdef"
@@ -67,6 +67,40 @@ _VALUES = {
     1: ("<f4", "float_val"), 2: ("<f8", "double_val"), 3: ("<i4", "int_val"), 4: ("u1", "int_val"),
     5: ("<i2", "int_val"), 6: ("i1", "int_val"), 9: ("<i8", "int64_val"), 10: ("?", "bool_val"),
     17: ("<u2", "int_val"), 19: ("<f2", "half_val"), 22: ("<u4", "uint32_val"), 23: ("<u8", "uint64_val"),
+}  # fmt: skip
+#: The categories (colours) of TensorFlow's and torch's ops that are not ONNX's names, by the
+#: ONNX view's categories (:data:`visualdl.server._graph.model.CATEGORIES`).
+CATEGORIES = {
+    "matmul": {
+        "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "aten::linear", "aten::matmul", "aten::mm",
+        "aten::bmm", "aten::addmm", "aten::einsum",
+    },
+    "conv": {
+        "Conv1D", "Conv2D", "Conv3D", "DepthwiseConv2dNative", "Conv2DBackpropInput", "aten::_convolution",
+        "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_transpose2d",
+    },
+    "activation": {
+        "Relu6", "aten::relu", "aten::relu_", "aten::sigmoid", "aten::tanh", "aten::softmax", "aten::log_softmax",
+        "aten::gelu", "aten::silu", "aten::leaky_relu", "aten::hardtanh", "aten::elu",
+    },
+    "pooling": {
+        "AvgPool", "AvgPool3D", "MaxPool3D", "MaxPoolV2", "aten::max_pool1d", "aten::max_pool2d",
+        "aten::avg_pool2d", "aten::adaptive_avg_pool2d", "aten::adaptive_max_pool2d",
+    },
+    "normalization": {
+        "FusedBatchNorm", "FusedBatchNormV3", "aten::batch_norm", "aten::layer_norm", "aten::group_norm",
+        "aten::instance_norm", "aten::dropout", "aten::dropout_",
+    },
+    "shape": {
+        "Const", "ConcatV2", "Pack", "Unpack", "StridedSlice", "ExpandDims", "Fill", "aten::view", "aten::reshape",
+        "aten::flatten", "aten::cat", "aten::stack", "aten::permute", "aten::transpose", "aten::t", "aten::size",
+        "aten::unsqueeze", "aten::squeeze", "aten::slice", "aten::select", "aten::contiguous", "aten::expand",
+        "prim::Constant", "prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnpack", "prim::TupleUnpack",
+    },
+    "control": {
+        "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "While", "StatelessWhile", "StatelessIf",
+        "prim::If", "prim::Loop",
+    },
 }  # fmt: skip
 #: Ops whose node is a graph input: it takes nothing and gives what the caller feeds.
 INPUT_OPS = {"Placeholder", "PlaceholderV2", "_Arg", "IO Node"}

@@ -29,6 +29,7 @@ from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
 from visualdl.errors import GraphError
 from visualdl.server._graph.blocks import repeated_blocks, torch_scopes
+from visualdl.server._graph.graphdef import CATEGORIES as GRAPHDEF_CATEGORIES
 
 __all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "escape_invalid_utf8", "model_properties", "parse_model"]
 
@@ -137,7 +138,8 @@ CATEGORIES = {
     },
     "control": {"If", "Loop", "Scan", "SequenceMap"},
 }
-_CATEGORY_OF = {op: cat for cat, ops in CATEGORIES.items() for op in ops}
+# With TensorFlow's and torch's ops, which a converted GraphDef keeps (graphdef.py): no ONNX op has their names.
+_CATEGORY_OF = {op: cat for table in (CATEGORIES, GRAPHDEF_CATEGORIES) for cat, ops in table.items() for op in ops}
 _SUBGRAPH_OPS = {"If", "Loop", "Scan"}
 
 

@@ -278,3 +278,23 @@ def test_graphdef_of_real_tensorflow_logs(run, expected):
     shaped = [e for e in body["edges"] if e["shape"]]
     assert shaped and all(e["dtype"] == "float" for e in shaped if e["value"] == "x")
     assert body["warnings"] == []
+
+
+@pytest.mark.parametrize("meta", [False, True])
+def test_graphdef_in_a_record_past_the_large_record_size_is_listed_and_served_whole(tmp_path, meta):
+    """A record over tail.LARGE_RECORD_BYTES is indexed pruned of its blobs; a graph stays whole."""
+    from visualdl._index.tail import LARGE_RECORD_BYTES
+
+    g = _small_graph()
+    content = bytes(LARGE_RECORD_BYTES + 1024)
+    _node(g, "scope/huge", "Const", value=attr_value_pb2.AttrValue(tensor=tensor_pb2.TensorProto(
+        dtype=types_pb2.DT_UINT8, tensor_shape=_shape(len(content)), tensor_content=content)))  # fmt: skip
+    data = g.SerializeToString()
+    write_tfevents(tmp_path / "run", [_graph_event(g, meta=meta)])
+    reader = LogReader(str(tmp_path))
+    (graph,) = reader.graphs("run")
+    served = reader.read_blob(graph)  # a map's entries may serialize in another order inside a meta graph
+    assert graph.size == len(data) == len(served) and graph_pb2.GraphDef.FromString(served) == g
+    client = build_app(tmp_path).test_client()
+    body = client.get("/api/graph?run=run&name=Default").get_json()
+    assert body["graph"]["node_count"] == 7

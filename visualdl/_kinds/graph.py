@@ -1,5 +1,6 @@
-"""The graphs kind: a model's serialized bytes (ONNX) under its name. A graph has no
-step: its events are ordered by wall time and the newest is shown."""
+"""The graphs kind: a model's serialized bytes under its name, in its format (``onnx``; a
+TensorBoard event file's graph is a ``graphdef``). A graph has no step: its events are
+ordered by wall time and the newest is shown."""
 
 from __future__ import annotations
 

@@ -74,6 +74,7 @@ def test_graphdef_of_add_graph_shows_module_groups(tmp_path, writer):
         "Net/Linear[head]",
     ]
     assert all(n["folded"] == 2 for n in linears)  # the weight's and the bias' prim::GetAttr
+    assert {n["category"] for n in linears} == {"matmul"}  # coloured as ONNX's Gemm is
     (x,) = [n for n in body["nodes"] if n["kind"] == "input"]
     assert (x["label"], x["shape"]) == ("input/x", [3, 4])
     head = next(e for e in body["edges"] if e["target"] == linears[-1]["id"])
