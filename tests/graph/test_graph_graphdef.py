@@ -298,3 +298,29 @@ def test_graphdef_in_a_record_past_the_large_record_size_is_listed_and_served_wh
     client = build_app(tmp_path).test_client()
     body = client.get("/api/graph?run=run&name=Default").get_json()
     assert body["graph"]["node_count"] == 7
+
+
+def test_graphdef_mutants_draw_or_are_graph_errors():
+    """Structure-aware mutants and flipped bytes: each converts and draws, or is a GraphError."""
+    import random
+
+    from kit.mutants import mutate
+
+    rng = random.Random(26)
+    base = _small_graph()
+    outcomes = {"drawn": 0, "error": 0}
+    for _ in range(400):
+        data = bytearray(mutate(rng, base).SerializeToString())
+        if data and rng.random() < 0.3:
+            for _ in range(3):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        try:
+            graph = Graph.build(graphdef_model(bytes(data), warnings=[]).graph)
+        except GraphError:
+            outcomes["error"] += 1
+            continue
+        graph.view(set(graph.groups))
+        for i in range(len(graph.nodes)):
+            graph.node_detail(i)
+        outcomes["drawn"] += 1
+    assert outcomes["drawn"] > 300 and outcomes["error"] > 10, outcomes
