@@ -250,20 +250,22 @@ def _audio_legacy(v: Value) -> list[tuple[str, str, object]]:
 
 def _audio_tensor(v: Value) -> list[tuple[str, str, object]]:
     """``tf.summary.audio``: a string tensor ``[k, 2]`` of ``(encoded clip, label)``, a clip
-    each row; each is a clip of the tag at this step, in the tensor's order. The record says
-    no sample rate, channels or length: the WAV header does."""
+    each row; each is a clip of the tag at this step, in the tensor's order. As TensorBoard
+    reads it, the clips are the first column of any shape ``[k, ...]`` (``[k]``: clips only);
+    the label is the second of ``[k, 2]``. The record says no sample rate, channels or
+    length: the WAV header does."""
     shape = _shape(v.value.tensor)
     strings = _strings(v.value.tensor)
-    if len(shape) != 2 or shape[1] not in (1, 2) or len(strings) != shape[0] * shape[1]:
+    width = math.prod(shape[1:])
+    if not shape or any(d < 0 for d in shape) or len(strings) != math.prod(shape) or (shape[0] and not width):
         raise LogFormatError(f"audio tensor of shape {shape} with {len(strings)} strings, not [clips, 2]")
-    width = shape[1]
     out: list[tuple[str, str, object]] = []
     for k in range(shape[0]):
         wav = strings[k * width]
         found = wav_shape(wav)
         if found is None:
             raise LogFormatError(f"audio clip {k} is not a WAV file (its first bytes are {wav[:12]!r})")
-        label = strings[k * width + 1].decode("utf-8", "replace") if width == 2 else ""
+        label = strings[k * width + 1].decode("utf-8", "replace") if shape[1:] == [2] else ""
         ref = BlobRef(v.path, v.offset, v.index, k * width)
         event = AudioEvent(v.step, v.wall, found.sample_rate, found.frames, found.channels, len(wav), ref, label)
         out.append(("audio", v.tag, event))
