@@ -1,5 +1,6 @@
-// The steps of an image tag: several images may share a step (a batch logged at once, as
-// tf.summary.image with max_outputs > 1 writes it). Pure, no DOM.
+// The steps of an image tag, or of an audio tag: several images (clips) may share a step (a
+// batch logged at once, as tf.summary.image and tf.summary.audio with max_outputs > 1 write
+// it). Pure, no DOM.
 
 /**
  * The distinct steps of `steps` (ascending, a step's images one after another, as
