@@ -202,6 +202,7 @@ export class GraphView {
     const params = source.source === 'file' ? { model: source.model } : { run: source.run, name: source.name };
     this.current = { params, path: '', expand: undefined };
     this.hits = new Set();
+    this.side.hidden = true; // the details of another graph's node
     this.load({});
   }
 

@@ -78,6 +78,8 @@ def test_graph_of_torch_add_graph_draws_its_module_groups(page, server):
     side = page.locator(".graph-side")
     wait_for(lambda: "prim::GetAttr" in (side.text_content() or ""), "the details with the folded reads")
     assert "[3, 4]" in side.text_content()  # the output's shape, from _output_shapes
+    page.select_option("#graph-source", label="tf1graph / Default")
+    wait_for(lambda: side.is_hidden(), "the details closed with their graph")
     assert not page.errors, page.errors
 
 
