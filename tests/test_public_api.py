@@ -159,7 +159,7 @@ RETURNED_FIELDS = {
     ],
     "TextEvent": ["step", "wall_time", "text"],
     "GraphEvent": ["name", "wall_time", "format", "size", "ref"],
-    "AudioEvent": ["step", "wall_time", "sample_rate", "length_frames", "channels", "size", "ref"],
+    "AudioEvent": ["step", "wall_time", "sample_rate", "length_frames", "channels", "size", "ref", "label"],
     "PrCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "precision", "recall"],
     "RocCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "tpr", "fpr"],
     "HParamsEvent": ["wall_time", "hparams", "metrics"],
