@@ -63,7 +63,7 @@ class Tiny(L.LightningModule):
         return loss
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=self.hparams.lr)
+        return torch.optim.SGD(self.parameters(), lr=self.hparams["lr"])
 
 
 class RankOfRecorder(L.Callback):

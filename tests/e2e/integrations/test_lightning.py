@@ -81,10 +81,10 @@ class Tiny(L.LightningModule):
 
     def on_train_start(self) -> None:
         for logger in self.loggers:  # the metrics to compare runs by, as Lightning's docs show
-            logger.log_hyperparams(self.hparams, {"hp/val_loss": 0.0})
+            logger.log_hyperparams(dict(self.hparams), {"hp/val_loss": 0.0})
 
     def training_step(self, batch: Any, index: int) -> torch.Tensor:
-        if self.global_step == self.hparams.fail_at:
+        if self.global_step == self.hparams["fail_at"]:
             raise RuntimeError("loss went to the moon")
         x, y = batch
         loss = torch.nn.functional.mse_loss(self(x), y)
@@ -102,7 +102,7 @@ class Tiny(L.LightningModule):
         self.log("test_loss", torch.nn.functional.mse_loss(self(x), y))
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=self.hparams.lr)
+        return torch.optim.SGD(self.parameters(), lr=self.hparams["lr"])
 
 
 def _data() -> Any:
@@ -172,6 +172,7 @@ def test_lightning_logger_logs_fit_as_lightning_reported_and_as_tensorboard_wrot
     # Hyperparameters: Lightning's, flattened as TensorBoard's logger writes them, with the
     # metrics of both calls (TensorBoard keeps the last call's alone).
     hparams = reader.hparams(RUN)
+    assert hparams is not None
     assert hparams.hparams == {
         "lr": 0.05, "hidden": 8, "optimizer": "sgd", "schedule/warmup": 2, "schedule/kind": "cosine", "fail_at": -1,
     }  # fmt: skip
@@ -192,7 +193,8 @@ def test_lightning_logger_logs_fit_as_lightning_reported_and_as_tensorboard_wrot
 
     # fit's writer and test's, each closed cleanly, unranked (one process).
     writers = reader.writers(RUN)
-    assert [(w.rank, w.world_size, w.closed, w.ended.how) for w in writers] == [(-1, -1, True, "closed")] * 2
+    ends = [(w.rank, w.world_size, w.closed, w.ended and w.ended.how) for w in writers]
+    assert ends == [(-1, -1, True, "closed")] * 2
 
 
 def test_lightning_logger_records_the_exception_that_ended_fit(tmp_path):
@@ -202,6 +204,7 @@ def test_lightning_logger_records_the_exception_that_ended_fit(tmp_path):
     reader = LogReader(tmp_path)
     assert reader.runs() == ["crashed"]
     (writer,) = reader.writers("crashed")
+    assert writer.ended is not None
     assert (writer.ended.how, writer.ended.exception_type, writer.ended.message) == (
         "exception", "RuntimeError", "loss went to the moon",
     )  # fmt: skip

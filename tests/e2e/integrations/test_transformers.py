@@ -1,0 +1,154 @@
+"""VisualDLCallback in a real Hugging Face Trainer run on the CPU, read back with LogReader.
+
+A tiny BERT classifier (built from its config, nothing downloaded) trains for a few steps
+with three callbacks side by side: ours, Transformers' own ``TensorBoardCallback`` and a
+recorder of what the Trainer logs. The reader returns exactly what the Trainer logged, at
+its global steps, under the tags TensorBoard's callback wrote (float32 values equal to ours
+rounded); the arguments and the model's config as text, equal to TensorBoard's; the
+arguments as hyperparameters with every scalar tag as a metric.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+from kit.requirements import require
+
+from visualdl import LogReader
+
+require(importlib.util.find_spec("transformers") is not None, "transformers", "pip install -e '.[e2e]'")
+
+import torch  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+from torch.utils.tensorboard import SummaryWriter  # noqa: E402
+from transformers import (  # noqa: E402
+    BertConfig,
+    BertForSequenceClassification,
+    Trainer,
+    TrainerCallback,
+    TrainerState,
+    TrainingArguments,
+)
+from transformers.integrations import TensorBoardCallback  # noqa: E402
+
+from visualdl.integrations._hparams import hparam_value  # noqa: E402
+from visualdl.integrations.transformers import VisualDLCallback, rewrite_logs  # noqa: E402
+
+pytestmark = [
+    pytest.mark.e2e,
+    # The Trainer's and torch's own warnings on a tiny CPU run.
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+]
+
+
+class Recorder(TrainerCallback):
+    """Every ``on_log`` of the Trainer: its global step and the logs, as given."""
+
+    def __init__(self) -> None:
+        self.logs: list[tuple[int, dict[str, Any]]] = []
+
+    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+        self.logs.append((state.global_step, dict(logs)))
+
+
+def _trainer(tmp_path: Any, callbacks: list[TrainerCallback]) -> Trainer:
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=32, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16,
+        max_position_embeddings=16,
+    )  # fmt: skip
+    generator = torch.Generator().manual_seed(0)
+    data = [{"input_ids": torch.randint(0, 32, (6,), generator=generator), "labels": i % 2} for i in range(16)]
+    args = TrainingArguments(
+        output_dir=str(tmp_path / "out"), max_steps=4, logging_steps=1, eval_strategy="steps", eval_steps=2,
+        per_device_train_batch_size=4, per_device_eval_batch_size=8, report_to="none", save_strategy="no",
+        use_cpu=True, disable_tqdm=True,
+    )  # fmt: skip
+    model = BertForSequenceClassification(config)
+    return Trainer(model=model, args=args, train_dataset=data, eval_dataset=data[:8], callbacks=callbacks)
+
+
+def test_transformers_callback_logs_training_as_the_trainer_reported_and_as_tensorboard_wrote(tmp_path):
+    recorder = Recorder()
+    trainer = _trainer(
+        tmp_path, [VisualDLCallback(tmp_path / "vdl"), TensorBoardCallback(SummaryWriter(tmp_path / "tb")), recorder]
+    )
+    trainer.train()
+    reader = LogReader(tmp_path / "vdl")
+    assert reader.runs() == ["."] and reader.problems == []
+
+    expected: dict[str, list[tuple[int, float]]] = {}
+    for step, logs in recorder.logs:
+        for tag, value in rewrite_logs(logs).items():
+            expected.setdefault(tag, []).append((step, float(value)))
+    assert {"train/loss", "train/learning_rate", "eval/loss", "train/train_loss"} <= set(expected)
+    got = {}
+    for tag in reader.tags(".")["scalars"]:
+        series = reader.scalars(".", tag)
+        got[tag] = list(zip(series.steps.tolist(), series.values.tolist(), strict=True))
+    assert {tag: sorted(points) for tag, points in got.items()} == {t: sorted(p) for t, p in expected.items()}
+
+    events = EventAccumulator(str(tmp_path / "tb"), size_guidance={"scalars": 0, "tensors": 0})
+    events.Reload()
+    assert set(events.Tags()["scalars"]) == set(got)
+    for tag, points in got.items():
+        tb = sorted((e.step, e.value) for e in events.Scalars(tag))
+        assert tb == sorted((step, float(np.float32(value))) for step, value in points), tag
+
+    # The arguments and the model's config (as it was when training began) as text: the same
+    # JSON as TensorBoard's, which torch's writer stores under "<tag>/text_summary".
+    texts = {}
+    for tag in ("args", "model_config"):
+        (event,) = reader.texts(".", tag)
+        texts[tag] = event.text
+        assert event.text == events.Tensors(f"{tag}/text_summary")[0].tensor_proto.string_val[0].decode()
+    assert texts["args"] == trainer.args.to_json_string()
+    assert '"hidden_size": 8' in texts["model_config"]
+
+    hparams = reader.hparams(".")
+    assert hparams is not None
+    assert hparams.hparams == {k: hparam_value(v) for k, v in trainer.args.to_sanitized_dict().items()}
+    assert hparams.hparams["learning_rate"] == trainer.args.learning_rate and hparams.hparams["max_steps"] == 4
+    assert set(hparams.metrics) == set(got)
+    (writer,) = reader.writers(".")
+    assert writer.ended is not None
+    assert (writer.rank, writer.world_size, writer.closed, writer.ended.how) == (-1, -1, True, "closed")
+
+
+def test_transformers_callback_logs_evaluate_after_training_into_the_same_run(tmp_path):
+    trainer = _trainer(tmp_path, [VisualDLCallback(every_process=True)])
+    trainer.train()
+    metrics = trainer.evaluate()
+    (run,) = LogReader(tmp_path / "out" / "runs").runs()  # the default: <output_dir>/runs/<time>_<host>
+    reader = LogReader(tmp_path / "out" / "runs")
+    # The evaluation after training, in a second file, is the newer point at the last step.
+    series = reader.scalars(run, "eval/loss")
+    assert series.steps.tolist() == [2, 4] and series.values[-1] == metrics["eval_loss"]
+    assert reader.texts(run, "args")  # written by the first file
+    # every_process: this process's rank and world size from the TrainingArguments.
+    writers = reader.writers(run)
+    assert sorted((w.rank, w.world_size, w.closed) for w in writers) == [(0, 1, False), (0, 1, True)]
+
+
+def test_transformers_callback_main_process_only_and_arguments(tmp_path):
+    callback = VisualDLCallback(tmp_path / "quiet")
+    state = TrainerState(is_world_process_zero=False)
+    args = SimpleNamespace(world_size=2, process_index=1, local_process_index=1, output_dir=str(tmp_path))
+    callback.on_train_begin(args, state, None)
+    callback.on_log(args, state, None, logs={"loss": 1.0})
+    callback.on_train_end(args, state, None)
+    assert not (tmp_path / "quiet").exists()
+
+    every = VisualDLCallback(every_process=True)
+    with pytest.raises(ValueError, match=r"every_process=True\) needs logdir= when training on several processes"):
+        every.on_log(args, state, None, logs={"loss": 1.0})
+    with pytest.raises(TypeError, match=r"\['rank'\].*come from the TrainingArguments"):
+        VisualDLCallback(tmp_path, rank=3)
+    with pytest.raises(TypeError, match="not both"):
+        VisualDLCallback(tmp_path, writer=object())  # type: ignore[arg-type]
