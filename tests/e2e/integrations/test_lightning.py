@@ -220,11 +220,31 @@ def test_lightning_logger_versions_rank_zero_and_arguments(tmp_path, monkeypatch
     second.log_metrics({"loss": torch.tensor(0.5), "pair": {"x": 1, "y": np.float32(2.0)}}, step=3)
     with pytest.raises(ValueError, match=r"metric 'val-bad'.*could not log 'text'"):
         second.log_metrics({"bad": "text"}, step=4)
+    # Hyperparameters of any type, made bools, numbers or text; no metric: none declared.
+    second.log_hyperparams(
+        {"t": torch.tensor(3), "half": np.float32(0.5), "cls": torch.nn.Linear, "none": None, "big": 2**70,
+         "vec": torch.tensor([1, 2]), "flag": True, "nested": {"list": [1, 2]}}, metrics={},
+    )  # fmt: skip
     second.finalize("success")
     reader = LogReader(tmp_path)
     run = "lightning_logs/version_1/inner"
     assert sorted(reader.tags(run)["scalars"]) == ["val-loss", "val-pair/x", "val-pair/y"]
     assert reader.scalars(run, "val-pair/y").values.tolist() == [2.0]
+    hparams = reader.hparams(run)
+    assert hparams is not None and hparams.metrics == ()
+    assert hparams.hparams == {
+        "t": 3, "half": 0.5, "cls": "Linear", "none": "None", "big": str(2**70), "vec": "tensor([1, 2])",
+        "flag": True, "nested/list": "[1, 2]",
+    }  # fmt: skip
+
+    # A graph the exporter cannot take, or without an example input: a warning, no graph.
+    graph = VisualDLLogger(tmp_path, version="graph", log_graph=True)
+    with pytest.warns(UserWarning, match="logged no graph: could not export Linear to ONNX"):
+        graph.log_graph(torch.nn.Linear(4, 1), torch.zeros(2, 5))
+    with pytest.warns(UserWarning, match="set model.example_input_array or pass input_array"):
+        graph.log_graph(torch.nn.Linear(4, 1))
+    graph.finalize("success")
+    assert LogReader(graph.log_dir).tags(".")["graphs"] == []
 
     # Another rank, in Lightning's default: nothing is written, experiment ignores every call.
     from lightning_utilities.core.rank_zero import rank_zero_only
