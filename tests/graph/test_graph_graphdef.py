@@ -278,6 +278,13 @@ def test_graphdef_of_real_tensorflow_logs(run, expected):
     shaped = [e for e in body["edges"] if e["shape"]]
     assert shaped and all(e["dtype"] == "float" for e in shaped if e["value"] == "x")
     assert body["warnings"] == []
+    # The graph is the one TensorBoard's own reader takes for the run.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    accumulator = EventAccumulator(os.path.join(logdir, run))
+    accumulator.Reload()
+    (graph,) = LogReader(logdir).graphs(run)
+    assert graph_pb2.GraphDef.FromString(LogReader(logdir).read_blob(graph)) == accumulator.Graph()
 
 
 @pytest.mark.parametrize("meta", [False, True])

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from kit.apps import build_app
 from kit.requirements import require
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+from tensorboard.compat.proto.graph_pb2 import GraphDef
 
 from visualdl import LogReader
 
@@ -52,6 +54,10 @@ def test_graphdef_of_add_graph_shows_module_groups(tmp_path, writer):
     reader = LogReader(str(tmp_path))
     (info,) = reader.writers("run")
     assert info.unshown == ((("step1" if writer == "torch" else "profiler"), "run_metadata", 1),)
+    accumulator = EventAccumulator(str(tmp_path / "run"))  # TensorBoard's reader takes the same graph
+    accumulator.Reload()
+    (graph,) = reader.graphs("run")
+    assert GraphDef.FromString(reader.read_blob(graph)) == accumulator.Graph()
     client = build_app(tmp_path).test_client()
     body = client.get("/api/graph?run=run&name=Default").get_json()
     assert body["warnings"] == []  # prim::GetAttr's inputs, the modules, are no nodes: not a surprise
