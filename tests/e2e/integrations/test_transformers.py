@@ -5,12 +5,18 @@ with three callbacks side by side: ours, Transformers' own ``TensorBoardCallback
 recorder of what the Trainer logs. The reader returns exactly what the Trainer logged, at
 its global steps, under the tags TensorBoard's callback wrote (float32 values equal to ours
 rounded); the arguments and the model's config as text, equal to TensorBoard's; the
-arguments as hyperparameters with every scalar tag as a metric.
+arguments as hyperparameters with every scalar tag as a metric. Under torchrun on two CPU
+processes each process's file holds its rank.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -45,6 +51,9 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
     pytest.mark.filterwarnings("ignore::FutureWarning"),
 ]
+
+
+HERE = Path(__file__).parent
 
 
 class Recorder(TrainerCallback):
@@ -152,3 +161,31 @@ def test_transformers_callback_main_process_only_and_arguments(tmp_path):
         VisualDLCallback(tmp_path, rank=3)
     with pytest.raises(TypeError, match="not both"):
         VisualDLCallback(tmp_path, writer=object())  # type: ignore[arg-type]
+
+
+def test_transformers_callback_on_two_cpu_processes_logs_each_process_or_the_main_one(tmp_path):
+    """torchrun, 2 processes (gloo): every_process writes each process's file with its rank; else rank 0's alone."""
+    done = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", str(HERE / "transformers_ddp.py"),
+         *(str(tmp_path / d) for d in ("every", "main", "out"))],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    reported = {}
+    for rank in (0, 1):
+        out = json.loads((tmp_path / f"out.{rank}.json").read_text())
+        assert out["world_size"] == 2
+        reported[rank] = [(step, logs["loss"]) for step, logs in out["logs"] if "loss" in logs]
+    assert len(reported[0]) == 4
+
+    every = LogReader(tmp_path / "every")
+    writers = sorted(every.writers("."), key=lambda w: w.rank)
+    assert [(w.rank, w.world_size, w.local_rank, w.closed) for w in writers] == [(0, 2, 0, True), (1, 2, 1, True)]
+    for rank in (0, 1):
+        series = every.scalars(".", "train/loss", rank=rank)
+        assert list(zip(series.steps.tolist(), series.values.tolist(), strict=True)) == reported[rank]
+    main = LogReader(tmp_path / "main")
+    (writer,) = main.writers(".")
+    assert (writer.rank, writer.world_size, writer.closed) == (0, 2, True)
+    series = main.scalars(".", "train/loss")
+    assert list(zip(series.steps.tolist(), series.values.tolist(), strict=True)) == reported[0]
