@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import inspect
 import os
+import posixpath
 import sys
 import warnings
 from argparse import Namespace
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from fsspec.core import url_to_fs  # Lightning's own dependency, with which its loggers list folders
 
 from visualdl.integrations._hparams import flatten_params, hparam_value
 from visualdl.sdk._writer import LogWriter
@@ -173,16 +176,18 @@ class VisualDLLogger(Logger):
         return os.path.expanduser(os.path.expandvars(path))
 
     def _next_version(self) -> int:
+        fs, root = url_to_fs(self.root_dir)
         try:
-            names = os.listdir(self.root_dir)
-        except OSError:
+            entries = fs.listdir(root, detail=True)
+        except OSError:  # no such folder yet
             return 0
         found = [
-            int(n[len("version_") :])
-            for n in names
-            if n.startswith("version_")
-            and n[len("version_") :].isdigit()
-            and os.path.isdir(os.path.join(self.root_dir, n))
+            int(number)
+            for entry in entries
+            if entry.get("type") == "directory"
+            and (name := posixpath.basename(str(entry["name"]).rstrip("/")))
+            and (number := name.removeprefix("version_")) != name
+            and number.isdigit()
         ]
         return max(found) + 1 if found else 0
 
@@ -274,9 +279,9 @@ class VisualDLLogger(Logger):
         if self._writer is not None:
             self._writer.flush()
         if _rank() == 0 and self._writer is not None:
-            path = os.path.join(self.log_dir, self.NAME_HPARAMS_FILE)
-            if os.path.isdir(self.log_dir) and not os.path.exists(path):
-                save_hparams_to_yaml(path, self.hparams)
+            fs, folder = url_to_fs(self.log_dir)
+            if fs.isdir(folder) and not fs.exists(posixpath.join(folder, self.NAME_HPARAMS_FILE)):
+                save_hparams_to_yaml(os.path.join(self.log_dir, self.NAME_HPARAMS_FILE), self.hparams)
 
     def finalize(self, status: str) -> None:
         """Close the log, recording how the run ended: ``"failed"`` while an exception is being
