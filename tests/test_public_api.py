@@ -162,7 +162,7 @@ RETURNED_FIELDS = {
     "AudioEvent": ["step", "wall_time", "sample_rate", "length_frames", "channels", "size", "ref", "label"],
     "PrCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "precision", "recall"],
     "RocCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "tpr", "fpr"],
-    "HParamsEvent": ["wall_time", "hparams", "metrics"],
+    "HParamsEvent": ["wall_time", "hparams", "metrics", "metric_groups", "trial"],
     "EmbeddingsEvent": ["step", "wall_time", "rows", "dimension", "metadata_header", "metadata", "ref"],
     "WriterSystem": ["path", "role", "rank", "local_rank", "attempt", "host", "pid", "metrics", "skipped"],
     "SystemSeries": ["name", "scope", "unit", "gpu", "gpu_name", "gpu_uuid", "wall_times", "values"],
