@@ -431,13 +431,35 @@ class FunctionDefLibrary(_message.Message):
     def __init__(self, function: _Optional[_Iterable[_Union[FunctionDef, _Mapping]]] = ...) -> None: ...
 
 class FunctionDef(_message.Message):
-    __slots__ = ("signature",)
+    __slots__ = ("signature", "node_def", "ret")
+    class RetEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    NODE_DEF_FIELD_NUMBER: _ClassVar[int]
+    RET_FIELD_NUMBER: _ClassVar[int]
     signature: OpDef
-    def __init__(self, signature: _Optional[_Union[OpDef, _Mapping]] = ...) -> None: ...
+    node_def: _containers.RepeatedCompositeFieldContainer[NodeDef]
+    ret: _containers.ScalarMap[str, str]
+    def __init__(self, signature: _Optional[_Union[OpDef, _Mapping]] = ..., node_def: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., ret: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class OpDef(_message.Message):
-    __slots__ = ("name",)
+    __slots__ = ("name", "input_arg", "output_arg")
+    class ArgDef(_message.Message):
+        __slots__ = ("name", "type")
+        NAME_FIELD_NUMBER: _ClassVar[int]
+        TYPE_FIELD_NUMBER: _ClassVar[int]
+        name: str
+        type: DataType
+        def __init__(self, name: _Optional[str] = ..., type: _Optional[_Union[DataType, str]] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
+    INPUT_ARG_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_ARG_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    input_arg: _containers.RepeatedCompositeFieldContainer[OpDef.ArgDef]
+    output_arg: _containers.RepeatedCompositeFieldContainer[OpDef.ArgDef]
+    def __init__(self, name: _Optional[str] = ..., input_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ..., output_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ...) -> None: ...

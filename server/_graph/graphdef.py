@@ -22,7 +22,10 @@ the one the ONNX view has. The mapping:
 * an input naming no node of the graph (torch's ``prim::GetAttr`` reads its module, which
   the trace leaves out) is not drawn, and is named in the node's description;
 * the edges that close a loop (a ``while_loop``'s ``NextIteration`` into its ``Merge``,
-  or any other cycle) are not drawn either, and named alike: an ONNX graph is acyclic.
+  or any other cycle) are not drawn either, and named alike: an ONNX graph is acyclic;
+* a function of the graph's library (TensorFlow 2's ``StatelessIf``/``While`` branches,
+  a ``PartitionedCall``'s tf.function) is a subgraph of each node that calls it, which
+  opens as an If's branches do: its arguments the inputs, a ``_Retval`` node per output.
 
 Linear in the graph's nodes and edges: 20,000 nodes convert in a fraction of a second.
 """
@@ -31,12 +34,13 @@ from __future__ import annotations
 
 import math
 import warnings as _warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
-from onnx import AttributeProto, ModelProto, TensorProto
+from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
 from visualdl.errors import GraphError
 from visualdl.proto import tb
@@ -116,6 +120,10 @@ _MAX_ITEMS = 64
 _READS_MODULE = "prim::GetAttr"
 #: Ops whose output feeds a loop's ``Merge`` back: the edge that closes a ``while_loop``.
 _NEXT_ITERATION = {"NextIteration", "RefNextIteration"}
+#: Functions opened inside functions, at most this deep.
+_MAX_DEPTH = 16
+#: Nodes of function bodies attached to their callers, at most (a body is copied into each caller).
+_MAX_ATTACHED = 200_000
 
 
 def graphdef_model(
@@ -135,16 +143,25 @@ def graphdef_model(
     if not graph.node:
         raise GraphError(f"{source} is a GraphDef without nodes: there is nothing to draw")
     notes = warnings if warnings is not None else []
-    return _Converter(graph, notes).model(name or "graph", source)
+    library = _Library(graph.library.function, notes)
+    model = _Converter(graph.node, notes, library).model(graph, name or "graph", source)
+    unused = [name for name in library.functions if name not in library.done]
+    if unused:
+        notes.append(
+            f"{len(unused)} function(s) of the graph's library are called by no node and not shown: "
+            + ", ".join(repr(f) for f in unused[:5])
+            + (", ..." if len(unused) > 5 else "")
+        )
+    return model
 
 
 class _Converter:
     """One ``GraphDef`` converted (see :func:`graphdef_model`)."""
 
-    def __init__(self, graph: Any, notes: list[str]) -> None:
-        self.graph = graph
+    def __init__(self, nodes: Any, notes: list[str], library: _Library) -> None:
+        self.nodes = nodes
         self.notes = notes
-        nodes = graph.node
+        self.library = library
         n = len(nodes)
         names: list[str] = []
         index: dict[str, int] = {}
@@ -187,18 +204,11 @@ class _Converter:
                 f"{len(missing)} input(s) name nodes that are not in the graph and are not drawn: {shown}"
                 + (", ..." if len(missing) > 3 else "")
             )
-        if len(graph.library.function):
-            functions = [f.signature.name for f in graph.library.function]
-            notes.append(
-                f"the graph's library holds {len(functions)} function(s) whose bodies are not shown: "
-                + ", ".join(repr(f) for f in functions[:5])
-                + (", ..." if len(functions) > 5 else "")
-            )
 
     def _break_loops(self) -> None:
         """Drop the edges that close cycles: a ``NextIteration`` into anything first, then
         the back edges of a depth-first walk (iterative, each node and edge once)."""
-        nodes = self.graph.node
+        nodes = self.nodes
         nexts = {i for i, node in enumerate(nodes) if node.op in _NEXT_ITERATION}
         for i, edges in enumerate(self.edges) if nexts else ():
             if any(p in nexts for p, _ in edges):
@@ -239,19 +249,22 @@ class _Converter:
     def _text(self, p: int, k: int) -> str:
         return f"^{self.names[p]}" if k < 0 else _value(self.names[p], k)
 
-    def model(self, name: str, source: str) -> ModelProto:
-        graph = self.graph
-        nodes = graph.node
+    def model(self, graph: Any, name: str, source: str) -> ModelProto:
         model = ModelProto(producer_name="GraphDef", ir_version=onnx.IR_VERSION)
         if graph.HasField("versions"):
             model.producer_version = str(graph.versions.producer)
-        torch = any("::" in node.op for node in nodes[:200])
+        torch = any("::" in node.op for node in self.nodes[:200])
         model.doc_string = (
             "A TensorFlow GraphDef from a TensorBoard event file"
             + (", traced by torch.jit (add_graph of torch's or tensorboardX's SummaryWriter)" if torch else "")
             + f": {source}"
         )
-        out = model.graph
+        self.fill(model.graph, name)
+        return model
+
+    def fill(self, out: GraphProto, name: str) -> None:
+        """``out`` made the converted graph, named ``name``."""
+        nodes = self.nodes
         out.name = name
         controlled = [False] * len(nodes)
         for edges in self.edges:
@@ -279,7 +292,7 @@ class _Converter:
                 proto.attribute.append(_text_attribute("device", node.device))
             for key in sorted(node.attr):
                 if key != "_output_shapes":
-                    proto.attribute.append(_attribute(key, node.attr[key]))
+                    proto.attribute.append(_attribute(key, node.attr[key], self.library.body))
             about = []
             if self.missing[i]:
                 about.append("inputs naming no node of the graph: " + ", ".join(self.missing[i][:_MAX_ITEMS]))
@@ -292,7 +305,92 @@ class _Converter:
                 )
             if about:
                 proto.doc_string = "; ".join(about)
-        return model
+
+
+class _Library:
+    """The graph's functions, each converted once into the graph its callers open."""
+
+    def __init__(self, functions: Any, notes: list[str]) -> None:
+        self.functions = {f.signature.name: f for f in functions}
+        self.notes = notes
+        #: name -> the converted body (None: being converted, or too deep).
+        self.done: dict[str, GraphProto | None] = {}
+        self.attached = 0
+        self.depth = 0
+
+    def body(self, name: str) -> GraphProto | None:
+        """The body of function ``name`` to attach to one more caller; None when the graph has
+        no such function, it calls itself, or the bodies attached reach :data:`_MAX_ATTACHED` nodes."""
+        function = self.functions.get(name)
+        if function is None:
+            return None
+        if name not in self.done:
+            if self.depth >= _MAX_DEPTH:
+                return None
+            self.done[name] = None  # a function reaching itself is not opened inside itself
+            self.depth += 1
+            try:
+                notes: list[str] = []
+                built = GraphProto()
+                _Converter(_function_nodes(function), notes, self).fill(built, name)
+                self.notes.extend(f"function {name!r}: {note}" for note in notes)
+                self.done[name] = built
+            finally:
+                self.depth -= 1
+        graph = self.done[name]
+        if graph is None:
+            return None
+        if self.attached + len(graph.node) > _MAX_ATTACHED:
+            if self.attached <= _MAX_ATTACHED:
+                self.notes.append(f"function bodies past {_MAX_ATTACHED:,} nodes are not attached to their callers")
+                self.attached = _MAX_ATTACHED + 1
+            return None
+        self.attached += len(graph.node)
+        return graph
+
+
+def _function_nodes(function: Any) -> Any:
+    """A function's body as a GraphDef's nodes: its arguments as ``_Arg`` nodes (typed), its
+    nodes with inputs ``node:output_arg:index`` renumbered ``node:k`` (k in the order of the
+    output names, ``node`` alone for the first), and a ``_Retval`` node per output argument."""
+    outputs: dict[str, dict[str, int]] = {}
+    texts = [text for node in function.node_def for text in node.input] + list(function.ret.values())
+    for text in texts:
+        parts = text.split(":")
+        if len(parts) == 3 and not text.startswith("^"):
+            outputs.setdefault(parts[0], {})[f"{parts[1]}:{parts[2]}"] = 0
+    for found in outputs.values():
+        order = sorted(found, key=lambda key: (key.rpartition(":")[0], _index_of(key)))
+        found.update((key, k) for k, key in enumerate(order))
+
+    def renamed(text: str) -> str:
+        parts = text.split(":")
+        if len(parts) != 3 or text.startswith("^"):
+            return text
+        return _value(parts[0], outputs[parts[0]][f"{parts[1]}:{parts[2]}"])
+
+    graph = tb.GraphDef()
+    for arg in function.signature.input_arg:
+        node = graph.node.add(name=arg.name, op="_Arg")
+        if arg.type:
+            node.attr["T"].type = arg.type
+    for node_def in function.node_def:
+        node = graph.node.add()
+        node.CopyFrom(node_def)
+        del node.input[:]
+        node.input.extend(renamed(text) for text in node_def.input)
+        if len(outputs.get(node_def.name, ())) > 1 and "_output_shapes" in node.attr:
+            del node.attr["_output_shapes"]  # which output arg is which output is not known here
+    for arg in function.signature.output_arg:
+        source = function.ret.get(arg.name)
+        if source:
+            graph.node.add(name=arg.name, op="_Retval", input=[renamed(source)])
+    return graph.node
+
+
+def _index_of(key: str) -> int:
+    tail = key.rpartition(":")[2]
+    return int(tail) if tail.isdigit() and tail.isascii() else 0
 
 
 def _output_of(text: str) -> tuple[str, int]:
@@ -411,8 +509,9 @@ def _texts_attribute(key: str, texts: list[str]) -> AttributeProto:
     return AttributeProto(name=key, type=AttributeProto.STRINGS, strings=[t.encode() for t in texts])
 
 
-def _attribute(key: str, attr: Any) -> AttributeProto:
-    """An attribute as ONNX keeps one; what ONNX has no type for, as text."""
+def _attribute(key: str, attr: Any, body: Callable[[str], GraphProto | None]) -> AttributeProto:
+    """An attribute as ONNX keeps one; what ONNX has no type for, as text; a function of
+    the library as its ``body`` (a subgraph that opens), or its name."""
     kind = attr.WhichOneof("value")
     if kind == "s":
         return _text_attribute(key, attr.s[:_MAX_STRING])
@@ -431,13 +530,16 @@ def _attribute(key: str, attr: Any) -> AttributeProto:
     if kind == "placeholder":
         return _text_attribute(key, f"${attr.placeholder}")
     if kind == "func":
+        graph = body(attr.func.name)
+        if graph is not None:
+            return AttributeProto(name=key, type=AttributeProto.GRAPH, g=graph)
         return _text_attribute(key, attr.func.name)
     if kind == "list":
-        return _list_attribute(key, attr.list)
+        return _list_attribute(key, attr.list, body)
     return _text_attribute(key, "")
 
 
-def _list_attribute(key: str, lst: Any) -> AttributeProto:
+def _list_attribute(key: str, lst: Any, body: Callable[[str], GraphProto | None]) -> AttributeProto:
     if lst.i:
         return AttributeProto(name=key, type=AttributeProto.INTS, ints=lst.i[:_MAX_ITEMS])
     if lst.f:
@@ -451,6 +553,10 @@ def _list_attribute(key: str, lst: Any) -> AttributeProto:
     if lst.shape:
         return _texts_attribute(key, [_shape_text(v) for v in lst.shape[:_MAX_ITEMS]])
     if lst.func:
+        funcs = lst.func[:_MAX_ITEMS]
+        graphs = [g for g in (body(f.name) for f in funcs) if g is not None]
+        if len(graphs) == len(funcs):
+            return AttributeProto(name=key, type=AttributeProto.GRAPHS, graphs=graphs)
         return _texts_attribute(key, [f.name for f in lst.func[:_MAX_ITEMS]])
     if lst.tensor:
         return AttributeProto(

@@ -312,22 +312,102 @@ def test_graphdef_mutants_draw_or_are_graph_errors():
     import random
 
     from kit.mutants import mutate
+    from onnx import AttributeProto
 
     rng = random.Random(26)
-    base = _small_graph()
+    bases = [_small_graph(), _library_graph()]
     outcomes = {"drawn": 0, "error": 0}
-    for _ in range(400):
-        data = bytearray(mutate(rng, base).SerializeToString())
+    for _ in range(600):
+        data = bytearray(mutate(rng, rng.choice(bases)).SerializeToString())
         if data and rng.random() < 0.3:
             for _ in range(3):
                 data[rng.randrange(len(data))] = rng.randrange(256)
         try:
-            graph = Graph.build(graphdef_model(bytes(data), warnings=[]).graph)
+            model = graphdef_model(bytes(data), warnings=[])
+            graph = Graph.build(model.graph)
         except GraphError:
             outcomes["error"] += 1
             continue
         graph.view(set(graph.groups))
         for i in range(len(graph.nodes)):
             graph.node_detail(i)
+        for node in model.graph.node:  # the functions' bodies open too
+            for attribute in node.attribute:
+                if attribute.type == AttributeProto.GRAPH:
+                    Graph.build(attribute.g).view(set())
         outcomes["drawn"] += 1
-    assert outcomes["drawn"] > 300 and outcomes["error"] > 10, outcomes
+    assert outcomes["drawn"] > 450 and outcomes["error"] > 10, outcomes
+
+
+def _library_graph() -> graph_pb2.GraphDef:
+    """x -> call (StatefulPartitionedCall of "dense") -> out; "dense" calls "act" through a
+    StatelessIf; "loop" calls itself; "unused" is called by nothing."""
+    from tensorboard.compat.proto import function_pb2, node_def_pb2, op_def_pb2
+
+    def function(name: str, inputs: list[str], outputs: dict[str, str], nodes: list[node_def_pb2.NodeDef]):
+        return function_pb2.FunctionDef(
+            signature=op_def_pb2.OpDef(
+                name=name,
+                input_arg=[op_def_pb2.OpDef.ArgDef(name=a, type=types_pb2.DT_FLOAT) for a in inputs],
+                output_arg=[op_def_pb2.OpDef.ArgDef(name=a, type=types_pb2.DT_FLOAT) for a in outputs],
+            ),
+            node_def=nodes,
+            ret=outputs,
+        )
+
+    def call(name: str, op: str, inputs: list[str], **funcs: str) -> node_def_pb2.NodeDef:
+        node = node_def_pb2.NodeDef(name=name, op=op, input=inputs)
+        for key, value in funcs.items():
+            node.attr[key].func.name = value
+        return node
+
+    g = graph_pb2.GraphDef()
+    _node(g, "x", "Placeholder", dtype=attr_value_pb2.AttrValue(type=types_pb2.DT_FLOAT))
+    g.node.append(call("call", "StatefulPartitionedCall", ["x"], f="dense"))
+    _node(g, "out", "Identity", "call")
+    g.node.append(call("spin", "PartitionedCall", ["x"], f="loop"))
+    dense = [
+        node_def_pb2.NodeDef(name="w", op="Const"),
+        node_def_pb2.NodeDef(name="matmul", op="MatMul", input=["x", "w:output:0"]),
+        node_def_pb2.NodeDef(name="split", op="Split", input=["matmul:product:0"]),
+        node_def_pb2.NodeDef(name="add", op="AddV2", input=["split:output:1", "split:output:0"]),
+        call("if", "StatelessIf", ["add:z:0"], then_branch="act", else_branch="act"),
+    ]
+    g.library.function.extend(
+        [
+            function("dense", ["x"], {"y": "if:output:0"}, dense),
+            function(
+                "act", ["a"], {"b": "relu:activations:0"}, [node_def_pb2.NodeDef(name="relu", op="Relu", input=["a"])]
+            ),
+            function("loop", ["a"], {"b": "again:output:0"}, [call("again", "PartitionedCall", ["a"], f="loop")]),
+            function("unused", ["a"], {}, []),
+        ]
+    )
+    return g
+
+
+def test_graphdef_library_functions_open_as_subgraphs_of_their_callers(tmp_path):
+    write_tfevents(tmp_path / "run", [_graph_event(_library_graph())])
+    client = build_app(tmp_path).test_client()
+    body = client.get("/api/graph?run=run&name=Default").get_json()
+    assert body["warnings"] == ["1 function(s) of the graph's library are called by no node and not shown: 'unused'"]
+    ops = {n["name"]: n for n in body["nodes"] if n["kind"] == "op"}
+    assert ops["call"]["subgraphs"] == ["f"] and ops["spin"]["subgraphs"] == ["f"]
+    index = ops["call"]["id"][1:]
+    dense = client.get(f"/api/graph?run=run&name=Default&path={index}.f.0").get_json()
+    assert dense["breadcrumb"] == ["Default", "call: f"]
+    inner = {n["name"]: n for n in dense["nodes"] if n["kind"] == "op"}
+    assert set(inner) == {"matmul", "split", "add", "if", "y"}  # w folded into matmul
+    assert inner["y"]["op_type"] == "_Retval" and inner["if"]["subgraphs"] == ["else_branch", "then_branch"]
+    assert [n["label"] for n in dense["nodes"] if n["kind"] == "input"] == ["x"]
+    assert {e["value"] for e in dense["edges"]} >= {"x", "matmul", "add", "if"}
+    path = f"path={index}.f.0"
+    add = client.get(f"/api/graph/node?run=run&name=Default&{path}&node={inner['add']['id']}").get_json()
+    assert [v["name"] for v in add["inputs"]] == ["split:1", "split"]  # node:output_arg:index renumbered
+    if_index = inner["if"]["id"][1:]
+    act = client.get(f"/api/graph?run=run&name=Default&path={index}.f.0|{if_index}.then_branch.0").get_json()
+    assert [n["op_type"] for n in act["nodes"] if n["kind"] == "op"] == ["Relu", "_Retval"]
+    # A function that calls itself opens once; inside, the call names it.
+    loop = client.get(f"/api/graph?run=run&name=Default&path={ops['spin']['id'][1:]}.f.0").get_json()
+    (again,) = [n for n in loop["nodes"] if n.get("name") == "again"]
+    assert again["subgraphs"] == []
