@@ -451,7 +451,8 @@ class SummaryWriter:
         sample_rate: int = 44100,
         walltime: float | None = None,
     ) -> None:
-        """Record a mono clip (shape ``(1, L)`` or ``(L,)``) of amplitudes in [-1, 1]."""
+        """Record a clip of amplitudes in [-1, 1]: mono (shape ``(1, L)`` or ``(L,)``), or,
+        where torch's writer refuses it, several channels (``(C, L)`` or ``(L, C)``)."""
         convert.check_tag(tag)
         samples = audio.check_audio(snd_tensor)
         rate = audio.check_sample_rate(sample_rate)

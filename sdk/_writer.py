@@ -511,9 +511,10 @@ class LogWriter:
     def add_audio(
         self, tag: str, audio_array: Any, step: int, sample_rate: int = 8000, walltime: float | None = None
     ) -> None:
-        """Record a mono clip: float amplitudes in [-1, 1] (louder ones are clipped, with a
+        """Record a clip: float amplitudes in [-1, 1] (louder ones are clipped, with a
         warning) or int16 PCM samples, at ``sample_rate`` frames per second; stored as a
-        16-bit WAV."""
+        16-bit WAV. One dimension is mono; two are frames and channels, in either order
+        (the channels the shorter, at most 16)."""
         self._tag(tag)
         samples = audio.check_audio(audio_array)
         rate = audio.check_sample_rate(sample_rate)
@@ -523,12 +524,13 @@ class LogWriter:
     def _put_audio(self, tag: str, step: int, wall: float, samples: np.ndarray, rate: int) -> None:
         """Queue a clip checked by :func:`~visualdl.sdk._audio.check_audio` (emptied by the writer thread)."""
         self._tag(tag)
-        frames = len(samples)
+        frames, channels = samples.shape
         box = [samples]
 
         def build() -> BuiltRecord:
             pcm = box.pop()
-            return build_audio(tag, step, wall, [audio.wav_header(frames, rate), pcm.data], rate, frames, 1)
+            header = audio.wav_header(frames, rate, channels)
+            return build_audio(tag, step, wall, [header, pcm.data], rate, frames, channels)
 
         self._sink.put_item(build, samples.nbytes)
 

@@ -67,10 +67,35 @@ def test_sdk_audio_clips_loud_amplitudes_with_a_warning(logdir):
     assert _frames(reader.read_blob(reader.audio(".", "loud")[0]))[3].tolist() == [32767, -32767, 16383]
 
 
+def test_sdk_audio_channels_in_either_order_are_one_interleaved_wav(logdir):
+    t = np.arange(800) / 8000
+    left, right = np.sin(2 * np.pi * 440 * t) * 0.5, np.sin(2 * np.pi * 660 * t) * 0.25
+    with LogWriter(logdir) as writer:
+        writer.add_audio("stereo", np.stack([left, right], axis=1), 0)  # (frames, channels): tf.summary.audio's
+        writer.add_audio("stereo", np.stack([left, right]).astype(np.float32), 1)  # (channels, frames): torchaudio's
+        writer.add_audio("pcm", (np.stack([left, right], axis=1) * 32767).astype(np.int16)[::2], 2)  # strided
+    reader = _read(logdir)
+    expected = np.trunc(np.stack([left, right], axis=1) * 32767).astype(np.int16)
+    for event in reader.audio(".", "stereo"):
+        assert (event.channels, event.length_frames) == (2, 800)
+        channels, width, rate, pcm = _frames(reader.read_blob(event))
+        assert (channels, width, rate) == (2, 2, 8000)
+        # float32 rounds the amplitudes before they are scaled: at most one step of 16 bits apart
+        assert np.abs(pcm.reshape(-1, 2).astype(int) - expected).max() <= (0 if event.step == 0 else 1)
+    (strided,) = reader.audio(".", "pcm")
+    channels, _, _, pcm = _frames(reader.read_blob(strided))
+    assert (
+        channels == 2
+        and pcm.reshape(-1, 2).tolist() == (np.stack([left, right], axis=1) * 32767).astype(np.int16)[::2].tolist()
+    )
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"audio_array": np.zeros((2, 5))}, ValueError, r"one-dimensional .*got shape \(2, 5\)"),
+        ({"audio_array": np.zeros((5, 5))}, ValueError, r"shape \(5, 5\) is not a clip: .*frames and channels"),
+        ({"audio_array": np.zeros((40, 100))}, ValueError, r"at most 16 channels"),
+        ({"audio_array": np.zeros((2, 3, 5))}, ValueError, r"one dimension \(mono\) or two .*got shape \(2, 3, 5\)"),
         ({"audio_array": []}, ValueError, "must not be empty"),
         ({"audio_array": [0.1, float("nan")]}, ValueError, "finite"),
         ({"audio_array": "noise"}, TypeError, "audio_array must be an array of samples"),
