@@ -143,15 +143,16 @@ def test_tfevents_custom_scalars_are_the_layout(tmp_path, writer):
     assert reader.problems == []
 
 
-def test_tfevents_embeddings_are_not_read_and_harm_nothing(tmp_path):
-    """tensorboardX writes projector files beside the events: nothing shown, no problem."""
+def test_tfevents_embeddings_are_read_from_the_projector_files(tmp_path):
+    """tensorboardX writes projector files beside the events: read under their tag, no problem
+    (in full: tests/index/test_projector_files.py)."""
     w = XWriter(str(tmp_path))
     w.add_scalar("x", 1.0, 0)
     w.add_embedding(np.arange(12, dtype=np.float32).reshape(4, 3), metadata=["a", "b", "c", "d"], tag="emb")
     w.close()
     assert os.path.exists(tmp_path / "projector_config.pbtxt")
     reader = LogReader(str(tmp_path))
-    assert reader.tags(".")["embeddings"] == [] and reader.tags(".")["scalars"] == ["x"]
+    assert reader.tags(".")["embeddings"] == ["emb"] and reader.tags(".")["scalars"] == ["x"]
     assert reader.problems == []
 
 
