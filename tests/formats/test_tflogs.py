@@ -289,8 +289,8 @@ def test_tflogs_hparams_values_and_metrics_per_run(tensorboard, ours):
             # TensorBoard's reader keeps no metrics in a trial's own run: the experiment above
             # it names them (and with no experiment, as in clu's run, TensorBoard's hparams
             # plugin offers every scalar tag of the trials). That the root experiment's metrics
-            # apply to the trial runs below it is the cross-run view (/api/hparams), built
-            # separately; here only the per-run record is compared, which holds none.
+            # apply to the trial runs below it is the cross-run view (/api/hparams), checked in
+            # tests/server/test_tflogs_hparams.py; here only the per-run record is compared.
             assert got.metrics == (), run
     assert ours.hparams("hparams").metrics == ("accuracy", "loss")
     assert ours.hparams("hparams/run-1").hparams == {
