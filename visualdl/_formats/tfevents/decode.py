@@ -16,7 +16,8 @@ How a value is read:
   ``new_style``): a tensor of one element of a float or integer dtype.
 * ``image`` (legacy ``Summary.Image``): an image whose PNG bytes stay in the file.
 * ``tensor`` with plugin ``images``: a string tensor ``[width, height, png, ...]``;
-  each PNG is an image (several at one step are told apart as ``tag/1``, ``tag/2``...).
+  each PNG is an image of the tag at that step, several in the order written
+  (``tf.summary.image(max_outputs>1)``, Keras, clu), as TensorBoard shows a step's batch.
 * ``histo`` (``HistogramProto``): bucket ``i`` counts the values in
   ``(bucket_limit[i-1], bucket_limit[i]]``; TensorFlow's first bucket is open to -inf
   and its last limit is often DBL_MAX, so the outer edges are clamped to ``min`` and
@@ -26,13 +27,18 @@ How a value is read:
   by newlines.
 * ``audio`` (legacy ``Summary.Audio``, what tensorboardX and torch write): a clip whose
   WAV bytes stay in the file, as an image's PNG.
+* ``tensor`` with plugin ``audio`` (TF2 ``tf.summary.audio``): a string tensor ``[k, 2]``
+  of (WAV, label), each row a clip of the tag at that step; the rate, channels and length
+  are the WAV header's (:mod:`visualdl._kinds.wav`).
 * ``tensor`` with plugin ``pr_curves``: a ``[6, n]`` float tensor, rows TP, FP, TN, FN,
   precision and recall; threshold ``i`` of ``n`` is ``i / (n - 1)``, as the writers bin.
 * values of plugin ``hparams`` (no value, or a tensor; the data is the metadata's
   ``HParamsPluginData``): the experiment names the metrics (their scalar tags), the
   session start info holds the values (a number is a float, TensorBoard keeps no
   integers; strings and bools as they are); the session start, merged with the
-  file's latest experiment, is one hyperparameters event of the run.
+  file's latest experiment, is one hyperparameters event of the run, and an experiment
+  alone (no session in its file) one that is no trial, whose metrics apply to the trial
+  runs below it (:mod:`visualdl._index.experiments`).
 * ``tensor`` with plugin ``custom_scalars``: the ``Layout`` in its one string (or in
   the metadata content when there is none), a scalar layout of the run.
 * ``session_log`` ``START`` at step ``s`` (a restarted TensorFlow session, the
