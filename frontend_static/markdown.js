@@ -4,7 +4,8 @@
 // made only for http(s) and mailto addresses.
 //
 // Blocks: headings (#), fenced code (```), bullet and numbered lists, quotes (>), tables
-// (| a | b | with a |---| row), paragraphs. Inline: `code`, **strong**, *emphasis*,
+// (| a | b | with a |---| row; `\|` a pipe in a cell; no header drawn when its cells are
+// all empty), paragraphs. Inline: `code`, **strong**, *emphasis*,
 // _emphasis_, [text](url), and line breaks kept within a paragraph.
 
 const SAFE_URL = /^(https?:\/\/|mailto:)/i;
@@ -48,7 +49,9 @@ export function inline(text) {
   return out;
 }
 
-const cells = (line) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+/** A table row's cells: split at each `|` but an escaped one (`\|`, a pipe inside a cell). */
+const cells = (line) => line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '').split(/(?<!\\)\|/)
+  .map((c) => c.trim().replace(/\\\|/g, '|'));
 
 /** Markdown -> [{t: 'h'|'code'|'ul'|'ol'|'quote'|'table'|'p', ...}]. */
 export function parse(text) {
@@ -139,11 +142,14 @@ export function toDom(text) {
         }
         return tr;
       };
-      const thead = document.createElement('thead');
-      thead.append(row(b.head, 'th'));
       const tbody = document.createElement('tbody');
       for (const r of b.rows) tbody.append(row(r, 'td'));
-      el.append(thead, tbody);
+      if (b.head.every((c) => c.length === 0)) el.append(tbody); // no header (a text tensor's table)
+      else {
+        const thead = document.createElement('thead');
+        thead.append(row(b.head, 'th'));
+        el.append(thead, tbody);
+      }
     } else (el = document.createElement('p')).append(...inlineDom(b.children));
     return el;
   };

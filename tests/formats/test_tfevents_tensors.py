@@ -105,7 +105,7 @@ def test_tfevents_image_histogram_text_tensors(logdir):
     (h,) = reader.histograms(".", "h")
     assert h.edges.tolist() == [0.0, 1.0, 3.0] and h.counts.tolist() == [2.0, 5.0] and h.count == 7
     (entry,) = reader.texts(".", "t")
-    assert entry.text == "ü\nb"
+    assert entry.text == "|  |\n| --- |\n| ü |\n| b |"  # a [2, 1] tensor: a table of one column, as TensorBoard
 
 
 def test_tfevents_histogram_proto_open_buckets(logdir):

@@ -14,6 +14,7 @@ import pytest
 from kit.requirements import require
 
 from visualdl import LogReader
+from visualdl._formats.tfevents.values import markdown_table
 from visualdl._kinds.wav import wav_shape
 
 try:
@@ -214,8 +215,9 @@ def test_tflogs_histograms_buckets(tensorboard, ours):
 
 
 def test_tflogs_text_as_tensorboard_reads_it(tensorboard, ours):
-    """Our text is the tensor's strings joined by newlines. On purpose unlike TensorBoard,
-    which draws a 2-D string tensor as an HTML table: we show its elements row by row."""
+    """A text of one string is that string; a tensor of several is the table TensorBoard's
+    text plugin draws (a column for rank 1, rows by the last dimension above), in Markdown
+    with an empty header row, each cell's ``|`` escaped (``markdown.js`` reads it back)."""
     runs = _plugin_tags(tensorboard, "text")
     assert runs == {"clu": ["summary"], "tf2": ["notes", "table"]}
     for run, tags in runs.items():
@@ -224,10 +226,20 @@ def test_tflogs_text_as_tensorboard_reads_it(tensorboard, ours):
             got = ours.texts(run, tag)
             assert [(t.step, t.wall_time) for t in got] == [(e.step, e.wall_time) for e in events]
             for t, e in zip(got, events, strict=True):
-                strings = [s.decode() for s in np.atleast_1d(_array(e)).ravel().tolist()]
-                assert t.text == "\n".join(strings)
+                array = _array(e)
+                strings = [s.decode() for s in np.atleast_1d(array).ravel().tolist()]
+                if len(strings) == 1:
+                    assert t.text == strings[0]
+                else:
+                    columns = array.shape[-1] if array.ndim >= 2 else 1
+                    assert t.text == markdown_table(strings, columns)
     assert _array(tensorboard.Tensors("tf2", "table")[1]).shape == (2, 2)
-    assert ours.texts("tf2", "table")[1].text == "a\nb\n1\nx y"
+    assert ours.texts("tf2", "table")[1].text == "|  |  |\n| --- | --- |\n| a | b |\n| 1 | x y |"
+
+
+def test_markdown_table_keeps_each_string_in_its_cell():
+    assert markdown_table(["a|b", "", "x\ny", "c\\|d"], 2) == "|  |  |\n| --- | --- |\n| a\\|b |  |\n| x y | c\\\\|d |"
+    assert markdown_table(["p", "q", "r"], 1) == "|  |\n| --- |\n| p |\n| q |\n| r |"
 
 
 def test_tflogs_pr_curves(tensorboard, ours):

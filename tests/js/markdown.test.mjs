@@ -29,3 +29,13 @@ test('HTML stays text: a script tag is no element', () => {
   const [p] = parse('<script>alert(1)</script> <b>x</b>');
   assert.deepEqual(p, { t: 'p', children: [{ t: 'text', text: '<script>alert(1)</script> <b>x</b>' }] });
 });
+
+test('a text tensor as a table: escaped pipes stay in their cell, no header row drawn', () => {
+  // What visualdl._formats.tfevents.values.markdown_table(['a|b', '', 'x\ny', 'c\\|d'], 2) writes
+  // (tests/formats/test_tflogs.py checks the Python side).
+  const [table] = parse('|  |  |\n| --- | --- |\n| a\\|b |  |\n| x y | c\\\\|d |');
+  assert.equal(table.t, 'table');
+  assert.deepEqual(table.head, [[], []]);
+  const texts = table.rows.map((r) => r.map((c) => c.map((n) => n.text).join('')));
+  assert.deepEqual(texts, [['a|b', ''], ['x y', 'c\\|d']]);
+});

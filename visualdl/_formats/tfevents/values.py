@@ -234,8 +234,24 @@ def _histogram_tensor(v: Value) -> list[tuple[str, str, object]]:
 
 
 def _text_tensor(v: Value) -> list[tuple[str, str, object]]:
-    texts = [s.decode("utf-8", "replace") for s in _strings(v.value.tensor)]
-    return [("text", v.tag, TextEvent(v.step, v.wall, "\n".join(texts)))]
+    tensor = v.value.tensor
+    texts = [s.decode("utf-8", "replace") for s in _strings(tensor)]
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    if len(texts) <= 1 or len(shape) == 0 or math.prod(shape) != len(texts):
+        return [("text", v.tag, TextEvent(v.step, v.wall, "\n".join(texts)))]
+    columns = shape[-1] if len(shape) >= 2 else 1
+    return [("text", v.tag, TextEvent(v.step, v.wall, markdown_table(texts, columns)))]
+
+
+def markdown_table(cells: list[str], columns: int) -> str:
+    """The strings of a text tensor of rank 1 or more as TensorBoard's text plugin shows
+    them, a table (a column for rank 1, rows by the last dimension above), in Markdown
+    with an empty header row (TensorBoard's has none). A cell's ``|`` is escaped and its
+    line breaks become spaces, so each cell stays in its place; a tensor of rank 3 or
+    more keeps every string, its leading dimensions as rows (TensorBoard shows a slice)."""
+    escaped = [c.replace("|", "\\|").replace("\r\n", " ").replace("\n", " ") for c in cells]
+    rows = ["| " + " | ".join(escaped[i : i + columns]) + " |" for i in range(0, len(escaped), columns)]
+    return "\n".join(["|" + "  |" * columns, "|" + " --- |" * columns, *rows])
 
 
 def _audio_legacy(v: Value) -> list[tuple[str, str, object]]:
