@@ -1,9 +1,10 @@
 // The Projector tab (embeddings): a run's tag projected by PCA, t-SNE or UMAP to 2-D or 3-D
 // on the server, drawn with WebGL (one trace, a colour per point), coloured by a metadata
 // column, searchable over a column, and the nearest neighbours of a clicked point listed
-// (distances in the original space) and highlighted.
+// (distances in the original space) and highlighted. Entries with label images (TensorBoard's
+// sprite, add_embedding's label_img) show each listed point's image, cut from the sprite by CSS.
 
-import { ApiError, getJSON } from './api.js';
+import { ApiError, apiUrl, getJSON } from './api.js';
 import { PALETTE } from './colors.js';
 import { button, h, naturalCompare } from './dom.js';
 import { escPlotly } from './format.js';
@@ -12,6 +13,7 @@ import { scheduleRender } from './renderqueue.js';
 const CONFIG = { displaylogo: false, responsive: true };
 const POLL_MS = 700;
 const LEGEND_LABELS = 12;
+const THUMB_PX = 40;
 
 /** base64 of little-endian float32 -> Float32Array. */
 export function floats(text) {
@@ -91,6 +93,7 @@ export class ProjectorView {
         answer = await getJSON('projection', query);
       }
       if (seq !== this.seq) return;
+      this.spriteUrl = answer.sprite ? apiUrl('projection/sprite', { run, tag, index: answer.index }) : null;
       this.answer = { ...answer, coords: floats(answer.coordinates), rowsShown: answer.sample ? Array.from(new Int32Array(Uint8Array.from(atob(answer.sample), (c) => c.charCodeAt(0)).buffer)) : null };
       const header = answer.metadata_header.length ? answer.metadata_header : answer.metadata.map((_, i) => `label ${i + 1}`);
       for (const select of [this.colorBy, this.searchColumn]) {
@@ -173,6 +176,18 @@ export class ProjectorView {
     });
   }
 
+  /** Row `row`'s label image, cut from the sprite (null when the entry has none). */
+  thumb(row) {
+    const s = this.answer?.sprite;
+    if (!s || !this.spriteUrl) return null;
+    const scale = Math.max(1, Math.floor(THUMB_PX / Math.max(s.image_width, s.image_height)));
+    const [x, y] = [(row % s.per_row) * s.image_width * scale, Math.floor(row / s.per_row) * s.image_height * scale];
+    return h('span', { class: 'projector-thumb', role: 'img', 'aria-label': `label image of row ${row}`, dataset: { row: String(row) },
+      style: { display: 'inline-block', verticalAlign: 'middle', marginRight: '6px', imageRendering: 'pixelated',
+        width: `${s.image_width * scale}px`, height: `${s.image_height * scale}px`, backgroundImage: `url("${this.spriteUrl}")`,
+        backgroundSize: `${s.width * scale}px ${s.height * scale}px`, backgroundPosition: `-${x}px -${y}px` } });
+  }
+
   async showNeighbours(index) {
     const a = this.answer;
     const row = a.rowsShown ? a.rowsShown[index] : index;
@@ -182,8 +197,8 @@ export class ProjectorView {
       this.neighbours = answer.neighbors.map((n) => n.row);
       const label = (labels) => labels.join(' · ') || '(no label)';
       this.side.replaceChildren(
-        h('h3', {}, `Nearest to row ${row}`), h('p', { class: 'muted' }, label(a.metadata.map((c) => c[row] ?? ''))),
-        h('ol', { class: 'neighbours' }, ...answer.neighbors.map((n) => h('li', {}, `${label(n.labels)} `, h('span', { class: 'muted' }, `cosine distance ${n.distance.toFixed(4)}`)))),
+        h('h3', {}, `Nearest to row ${row}`), h('p', { class: 'muted' }, this.thumb(row), label(a.metadata.map((c) => c[row] ?? ''))),
+        h('ol', { class: 'neighbours' }, ...answer.neighbors.map((n) => h('li', {}, this.thumb(n.row), `${label(n.labels)} `, h('span', { class: 'muted' }, `cosine distance ${n.distance.toFixed(4)}`)))),
         button('Clear', () => { this.neighbours = null; this.side.replaceChildren(); this.draw(); }));
       this.draw();
     } catch (error) {

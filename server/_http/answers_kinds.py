@@ -260,6 +260,11 @@ PROJECTION = obj(
         "explained_variance": {**nullable({"type": "array"}), "description": "PCA: variance share per component"},
         "metadata_header": array(STRING),
         "metadata": {"type": "array", "items": array(STRING), "description": "one list per metadata column"},
+        "sprite": {
+            **nullable(obj({k: INTEGER for k in ("width", "height", "image_width", "image_height", "per_row")})),
+            "description": "the label images (TensorBoard's sprite, /api/projection/sprite): one image_width x "
+            "image_height px per row, per_row a row from the top left; null: none",
+        },
     },
     optional=("coordinates", "sample", "explained_variance"),
 )

@@ -183,6 +183,11 @@ def _projection(q: Query) -> Any:
     return _projector().projection(run=q["run"], tag=q["tag"], index=q["index"], method=q["method"], dims=q["dims"])
 
 
+def _projection_sprite(q: Query) -> Response:
+    data, media_type = _projector().sprite(run=q["run"], tag=q["tag"], index=q["index"])
+    return Response(data, mimetype=media_type)
+
+
 def _neighbors(q: Query) -> Any:
     return _projector().neighbors(
         run=q["run"], tag=q["tag"], index=q["index"], point=q["point"], k=q["k"], metric=q["metric"]
@@ -311,6 +316,7 @@ HANDLERS: dict[str, Callable[[Query], Any]] = {
     "runs_replaced": _runs_replaced,
     "scalar_layout": _scalar_layout,
     "projection": _projection,
+    "projection_sprite": _projection_sprite,
     "neighbors": _neighbors,
     **{kind: _events(kind) for kind in EVENT_VIEWS},
 }

@@ -490,6 +490,15 @@ ROUTES: tuple[Route, ...] = (
         errors=(400, 404, 422),
     ),
     Route(
+        "projection_sprite",
+        "/api/projection/sprite",
+        "The label images of an embeddings entry written by TensorBoard's writers (add_embedding's label_img): "
+        "one image, laid out as the projection's sprite field says",
+        (_RUN, _TAG, _ENTRY),
+        {"type": "string", "format": "binary"},
+        content_types=("image/png", "image/jpeg", "image/gif", "application/octet-stream"),
+    ),
+    Route(
         "neighbors",
         "/api/neighbors",
         "The k rows nearest to one row of an embeddings entry, in the original space",

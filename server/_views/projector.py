@@ -265,6 +265,12 @@ class Projector:
             )
         at, event, vectors = self.vectors(run, tag, index)
         columns = [list(col) for col in zip(*event.metadata, strict=True)] if event.metadata else []
+        found = self.provider.events(run, "embeddings", tag)[0].embedding_sprite(event)
+        sprite = None
+        if found is not None:
+            s = found[0]
+            sprite = {"width": s.width, "height": s.height, "image_width": s.image_width,
+                      "image_height": s.image_height, "per_row": s.per_row}  # fmt: skip
         head = {
             "run": run,
             "tag": tag,
@@ -275,6 +281,7 @@ class Projector:
             "dimension": event.dimension,
             "metadata_header": list(event.metadata_header),
             "metadata": columns,
+            "sprite": sprite,
         }
         points = event.rows if method == "pca" else min(event.rows, SAMPLE)
         key = ("projection", run, tag, at, event.ref, method, dims)
@@ -334,6 +341,21 @@ class Projector:
             coords[finite] = 0.0
         sample = None if len(rows) == len(vectors) else _b64(rows)
         return {"coordinates": _b64(coords), "explained_variance": None, "sample": sample}, coords.nbytes
+
+    # -- label images ------------------------------------------------------------------------
+
+    def sprite(self, *, run: str, tag: str, index: int | None) -> tuple[bytes, str]:
+        """The image of an entry's label images (TensorBoard's sprite: one per row of vectors,
+        laid as ``sprite`` in :meth:`projection` says) and its media type."""
+        at, event, _ = self._event(run, tag, index)
+        found = self.provider.events(run, "embeddings", tag)[0].embedding_sprite(event)
+        if found is None:
+            raise NotFound(f"entry {at} of {tag!r} in {run!r} has no label images")
+        sprite, read = found
+        try:
+            return read(), sprite.media_type
+        except (OSError, VisualDLError) as e:
+            raise NotFound(f"the label images of {tag!r} in {run!r} cannot be read: {e}") from e
 
     # -- neighbors ---------------------------------------------------------------------------
 

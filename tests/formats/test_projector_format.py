@@ -174,7 +174,7 @@ def _png(width: int, height: int) -> bytes:
 
 
 def test_projector_sprite_grid_as_tensorboard_lays_it():
-    assert check_sprite(_png(24, 24), "s.png", (6, 8), 10) == (24, 24, 4)  # torch's 10 images of 6 x 8
+    assert check_sprite(_png(24, 24), "s.png", (6, 8), 10) == (24, 24, 4, "image/png")  # torch's 10 images of 6 x 8
     with pytest.raises(
         LogFormatError, match=r"^s\.png: is 24 x 16 px: 10 images of 6 x 8 px, 4 a row, need 24 x 24 px"
     ):

@@ -38,8 +38,14 @@ def _get(client, path: str, status: int = 200, **params: Any) -> Any:
     return response.get_json()
 
 
+def _get_bytes(client, path: str, **params: Any) -> Any:
+    response = client.get(f"{path}?{urlencode(params)}")
+    assert response.status_code == 200, (path, params, response.data[:300])
+    return response
+
+
 @pytest.fixture(scope="module")
-def env(tmp_path_factory) -> tuple[Any, dict[int, np.ndarray], list[list[str]]]:
+def env(tmp_path_factory) -> tuple[Any, dict[int, np.ndarray], list[list[str]], str]:
     logdir = str(tmp_path_factory.mktemp("projector"))
     rng = np.random.default_rng(0)
     table = [[f"word{i}", f"class {i % 4}"] for i in range(ROWS)]
@@ -52,11 +58,11 @@ def env(tmp_path_factory) -> tuple[Any, dict[int, np.ndarray], list[list[str]]]:
     with LogWriter(os.path.join(logdir, "ours")) as ours:  # the same vectors through our own record
         ours.add_embeddings("words", mat=matrices[50], metadata=[list(c) for c in zip(*table, strict=True)],
                             metadata_header=["word", "class"])  # fmt: skip
-    return build_app(logdir).test_client(), matrices, table
+    return build_app(logdir).test_client(), matrices, table, logdir
 
 
 def test_projector_files_api_lists_entries_and_projects_them_as_ours(env):
-    client, matrices, table = env
+    client, matrices, table, _ = env
     assert _get(client, "/api/tags")["embeddings"] == {"words": ["ours", "torch"]}
     listing = _get(client, "/api/embeddings", run="torch", tag="words")
     assert [(e["index"], e["step"], e["rows"], e["dimension"], e["metadata_header"]) for e in listing["entries"]] == [
@@ -77,3 +83,17 @@ def test_projector_files_api_lists_entries_and_projects_them_as_ours(env):
     d[3] = np.inf
     want = np.argsort(d, kind="stable")[:4].tolist()
     assert [(n["row"], n["labels"]) for n in near["neighbors"]] == [(i, table[i]) for i in want]
+
+
+def test_projector_files_api_serves_the_label_images_and_their_layout(env):
+    client, _, _, logdir = env
+    answer = _get(client, "/api/projection", run="torch", tag="words", method="pca", dims=2, index=0)
+    # torch's sprite of 40 images of 5 x 5 px: 7 a row (ceil(sqrt(40))), 35 x 35 px
+    assert answer["sprite"] == {"width": 35, "height": 35, "image_width": 5, "image_height": 5, "per_row": 7}
+    sprite = _get_bytes(client, "/api/projection/sprite", run="torch", tag="words", index=0)
+    assert sprite.mimetype == "image/png"
+    with open(os.path.join(logdir, "torch", "00000", "words", "sprite.png"), "rb") as f:
+        assert sprite.data == f.read()
+    assert _get(client, "/api/projection", run="ours", tag="words", method="pca", dims=2)["sprite"] is None
+    missing = _get(client, "/api/projection/sprite", 404, run="ours", tag="words")
+    assert missing["error"] == "entry 0 of 'words' in 'ours' has no label images"

@@ -21,6 +21,7 @@ from visualdl.server._http.routes import ROUTES
 TAGS = {
     **{"scalars": "loss", "image": "img", "images": "img", "histograms": "h", "distribution": "h", "text": "t"},
     **{"audio": "clip", "clip": "clip", "curves": "pr", "embeddings": "emb", "projection": "emb", "neighbors": "emb"},
+    "sprite": "emb",  # /api/projection/sprite: 404, our records have no label images
 }
 GOOD = {"run": "train", "model": "0", "node": "n0", "q": "conv", "name": "convnet", "index": "0", "point": "0"}
 GOOD["file"] = "x.vdlog"  # /api/job/end: a file the run does not hold (404)

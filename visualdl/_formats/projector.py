@@ -438,8 +438,8 @@ def parse_metadata(data: bytes, path: str, rows: int) -> Metadata:
 # -- the sprite ------------------------------------------------------------------------------
 
 
-def check_sprite(data: bytes, path: str, dim: tuple[int, ...], rows: int) -> tuple[int, int, int]:
-    """``(width, height, per row)`` of a sprite of ``rows`` images of ``dim`` = [width,
+def check_sprite(data: bytes, path: str, dim: tuple[int, ...], rows: int) -> tuple[int, int, int, str]:
+    """``(width, height, per row, media type)`` of a sprite of ``rows`` images of ``dim`` = [width,
     height] pixels each, laid row after row from the top left (TensorBoard's rule: as
     many a row as the sprite's width holds); raises when it is not an image or is too small."""
     from PIL import Image, UnidentifiedImageError
@@ -449,6 +449,7 @@ def check_sprite(data: bytes, path: str, dim: tuple[int, ...], rows: int) -> tup
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size
+            media_type = Image.MIME.get(image.format or "", "application/octet-stream")
     except (UnidentifiedImageError, OSError) as e:
         raise LogFormatError(f"not an image ({e})", path) from e
     w, h = dim
@@ -460,4 +461,4 @@ def check_sprite(data: bytes, path: str, dim: tuple[int, ...], rows: int) -> tup
             f"{max(w, per_row * w)} x {needed or h} px at least",
             path,
         )
-    return width, height, per_row
+    return width, height, per_row, media_type

@@ -32,6 +32,7 @@ from visualdl._index.blobs import format_of_path, open_blob, read_gathered
 from visualdl._index.downsample import Downsampler, select_range
 from visualdl._index.ends import SILENT_AFTER, HostMemory
 from visualdl._index.polling import Poller
+from visualdl._index.projector import Sprite
 from visualdl._index.restarts import Resolved
 from visualdl._index.runs import CACHE_BYTES, Run, Stream, stream_of
 from visualdl._index.series import ScalarSeries, gather, merge, pieces
@@ -388,6 +389,14 @@ class Index(Poller):
     def embeddings(self, run: str, tag: str) -> list[EmbeddingsEvent]:
         """Every embedding of ``tag`` by step; :meth:`read_blob` gives an event's vectors."""
         return self._events(run, "embeddings", tag)
+
+    def embedding_sprite(self, event: EmbeddingsEvent) -> tuple[Sprite, Callable[[], bytes]] | None:
+        """The label images of an embeddings entry of TensorBoard's projector files (their
+        sprite and a reader of its bytes; :mod:`visualdl._index.projector`); None when it has none."""
+        sprite = self._projectors.sprite(event.ref) if self._projectors.owns(event.ref) else None
+        if sprite is None:
+            return None
+        return sprite, lambda: self._projectors.read_sprite(sprite)
 
     def graphs(self, run: str) -> list[GraphEvent]:
         """The newest graph of each name in ``run``; :meth:`read_blob` gives its ONNX bytes."""

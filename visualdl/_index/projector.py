@@ -55,6 +55,7 @@ __all__ = [
     "MAX_TENSOR_BYTES",
     "VECTOR_CACHE_BYTES",
     "Projectors",
+    "Sprite",
     "config_run",
     "is_config_path",
 ]
@@ -89,6 +90,21 @@ def config_run(run: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Sprite:
+    """The label images of an entry: the image at ``path`` (``width`` x ``height`` px, of
+    ``media_type``) holds one of ``image_width`` x ``image_height`` px per row of vectors,
+    ``per_row`` a row of it, from the top left."""
+
+    path: str
+    width: int
+    height: int
+    image_width: int
+    image_height: int
+    per_row: int
+    media_type: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Read:
     """A block as last read: the stats of its files, its event (None: no vectors) and problems."""
 
@@ -97,6 +113,7 @@ class _Read:
     event: EmbeddingsEvent | None
     problems: tuple[Problem, ...]
     shape: tuple[int, ...] = ()  # the block's tensor_shape, to parse its vectors again
+    sprite: Sprite | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +131,7 @@ class Projectors:
         self._blocks: dict[tuple[str, int], _Read] = {}  # (config path, block index) -> as last read
         self._vectors: ByteCache[np.ndarray] = ByteCache(cache_bytes, keep=1)
         self._shapes: dict[RecordRef, tuple[int, ...]] = {}  # live refs -> the block's tensor_shape
+        self._sprites: dict[RecordRef, Sprite] = {}  # live refs -> their label images
         self._serial = itertools.count(1)
         self._lock = threading.Lock()
         #: What is wrong in the configs and the files they name: path -> problems.
@@ -153,6 +171,7 @@ class Projectors:
             self._configs = configs_seen
             self._blocks = blocks
             self._shapes = {read.event.ref: read.shape for read in blocks.values() if read.event is not None}
+            self._sprites = {r.event.ref: r.sprite for r in blocks.values() if r.event is not None and r.sprite}
             self.problems = problems
         return out
 
@@ -202,8 +221,8 @@ class Projectors:
         before = self._blocks.get((config, index))
         if before is not None and before.stamp == stamp:
             return before
-        event = self._read_block(info, step, tensors, paths[1], paths[2], problems, where)
-        return _Read(stamp, tag, event, tuple(problems), info.tensor_shape)
+        event, sprite = self._read_block(info, step, tensors, paths[1], paths[2], problems, where)
+        return _Read(stamp, tag, event, tuple(problems), info.tensor_shape, sprite)
 
     def _read_block(
         self,
@@ -214,12 +233,12 @@ class Projectors:
         sprite_path: str | None,
         problems: list[Problem],
         where: str,
-    ) -> EmbeddingsEvent | None:
+    ) -> tuple[EmbeddingsEvent | None, Sprite | None]:
         try:
             vectors = parse_tensors(self._read(tensors, MAX_TENSOR_BYTES), tensors, info.tensor_shape)
         except (OSError, LogFormatError) as e:
             problems.append(Problem(tensors, 0, f"{where}: {_why(e)}"))
-            return None
+            return None, None
         rows, dim = vectors.shape
         header: tuple[str, ...] = ()
         labels: tuple[tuple[str, ...], ...] = ()
@@ -231,16 +250,19 @@ class Projectors:
                     problems.append(Problem(metadata_path, 0, f"{where}: {metadata.problem}"))
             except (OSError, LogFormatError) as e:
                 problems.append(Problem(metadata_path, 0, f"{where}: {_why(e)}; its vectors are shown without labels"))
+        sprite = None
         if sprite_path is not None and info.sprite is not None:
+            each = info.sprite.single_image_dim
             try:
-                check_sprite(self._read(sprite_path, MAX_SPRITE_BYTES), sprite_path, info.sprite.single_image_dim, rows)
+                grid = check_sprite(self._read(sprite_path, MAX_SPRITE_BYTES), sprite_path, each, rows)
+                sprite = Sprite(sprite_path, grid[0], grid[1], each[0], each[1], grid[2], grid[3])
             except (OSError, LogFormatError) as e:
                 problems.append(Problem(sprite_path, 0, f"{where}: {_why(e)}"))
         ref = RecordRef(tensors, -next(self._serial))
         modified = self.store.modified(tensors)
         event = EmbeddingsEvent(step, time.time() if modified is None else modified, rows, dim, header, labels, ref)
         self._vectors.put(ref, vectors, vectors.nbytes)
-        return event
+        return event, sprite
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -267,6 +289,15 @@ class Projectors:
             )
         self._vectors.put(event.ref, vectors, vectors.nbytes)
         return vectors
+
+    def sprite(self, ref: RecordRef) -> Sprite | None:
+        """The label images of an entry (None: it has none, or they did not fit its vectors)."""
+        with self._lock:
+            return self._sprites.get(ref)
+
+    def read_sprite(self, sprite: Sprite) -> bytes:
+        """The bytes of a sprite's image."""
+        return self._read(sprite.path, MAX_SPRITE_BYTES)
 
     # -- the store -------------------------------------------------------------------------
 

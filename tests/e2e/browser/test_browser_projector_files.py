@@ -1,6 +1,7 @@
 """torch's ``SummaryWriter.add_embedding`` in the projector of a real browser: the tag of
 the projector files listed like our own, every point drawn, its metadata columns offered to
-colour and search by, the labels written on the points and on the neighbours listed."""
+colour and search by, the labels written on the points and on the neighbours listed, and
+their label images cut from the sprite."""
 
 from __future__ import annotations
 
@@ -65,4 +66,17 @@ def test_projector_shows_torch_add_embedding_with_its_labels(page, server):
     assert all(
         item.startswith("word ") and " · class " in item for item in side.locator("ol.neighbours li").all_inner_texts()
     )
+    # The label images: each listed point's, cut from torch's sprite (18 a row of 4 x 4 px, drawn at 10x).
+    thumbs = side.locator(".projector-thumb")
+    assert thumbs.count() == 11
+    for i in range(11):
+        row = int(thumbs.nth(i).get_attribute("data-row") or "-1")
+        style = thumbs.nth(i).evaluate(
+            "(el) => [el.style.width, el.style.backgroundPosition, el.style.backgroundImage]"
+        )
+        assert style[:2] == ["40px", f"{-(row % 18) * 40}px {-(row // 18) * 40}px"], (row, style)
+    url = style[2].removeprefix('url("').removesuffix('")')
+    assert url.startswith("api/projection/sprite?")
+    fetched = page.evaluate("(u) => fetch(u).then((r) => [r.status, r.headers.get('content-type')])", url)
+    assert fetched == [200, "image/png"]
     assert not page.errors, page.errors
