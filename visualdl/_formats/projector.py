@@ -349,8 +349,8 @@ _PLAIN = b"0123456789.eE+-\t\n\r "
 def _numbers(data: bytes, count: int) -> np.ndarray | None:
     """The ``count`` numbers of ``data`` (whitespace-separated) as float32; None when it
     holds another number of them or something else. A piece of plain decimals is parsed
-    by orjson as a JSON array (1.6x numpy's strtod, rounded through float64 as Python's
-    ``float`` and TensorBoard do); others (``nan``, ``inf``) by numpy."""
+    by orjson as a JSON array (1.1 to 1.3 times as fast as numpy's strtod; rounded through
+    float64, as Python's ``float`` and TensorBoard do); others (``nan``, ``inf``) by numpy."""
     out = np.empty(count, np.float32)
     at = start = 0
     while start < len(data):
