@@ -371,7 +371,9 @@ def _numbers(data: bytes, count: int) -> np.ndarray | None:
                 return None
         if at + len(parsed) > count:
             return None
-        out[at : at + len(parsed)] = parsed
+        out[at : at + len(parsed)] = (
+            np.fromiter(parsed, np.float64, len(parsed)) if isinstance(parsed, list) else parsed
+        )
         at += len(parsed)
     return out if at == count else None
 
