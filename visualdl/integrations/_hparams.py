@@ -5,7 +5,8 @@ dicts) holding anything: tensors, numpy scalars, classes, paths, ``None``. They 
 flattened into ``a/b`` names as TensorBoard's loggers do, and each value kept when it is
 a bool, number or string, made one from a numpy scalar or a one-element tensor, and
 written as its ``str`` otherwise (``None`` becomes ``"None"``, as Lightning writes it), so
-that a config never makes logging fail.
+that a config never makes logging fail: a name the writer refuses (empty, too long, with
+a NUL) is left out, with a warning.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import numbers
+import warnings
 from argparse import Namespace
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["flatten_params", "hparam_value"]
+from visualdl.sdk._convert import check_tag
+
+__all__ = ["flatten_params", "hparam_value", "hparam_values"]
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -28,7 +32,8 @@ def flatten_params(params: Mapping[Any, Any], delimiter: str = "/", parent: str 
     for key, value in params.items():
         name = f"{parent}{delimiter}{key}" if parent else str(key)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            value = dataclasses.asdict(value)
+            # Its fields as they are: asdict deep-copies every value, which fails on a lock or a file.
+            value = {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
         elif isinstance(value, Namespace):
             value = vars(value)
         if isinstance(value, Mapping):
@@ -58,3 +63,19 @@ def hparam_value(value: Any) -> bool | int | float | str:
     if isinstance(value, numbers.Real):
         return float(value)
     return value if isinstance(value, str) else str(value)
+
+
+def hparam_values(flat: Mapping[str, Any], who: str) -> dict[str, bool | int | float | str]:
+    """``flat``'s values made hyperparameters, the names the writer refuses left out with a warning."""
+    out: dict[str, bool | int | float | str] = {}
+    refused: list[str] = []
+    for name, value in flat.items():
+        try:
+            check_tag(name, "hyperparameter name")
+        except (TypeError, ValueError) as e:
+            refused.append(str(e))
+            continue
+        out[name] = hparam_value(value)
+    if refused:
+        warnings.warn(f"{who} left out {len(refused)} hyperparameter(s): {'; '.join(refused)}", stacklevel=3)
+    return out

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fsspec.core import url_to_fs  # Lightning's own dependency, with which its loggers list folders
 
-from visualdl.integrations._hparams import flatten_params, hparam_value
+from visualdl.integrations._hparams import flatten_params, hparam_values
 from visualdl.sdk._writer import LogWriter
 
 if TYPE_CHECKING:
@@ -249,8 +249,9 @@ class VisualDLLogger(Logger):
         for key, value in self._prefixed(metrics).items():
             for tag in [f"{key}/{sub}" for sub in value] if isinstance(value, Mapping) else [key]:
                 self._hp_metrics[tag] = None
-        self._hp_values.update({k: hparam_value(v) for k, v in flatten_params(given).items()})
-        self.experiment.add_hparams(self._hp_values, list(self._hp_metrics))
+        values = {**self._hp_values, **hparam_values(flatten_params(given), "VisualDLLogger.log_hyperparams")}
+        self.experiment.add_hparams(values, list(self._hp_metrics))
+        self._hp_values = values  # kept once written: a call that raised leaves no value behind
 
     def log_graph(self, model: Any, input_array: Any = None) -> None:
         """The model as an ONNX graph, when ``log_graph=True``: exported on ``input_array``

@@ -10,11 +10,13 @@ as the writer's end; a DDP fit on two CPU processes writes each rank's file with
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -291,3 +293,25 @@ def test_lightning_logger_ddp_on_two_cpu_processes_writes_each_rank(tmp_path):
     assert (writer.rank, writer.world_size, writer.closed) == (0, 2, True)
     series = zero.scalars(RUN, "train_loss")
     assert list(zip(series.steps.tolist(), series.values.tolist(), strict=True)) == reported[0]
+
+
+@dataclasses.dataclass
+class _Config:
+    lr: float = 0.1
+    lock: Any = dataclasses.field(default_factory=threading.Lock)
+
+
+def test_lightning_logger_hyperparameter_names_refused_are_left_out_not_kept(tmp_path):
+    """A name the writer refuses is left out with a warning, and later calls still record;
+    a dataclass is read field by field (asdict would deep-copy its lock and raise)."""
+    logger = VisualDLLogger(tmp_path, version="names", default_hp_metric=False)
+    with pytest.warns(UserWarning, match=r"left out 2 hyperparameter\(s\): .*non-empty.*at most 1024"):
+        logger.log_hyperparams({"": 1, "k" * 2000: 2, "ok": 3})
+    with pytest.raises(ValueError, match="not valid Unicode"):
+        logger.log_hyperparams({"text": "\ud800"})  # refused by the writer: the call raises, nothing is kept
+    logger.log_hyperparams({"config": _Config(), "later": 4})
+    logger.finalize("success")
+    hparams = LogReader(logger.log_dir).hparams(".")
+    assert hparams is not None
+    assert hparams.hparams == {"ok": 3, "config/lr": 0.1, "config/lock": hparams.hparams["config/lock"], "later": 4}
+    assert "lock" in str(hparams.hparams["config/lock"])
