@@ -150,6 +150,18 @@ class VisualDLCallback(TrainerCallback):
                 )
         writer.flush()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy for another process (a Ray trial pickles the Trainer with its callbacks) opens
+        its own writer in the same logdir; a writer that was given cannot go with it."""
+        if self._given is not None:
+            raise TypeError(
+                "a VisualDLCallback given a writer cannot be pickled (another process needs a writer of its own): "
+                "pass logdir instead"
+            )
+        state = self.__dict__.copy()
+        state["writer"] = None
+        return state
+
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if self.writer is None:
             return

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ import numpy as np
 import pytest
 from kit.requirements import require
 
-from visualdl import LogReader
+from visualdl import LogReader, LogWriter
 
 require(importlib.util.find_spec("transformers") is not None, "transformers", "pip install -e '.[e2e]'")
 
@@ -189,3 +190,22 @@ def test_transformers_callback_on_two_cpu_processes_logs_each_process_or_the_mai
     assert (writer.rank, writer.world_size, writer.closed) == (0, 2, True)
     series = main.scalars(".", "train/loss")
     assert list(zip(series.steps.tolist(), series.values.tolist(), strict=True)) == reported[0]
+
+
+def test_transformers_callback_pickles_with_its_writer_open(tmp_path):
+    """As a Ray trial pickles the Trainer (after an evaluate, the callback's writer is open):
+    the copy opens its own writer in the same run; a callback given a writer says why not."""
+    callback = VisualDLCallback(tmp_path / "run")
+    state = TrainerState(is_world_process_zero=True, global_step=1)
+    args = SimpleNamespace(world_size=1, process_index=0, local_process_index=0, output_dir=str(tmp_path))
+    callback.on_log(args, state, None, logs={"eval_loss": 1.0})
+    copy = pickle.loads(pickle.dumps(callback))
+    assert callback.writer is not None and copy.writer is None
+    state.global_step = 2
+    copy.on_log(args, state, None, logs={"eval_loss": 0.5})
+    copy.on_train_end(args, state, None)
+    callback.on_train_end(args, state, None)
+    series = LogReader(tmp_path / "run").scalars(".", "eval/loss")
+    assert (series.steps.tolist(), series.values.tolist()) == ([1, 2], [1.0, 0.5])
+    with LogWriter(tmp_path / "given") as writer, pytest.raises(TypeError, match="given a writer cannot be pickled"):
+        pickle.dumps(VisualDLCallback(writer=writer))
