@@ -228,3 +228,19 @@ def test_projector_config_in_plugins_projector_belongs_to_its_run(projector_logs
     assert reader.problems == []
     assert reader.runs() == ["tbx", "torch"]
     _assert_as_written(reader)
+
+
+def test_projector_block_appended_again_is_one_entry(projector_logs):
+    """A script run twice into one directory: tensorboardX appends the same block again
+    (and writes the step's files anew); the entry is listed, and read, once."""
+    m = _matrix(5, 12, 5)
+    x = tensorboardX.SummaryWriter(os.path.join(projector_logs, "tbx"), filename_suffix=".again")
+    x.add_embedding(m, metadata=[f"w{i} é" for i in range(12)], label_img=torch.rand(12, 3, 4, 4), global_step=7)
+    x.close()
+    with open(os.path.join(projector_logs, "tbx", "projector_config.pbtxt")) as f:
+        assert f.read().count('tensor_name: "default:00007"') == 2
+    reader = LogReader(projector_logs)
+    events = reader.embeddings("tbx", "default")
+    assert [e.step for e in events] == [0, 7]
+    np.testing.assert_array_equal(_vectors(reader, events[1]), m)
+    assert reader.problems == []

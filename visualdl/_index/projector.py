@@ -21,6 +21,7 @@ its vectors, and its labels when only the sprite is wrong.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import threading
@@ -58,6 +59,7 @@ __all__ = [
     "Sprite",
     "config_run",
     "is_config_path",
+    "runs_of",
 ]
 
 log = logging.getLogger("visualdl.reader")
@@ -134,7 +136,7 @@ class Projectors:
         self._sprites: dict[RecordRef, Sprite] = {}  # live refs -> their label images
         self._serial = itertools.count(1)
         self._lock = threading.Lock()
-        #: What is wrong in the configs and the files they name: path -> problems.
+        #: What is wrong in the configs and the files they name, as the latest check found it.
         self.problems: list[Problem] = []
 
     # -- polls -----------------------------------------------------------------------------
@@ -154,16 +156,16 @@ class Projectors:
                     continue
                 configs_seen[path] = parsed
                 tags: dict[str, list[EmbeddingsEvent]] = {}
-                seen: set[tuple[str, int, str]] = set()
+                seen: set[EmbeddingInfo] = set()
                 for i, info in enumerate(parsed.config.embeddings):
+                    if dataclasses.replace(info, line=0) in seen:
+                        continue  # a block appended again (tensorboardX, a script run twice): the same files
+                    seen.add(dataclasses.replace(info, line=0))
                     read = self._block(path, i, info)
                     blocks[(path, i)] = read
                     problems.extend(read.problems)
-                    event = read.event
-                    if event is None or (read.tag, event.step, event.ref.path) in seen:
-                        continue  # a block appended again (a script run twice) names the same files
-                    seen.add((read.tag, event.step, event.ref.path))
-                    tags.setdefault(read.tag, []).append(event)
+                    if read.event is not None:
+                        tags.setdefault(read.tag, []).append(read.event)
                 for events in tags.values():
                     events.sort(key=lambda e: e.step)
                 out.setdefault(run, {})[path] = tags
@@ -172,7 +174,10 @@ class Projectors:
             self._blocks = blocks
             self._shapes = {read.event.ref: read.shape for read in blocks.values() if read.event is not None}
             self._sprites = {r.event.ref: r.sprite for r in blocks.values() if r.event is not None and r.sprite}
-            self.problems = problems
+            old, self.problems = set(self.problems), problems
+        for problem in problems:
+            if problem not in old:  # said once, while it lasts
+                log.warning("%s: %s", problem.path, problem.message)
         return out
 
     def _config(self, path: str, problems: list[Problem]) -> _Config | None:
