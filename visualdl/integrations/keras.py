@@ -133,6 +133,8 @@ class VisualDLCallback(keras.callbacks.Callback):  # type: ignore[misc]  # keras
         if isinstance(value, float | int) and not isinstance(value, bool):
             return float(value)
         array = np.asarray(keras.ops.convert_to_numpy(value))
+        if array.size == 1 and array.dtype.kind == "V":  # bfloat16 and other ml_dtypes, as tf.summary casts them
+            array = array.astype(np.float32)
         if array.size == 1 and array.dtype.kind in "biuf":
             return float(array.reshape(()))
         self._warn_once(

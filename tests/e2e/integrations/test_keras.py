@@ -222,3 +222,30 @@ def test_keras_callback_epoch_scalars_whatever_update_freq(tmp_path: Path) -> No
         assert series.steps.tolist() == [0, 1, 2]
         assert series.values.tolist() == fit["history"][key]
     assert reader.scalars("train", "batch_loss").steps.tolist() == [2, 4, 6, 8]
+
+
+BFLOAT16 = """
+import sys, warnings
+import ml_dtypes, numpy as np
+from visualdl.integrations.keras import VisualDLCallback
+warnings.simplefilter("error")  # a value dropped is a warning
+callback = VisualDLCallback(sys.argv[1], update_freq="batch", write_graph=False)
+callback.on_train_begin()
+callback.on_train_batch_begin(0)
+callback.on_train_batch_end(0, {"loss": np.asarray(1.5, ml_dtypes.bfloat16), "nan": float("nan")})
+callback.on_epoch_end(0, {"loss": ml_dtypes.bfloat16(2.5)})
+callback.on_train_end()
+"""
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_keras_callback_bfloat16_and_nan_scalars_written(tmp_path: Path, backend: str) -> None:
+    """A bfloat16 value (a mixed_bfloat16 model's own train_step) is a number, as tf.summary
+    casts it, not dropped; NaN is data, kept."""
+    require(HAVE_KERAS, "keras", "pip install -e '.[e2e]'")
+    env = dict(os.environ, KERAS_BACKEND=backend, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run([python(), "-c", BFLOAT16, str(tmp_path)], env=env, check=True, timeout=300)
+    reader = LogReader(str(tmp_path))
+    assert reader.scalars("train", "batch_loss").values.tolist() == [1.5]
+    assert np.isnan(reader.scalars("train", "batch_nan").values).tolist() == [True]
+    assert reader.scalars("train", "epoch_loss").values.tolist() == [2.5]
