@@ -89,8 +89,8 @@ def test_an_experiment_in_the_root_gives_its_metrics_to_the_trials_below(tmp_pat
         and not root.trial
         and root.metric_sources() == [("validation", "epoch_accuracy"), ("", "loss")]
     )
-    trial = reader.hparams("run-0")
-    assert trial is not None and trial.trial
+    first = reader.hparams("run-0")
+    assert first is not None and first.trial
 
 
 def test_without_a_declaration_every_scalar_tag_of_the_trials_is_a_metric(tmp_path):
