@@ -5,9 +5,10 @@ at the start of training the ``TrainingArguments`` (text ``args``, as JSON) and 
 config (text ``model_config``); at each log the numbers as scalars at the global step, with
 Hugging Face's keys rewritten as TensorBoard's callback does (``eval_loss`` ->
 ``eval/loss``, ``test_x`` -> ``test/x``, any other ``k`` -> ``train/k``) and strings as
-text; the writer is closed at the end of training. Besides, the arguments are recorded as
-hyperparameters (as TensorBoard's callback did before Transformers 5), whose metrics are
-every scalar tag logged (updated at the end of training).
+text; the writer is closed at the end of training, and after an evaluate outside
+training. Besides, the arguments are recorded as hyperparameters (as TensorBoard's callback
+did before Transformers 5), whose metrics are every scalar tag logged (updated at the end
+of training).
 
 Processes: as Hugging Face's own callbacks, only the world's main process logs by
 default. ``every_process=True`` logs on each process instead, into one run, each its own
@@ -95,6 +96,7 @@ class VisualDLCallback(TrainerCallback):
         self._hparams: dict[str, bool | int | float | str] = {}
         self._metrics: dict[str, None] = {}  # the scalar tags logged, in order
         self._dropped: set[str] = set()
+        self._training = False
 
     def _logs_here(self, state: Any) -> bool:
         return self._every_process or bool(state.is_world_process_zero)
@@ -121,6 +123,7 @@ class VisualDLCallback(TrainerCallback):
         return self.writer
 
     def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self._training = True
         if not self._logs_here(state):
             return
         writer = self._open(args, state)
@@ -162,7 +165,15 @@ class VisualDLCallback(TrainerCallback):
         state["writer"] = None
         return state
 
+    def on_evaluate(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """An evaluate outside training (its metrics were logged just before): its file is closed,
+        so the run does not look alive until the process ends; the next evaluate opens another."""
+        if not self._training and self._given is None and self.writer is not None:
+            writer, self.writer = self.writer, None
+            writer.close()
+
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self._training = False
         if self.writer is None:
             return
         if self._hparams:
