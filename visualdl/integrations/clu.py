@@ -12,7 +12,8 @@ As clu's TensorFlow writer writes them: scalars, images (``[N, H, W, C]`` or
 [0, 1], times 255.5, truncated), the N images of a batch as N images of one tag at one
 step; histograms in ``num_buckets[key]`` equal buckets (30 when not given, as
 ``tf.summary.histogram``); texts; audio clips (``[N, T, C]``, floats in [-1, 1]) as 16-bit
-WAV, a clip of C channels as C mono clips at its step, with a warning; hyperparameters,
+WAV, a clip of C channels as one WAV of them (more than 16 channels, or not fewer than its
+frames: C mono clips at its step, with a warning); hyperparameters,
 nested ones flattened as clu flattens them (``model.depth``, ``layers.0``).
 Videos and raw summaries (``write_summaries``: tensors with TensorFlow plugin metadata) are
 not written: a warning says so, once.
@@ -33,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from visualdl import LogWriter
+from visualdl.sdk._audio import MAX_CHANNELS
 
 __all__ = ["VisualDLWriter", "flatten_hparams"]
 
@@ -159,15 +161,21 @@ class VisualDLWriter(_Base):  # type: ignore[misc]  # clu ships no types
                 raise ValueError(
                     f"audios[{key!r}] must have shape [N, T, C] (clips, frames, channels); got shape {clips.shape}"
                 )
-            if clips.shape[2] > 1:
-                self._warn_once(
-                    f"channels:{key}",
-                    f"VisualDLWriter.write_audios: audios[{key!r}] has {clips.shape[2]} channels; each clip is "
-                    "written as one mono clip per channel at its step",
-                )
+            frames, channels = clips.shape[1], clips.shape[2]
             for clip in clips:
-                for channel in clip.T:
-                    self._writer.add_audio(key, channel, step, sample_rate=sample_rate)
+                if channels == 1:
+                    self._writer.add_audio(key, clip[:, 0], step, sample_rate=sample_rate)
+                elif channels < frames and channels <= MAX_CHANNELS:
+                    self._writer.add_audio(key, clip, step, sample_rate=sample_rate)  # one WAV of C channels
+                else:
+                    self._warn_once(
+                        f"channels:{key}",
+                        f"VisualDLWriter.write_audios: audios[{key!r}] has {channels} channels of {frames} frames "
+                        f"(one WAV holds at most {MAX_CHANNELS}, fewer than its frames); each channel is written "
+                        "as a mono clip at its step",
+                    )
+                    for channel in clip.T:
+                        self._writer.add_audio(key, channel, step, sample_rate=sample_rate)
 
     def write_texts(self, step: int, texts: Mapping[str, str]) -> None:
         step = _step(step)

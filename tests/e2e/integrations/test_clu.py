@@ -202,10 +202,12 @@ def test_clu_writer_videos_and_summaries_warn_once(tmp_path: Path) -> None:
         writer.write_videos(1, {"clip": video})  # once: a second call is silent under -W error
         with pytest.warns(UserWarning, match=r"write_summaries: \['raw'\] not written"):
             writer.write_summaries(0, {"raw": np.zeros(3)})
-        with pytest.warns(UserWarning, match=r"audios\['stereo'\] has 2 channels"):
-            writer.write_audios(0, {"stereo": np.zeros((1, 10, 2), np.float32)}, sample_rate=100)
+        writer.write_audios(0, {"stereo": np.zeros((1, 10, 2), np.float32)}, sample_rate=100)  # no warning
+        with pytest.warns(UserWarning, match=r"audios\['wide'\] has 20 channels of 30 frames"):
+            writer.write_audios(0, {"wide": np.zeros((1, 30, 20), np.float32)}, sample_rate=100)
     reader = LogReader(str(tmp_path))
-    assert [e.step for e in reader.audio(".", "stereo")] == [0, 0]  # one mono clip per channel
+    assert [(e.step, e.channels, e.length_frames) for e in reader.audio(".", "stereo")] == [(0, 2, 10)]  # one WAV
+    assert [(e.channels, e.length_frames) for e in reader.audio(".", "wide")] == [(1, 30)] * 20  # a clip per channel
     assert reader.tags(".")["images"] == []
 
 
