@@ -14,33 +14,15 @@ from typing import Any
 
 import lightning as L
 import torch
-from lightning.pytorch.loggers import Logger
+from lightning_recorder import Recorder as BaseRecorder
 
 from visualdl.integrations.lightning import VisualDLLogger
 
 ALL_RANKS, RANK_ZERO, OUT = sys.argv[1:4]
 
 
-class Recorder(Logger):
-    """Every metric Lightning hands its loggers on this rank, as it hands them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.metrics: list[tuple[int | None, dict[str, float]]] = []
-
-    @property
-    def name(self) -> str:
-        return "recorder"
-
-    @property
-    def version(self) -> int:
-        return 0
-
-    def log_metrics(self, metrics: dict[str, float], step: int | None = None) -> None:
-        self.metrics.append((step, {k: float(v) for k, v in metrics.items()}))
-
-    def log_hyperparams(self, params: Any, *args: Any, **kwargs: Any) -> None:
-        pass
+class Recorder(BaseRecorder):
+    """The reference logger, which also writes what it kept when the fit ends."""
 
     def finalize(self, status: str) -> None:
         rank = self.trainer_rank

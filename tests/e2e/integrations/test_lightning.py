@@ -32,6 +32,7 @@ require(importlib.util.find_spec("lightning") is not None, "lightning", "pip ins
 import lightning as L  # noqa: E402
 import torch  # noqa: E402
 from lightning.pytorch.loggers import Logger, TensorBoardLogger  # noqa: E402
+from lightning_recorder import Recorder  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData  # noqa: E402
 
@@ -47,28 +48,6 @@ pytestmark = [
 
 HERE = Path(__file__).parent
 RUN = "lightning_logs/version_0"
-
-
-class Recorder(Logger):
-    """What Lightning hands its loggers: each ``log_metrics`` call, as given."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.metrics: list[tuple[int | None, dict[str, float]]] = []
-
-    @property
-    def name(self) -> str:
-        return "recorder"
-
-    @property
-    def version(self) -> int:
-        return 0
-
-    def log_metrics(self, metrics: dict[str, float], step: int | None = None) -> None:
-        self.metrics.append((step, {k: float(v) for k, v in metrics.items()}))
-
-    def log_hyperparams(self, params: Any, *args: Any, **kwargs: Any) -> None:
-        pass
 
 
 class Tiny(L.LightningModule):
