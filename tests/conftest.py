@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -92,3 +93,26 @@ def child_env():
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+#: Tests that ended with a writer of theirs still open (its thread alive), reported at the end.
+_LEFT_OPEN: list[tuple[str, list[str]]] = []
+
+
+@pytest.fixture(autouse=True)
+def _writers_left_open(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Notes a test that leaves a writer open: its thread (and, for a ranked writer, the
+    process's system-metrics thread) outlives it and can change what a later test counts.
+    Reported in the summary rather than failed, so a slow close is not a flaky failure."""
+    before = set(threading.enumerate())
+    yield
+    left = [t.name for t in threading.enumerate() if t not in before and t.name.startswith("visualdl-writer")]
+    if left:
+        _LEFT_OPEN.append((request.node.nodeid, sorted(left)))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _LEFT_OPEN:
+        terminalreporter.section("writers left open")
+        for nodeid, names in _LEFT_OPEN:
+            terminalreporter.write_line(f"{nodeid}: {', '.join(names)}")
