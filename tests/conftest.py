@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -103,12 +104,20 @@ _LEFT_OPEN: list[tuple[str, list[str]]] = []
 def _writers_left_open(request: pytest.FixtureRequest) -> Iterator[None]:
     """Notes a test that leaves a writer open: its thread (and, for a ranked writer, the
     process's system-metrics thread) outlives it and can change what a later test counts.
-    Reported in the summary rather than failed, so a slow close is not a flaky failure."""
+    Reported in the summary; an integration test (a logger or callback that must close what
+    it opens) fails on it."""
     before = set(threading.enumerate())
     yield
-    left = [t.name for t in threading.enumerate() if t not in before and t.name.startswith("visualdl-writer")]
+    strict = "tests/e2e/integrations/" in request.node.nodeid
+    deadline = time.monotonic() + (5.0 if strict else 0.0)  # a closed writer's thread ends just after close()
+    while True:
+        left = [t.name for t in threading.enumerate() if t not in before and t.name.startswith("visualdl-writer")]
+        if not left or time.monotonic() >= deadline:
+            break
+        time.sleep(0.05)
     if left:
         _LEFT_OPEN.append((request.node.nodeid, sorted(left)))
+        assert not strict, f"writers left open by the logger or callback: {sorted(left)}"
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -162,7 +162,7 @@ def test_sdk_sysmetrics_nothing_to_measure_is_a_note_in_the_log(tmp_path, child_
 def test_sdk_sysmetrics_on_by_default_only_for_ranked_or_role_writers(tmp_path):
     hub = _sampler.process_sampler()
     # A writer of an earlier test still open keeps the thread: then this test's writers must leave it as they found it.
-    running_before = hub is not None and hub.alive()
+    running_before = hub is not None and hub.alive
     subscribers_before = len(hub._subs) if hub is not None else 0
     writers = [LogWriter(tmp_path / "a"), LogWriter(tmp_path / "b", rank=0), LogWriter(tmp_path / "c", role="pserver")]
     try:
