@@ -192,6 +192,8 @@ class Poller:
         self._sidecars = Sidecars(store)
         #: The embeddings that TensorBoard's projector configs of the runs name.
         self._projectors = Projectors(store)
+        #: The runs holding entries of projector configs: the only ones a poll revisits for them.
+        self._projector_runs: set[str] = set()
         self._runs: dict[str, Run] = {}
         #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
         self._spill = SpillFile()
@@ -283,8 +285,13 @@ class Poller:
             configs = {run: paths for run, paths in configs.items() if run in self._runs}
         found = self._projectors.check(configs)
         with self._lock:
-            for run, state in self._runs.items():
-                self._put_projector(state, found.get(run, {}))
+            # Only the runs with entries now or before: a poll of 30,000 runs without projector
+            # files does not walk every run's tags.
+            for run in self._projector_runs | found.keys():
+                state = self._runs.get(run)
+                if state is not None:
+                    self._put_projector(state, found.get(run, {}))
+            self._projector_runs = {run for run in found if found[run] and run in self._runs}
 
     def _put_projector(self, state: Run, by_config: dict[str, dict[str, list[Any]]]) -> None:
         new = {(("embeddings", tag), path): events for path, tags in by_config.items() for tag, events in tags.items()}
