@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _version() -> str:
-    with open(os.path.join(HERE, "visualdl", "__init__.py"), encoding="utf-8") as f:
+    with open(os.path.join(HERE, "visualdl", "_version.py"), encoding="utf-8") as f:
         return re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
 
 

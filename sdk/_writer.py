@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from visualdl import __version__
 from visualdl._formats.vdlog.logformat import FILE_MARKER, FORMAT_VERSION, is_log_file
 from visualdl._kinds.table import (
     BuiltRecord,
@@ -36,6 +35,7 @@ from visualdl._kinds.table import (
 )
 from visualdl._storage import Appender, open_store
 from visualdl._storage.objects import DEFAULT_UPLOAD_BYTES, DEFAULT_UPLOAD_SECS, DEFAULT_UPLOAD_TIMEOUT
+from visualdl._version import __version__
 from visualdl.proto import pb
 from visualdl.sdk import _audio as audio
 from visualdl.sdk import _convert as convert

@@ -25,7 +25,7 @@ def layer(module: str) -> tuple[int, str]:
     """``(rank, name)`` of a module of the package."""
     parts = module.split(".")
     second = parts[1] if len(parts) > 1 else ""
-    if second in ("proto", "errors", "__version__"):
+    if second in ("proto", "errors", "__version__", "_version"):
         return SCHEMA, second
     if second == "sdk":
         return SDK, "sdk"

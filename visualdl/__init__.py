@@ -24,7 +24,7 @@ from importlib.machinery import ModuleSpec as _ModuleSpec
 from importlib.machinery import PathFinder as _PathFinder
 from typing import TYPE_CHECKING, Any
 
-__version__ = "3.0.0.dev0"
+from visualdl._version import __version__
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _ROOT = _os.path.dirname(_HERE)
