@@ -36,7 +36,7 @@ def layer(module: str) -> tuple[int, str]:
         if third == "":
             return HTTP, "server"
         return QUERIES, "server." + third
-    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX}
+    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX, "types": INDEX}
     if second in named:
         return named[second], second
     return EDGE, second or "visualdl"

@@ -1,8 +1,9 @@
 """The public API, pinned: what users import and call must not change by accident.
 
 The public surface is ``visualdl`` (LogWriter, LogReader, SummaryWriter), ``visualdl.errors``,
-``visualdl.notebook`` and ``visualdl.server.app`` (create_app, Settings); modules whose
-names start with ``_`` are internal. A change here is a change for every user: make it on
+``visualdl.types`` (the values LogReader returns), ``visualdl.notebook`` and
+``visualdl.server.app`` (create_app, Settings); modules whose names start with ``_`` are
+internal. A change here is a change for every user: make it on
 purpose, update this file and the README together.
 """
 
@@ -13,10 +14,13 @@ import inspect
 import os
 import re
 import types
+import typing
 
+import numpy as np
 from kit.paths import ROOT
 
 import visualdl
+import visualdl.types as vdltypes
 from visualdl import errors, notebook
 from visualdl.server import app
 
@@ -139,10 +143,14 @@ LOGREADER = {
 }
 LOGREADER_PROPERTIES = ["problems"]
 
-# The values LogReader returns: their fields are public too.
+# The values LogReader returns (visualdl.types): their fields are public too.
 RETURNED_FIELDS = {
-    "ScalarSeries": ["steps", "values", "wall_times"],
-    "ImageEvent": ["step", "wall_time", "height", "width", "channels", "ref"],
+    "AudioEvent": ["step", "wall_time", "sample_rate", "length_frames", "channels", "size", "ref", "label"],
+    "Divergence": ["tag", "role", "step", "ranks", "minority", "points", "majority", "why"],
+    "EmbeddingsEvent": ["step", "wall_time", "rows", "dimension", "metadata_header", "metadata", "ref"],
+    "FirstNonfinite": ["tag", "step", "wall_time", "value", "role", "rank", "path"],
+    "GraphEvent": ["name", "wall_time", "format", "size", "ref"],
+    "HParamsEvent": ["wall_time", "hparams", "metrics", "metric_groups", "trial"],
     "HistogramEvent": [
         "step",
         "wall_time",
@@ -157,17 +165,59 @@ RETURNED_FIELDS = {
         "pos_inf_count",
         "neg_inf_count",
     ],
-    "TextEvent": ["step", "wall_time", "text"],
-    "GraphEvent": ["name", "wall_time", "format", "size", "ref"],
-    "AudioEvent": ["step", "wall_time", "sample_rate", "length_frames", "channels", "size", "ref", "label"],
-    "PrCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "precision", "recall"],
-    "RocCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "tpr", "fpr"],
-    "HParamsEvent": ["wall_time", "hparams", "metrics", "metric_groups", "trial"],
-    "EmbeddingsEvent": ["step", "wall_time", "rows", "dimension", "metadata_header", "metadata", "ref"],
-    "WriterSystem": ["path", "role", "rank", "local_rank", "attempt", "host", "pid", "metrics", "skipped"],
-    "SystemSeries": ["name", "scope", "unit", "gpu", "gpu_name", "gpu_uuid", "wall_times", "values"],
     "HostMemory": ["wall_time", "used", "available", "total"],
+    "ImageEvent": ["step", "wall_time", "height", "width", "channels", "ref"],
+    "JobSeries": [
+        "steps",
+        "mean",
+        "min",
+        "max",
+        "min_rank",
+        "max_rank",
+        "count",
+        "wall_times",
+        "quantiles",
+        "quantile_rank",
+        "std",
+    ],
+    "LayoutCategory": ["title", "charts", "closed"],
+    "LayoutChart": ["title", "multiline", "margin"],
+    "PollResult": ["files", "new_records", "bytes_read"],
+    "PrCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "precision", "recall"],
+    "Problem": ["path", "offset", "message"],
+    "ProcessEnd": ["how", "wall_time", "exception_type", "message", "traceback", "signal", "thread", "step", "cause"],
+    "RecordRef": ["path", "offset"],
+    "RocCurveEvent": ["step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "tpr", "fpr"],
+    "ScalarLayoutEvent": ["wall_time", "categories"],
+    "ScalarSeries": ["steps", "values", "wall_times"],
+    "SystemSeries": ["name", "scope", "unit", "gpu", "gpu_name", "gpu_uuid", "wall_times", "values"],
+    "TextEvent": ["step", "wall_time", "text"],
+    "WriterInfo": [
+        "path",
+        "writer_id",
+        "host",
+        "pid",
+        "start_time",
+        "sdk_version",
+        "display_name",
+        "rank",
+        "world_size",
+        "local_rank",
+        "role",
+        "job",
+        "attempt",
+        "launcher",
+        "closed",
+        "end_time",
+        "ended",
+        "format",
+        "unshown",
+        "provenance",
+    ],
+    "WriterSystem": ["path", "role", "rank", "local_rank", "attempt", "host", "pid", "metrics", "skipped"],
 }
+#: visualdl.types' names that are not dataclasses.
+TYPE_ALIASES = {"Stream": tuple[str, int]}
 
 NOTEBOOK = {
     "display": "(port: 'int' = 8080, height: 'int' = 800) -> 'Any'",
@@ -243,14 +293,38 @@ def test_logreader_methods_and_signatures_are_pinned():
     assert _properties(visualdl.LogReader) == LOGREADER_PROPERTIES
 
 
-def test_values_returned_by_logreader_keep_their_fields():
-    from visualdl._index import series as _series
-    from visualdl._index import system as _system
-    from visualdl._kinds import table as _kinds
+def test_types_exports_exactly_the_values_logreader_returns():
+    assert vdltypes.__all__ == sorted([*RETURNED_FIELDS, *TYPE_ALIASES])
+    assert _public_names(vdltypes) == vdltypes.__all__
+    assert {name: getattr(vdltypes, name) for name in TYPE_ALIASES} == TYPE_ALIASES
 
+
+def test_values_returned_by_logreader_keep_their_fields():
     for name, fields in RETURNED_FIELDS.items():
-        cls = getattr(_series, name, None) or getattr(_system, name, None) or getattr(_kinds, name)
+        cls = getattr(vdltypes, name)
         assert [f.name for f in dataclasses.fields(cls)] == fields, name
+        assert cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
+
+
+def _classes_in(hint: object) -> set[type]:
+    """The classes named by a resolved annotation, ``list[X] | None`` and the like taken apart."""
+    args = typing.get_args(hint)
+    if args:
+        return {c for arg in args for c in _classes_in(arg)}
+    return {hint} if isinstance(hint, type) else set()
+
+
+def test_logreader_returns_only_public_values():
+    """Every class in LogReader's annotations is a builtin, numpy's, or one of visualdl.types."""
+    public = {getattr(vdltypes, name) for name in RETURNED_FIELDS}
+    found = set()
+    for name in [*LOGREADER, *LOGREADER_PROPERTIES]:
+        member = getattr(visualdl.LogReader, name)
+        hints = typing.get_type_hints(member.fget if isinstance(member, property) else member)
+        found |= {c for hint in hints.values() for c in _classes_in(hint)}
+    outside = {c for c in found if c.__module__ not in ("builtins", "collections.abc") and c is not np.ndarray}
+    assert sorted(c.__qualname__ for c in outside - public) == []
+    assert len(outside) > 15  # the annotations were read
 
 
 def test_errors_is_one_tree():
@@ -304,6 +378,7 @@ def test_internal_modules_say_so_by_their_names():
         "visualdl/__main__.py",
         "visualdl/errors.py",
         "visualdl/notebook.py",
+        "visualdl/types.py",
         "server/__init__.py",
         "server/app.py",
         "sdk/__init__.py",
@@ -323,9 +398,12 @@ def test_internal_modules_say_so_by_their_names():
 
 
 def test_readme_calls_only_public_methods():
-    """Every ``writer.x(``, ``reader.x(`` and ``notebook.x(`` in the README exists and is pinned here."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
+    """Every ``writer.x(``, ``reader.x(`` and ``notebook.x(`` in the README and docs/ exists and is pinned here."""
+    readme = ""
+    docs = sorted(f"docs/{n}" for n in os.listdir(os.path.join(ROOT, "docs")) if n.endswith(".md"))
+    for page in ["README.md", *docs]:
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            readme += f.read()
     known = {"writer": set(LOGWRITER) | set(LOGWRITER_PROPERTIES) | set(SUMMARYWRITER) | set(SUMMARYWRITER_PROPERTIES)}
     known["reader"] = set(LOGREADER) | set(LOGREADER_PROPERTIES)
     known["notebook"] = set(NOTEBOOK)

@@ -3,7 +3,8 @@
 ``LogReader(logdir)`` reads a logdir at once and follows it as it grows (:meth:`poll`).
 It is the public face of :class:`visualdl._index.index.Index`: exactly the methods users
 call (pinned by ``tests/test_public_api.py``), each the index's, so that the index can grow
-what the server needs without growing the public API.
+what the server needs without growing the public API. The values it returns are
+importable by their public names from :mod:`visualdl.types`.
 """
 
 from __future__ import annotations
@@ -13,26 +14,30 @@ from collections.abc import Callable, Collection
 
 import numpy as np
 
-from visualdl._index.aggregate import JobSeries
 from visualdl._index.ends import SILENT_AFTER
-from visualdl._index.index import Index, Stream, WriterInfo
-from visualdl._index.polling import PollResult
+from visualdl._index.index import Index
 from visualdl._index.runtable import IndexRuns, RunsTable, build_table
-from visualdl._index.series import ScalarSeries
-from visualdl._index.system import HostMemory, WriterSystem
-from visualdl._index.tail import Problem
-from visualdl._index.wrong import Divergence, FirstNonfinite
-from visualdl._kinds.table import (
+from visualdl.types import (
     AudioEvent,
+    Divergence,
     EmbeddingsEvent,
+    FirstNonfinite,
     GraphEvent,
     HistogramEvent,
+    HostMemory,
     HParamsEvent,
     ImageEvent,
+    JobSeries,
+    PollResult,
     PrCurveEvent,
+    Problem,
     RocCurveEvent,
     ScalarLayoutEvent,
+    ScalarSeries,
+    Stream,
     TextEvent,
+    WriterInfo,
+    WriterSystem,
 )
 
 __all__ = ["LogReader"]
