@@ -37,9 +37,10 @@ import numpy as np
 from visualdl._index.aggregate import aggregate
 from visualdl._index.index import WriterInfo
 from visualdl._index.series import ScalarSeries
+from visualdl._jobs.heatmap import HeatmapMatrix, job_grid, overlays, throughput_matrix
 from visualdl.server._http.jsonio import _dumps
 from visualdl.server._provider import role_line
-from visualdl.server._views.heatmap import HeatmapMatrix, heatmap_answer, job_grid, overlays, throughput_matrix
+from visualdl.server._views.heatmap import heatmap_answer
 from visualdl.server._views.scalars import _role
 
 

@@ -1,6 +1,6 @@
 """Process ends benchmark: what telling how 10,000 ranks ended costs.
 
-1. ``end_timeline`` (``server/_views/job_ends.py``, part of every ``/api/job``) over
+1. ``end_timeline`` (``visualdl/_jobs/ends.py``, part of every ``/api/job``) over
    ``--ranks`` writers: one raised, one was killed, the others ended by SIGTERM within
    4 s; median of ``--repeats`` calls.
 2. The reader's sidecar check after a poll (``visualdl/_index/sidecars.py``): ``--ranks``
@@ -24,9 +24,9 @@ import time
 from visualdl._formats.fatal import preamble
 from visualdl._index.index import WriterInfo
 from visualdl._index.sidecars import Sidecars
+from visualdl._jobs.ends import end_timeline
 from visualdl._kinds.table import ProcessEnd
 from visualdl._storage import LocalStore
-from visualdl.server._views.job_ends import end_timeline
 
 T0 = 1_700_000_000.0
 

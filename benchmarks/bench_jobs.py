@@ -18,10 +18,12 @@ after the data provider's first full poll:
 3. the per-rank lines of one tag (``ranks=each``), first request;
 4. the job page, ``/api/job?run=job``: the first request (laid out) and the median of
    ``--repeats`` more (cached until the run changes: ``server/_views/jobpages.py``); its
-   goodput alone (``server/_views/goodput.py``: measured and answered); the stragglers'
-   causes (``/api/job/stragglers``), first and cached;
-5. with ``--before REV``: the job page's view (``job_answer``) of the git revision REV and
-   of this checkout, on the same files' progress, in the same run (``jobs_view_*_ms``).
+   goodput alone (``visualdl/_jobs/goodput.py`` measured, ``server/_views/goodput.py``
+   answered); the stragglers' causes (``/api/job/stragglers``), first and cached;
+5. the job page's two halves on the same files' progress: the analysis
+   (``visualdl._jobs.overview.job_overview``, ``job_overview_ms``) and its JSON
+   (``server/_views/jobs.py``'s ``job_json``, ``job_json_ms``). To compare two revisions,
+   run this benchmark in a checkout of each, alternately, on the same ``--dir``.
 
 Targets (issue 24): job chart and job page <= 200 ms at 10,000 ranks.
 
@@ -29,20 +31,18 @@ Run::
 
     python benchmarks/bench_jobs.py --dir /tmp/vdl-jobs   # keep the 100,000,000-point logdir
     python benchmarks/bench_jobs.py --quick               # 100 ranks x 20 tags: about 5 s
-    python benchmarks/bench_jobs.py --ranks 10000 --tags 1 --steps 200 --restart-every 50 \
-        --before fb92a6e                                  # the job page of 10,000 ranks, 200 restarted
+    python benchmarks/bench_jobs.py --ranks 10000 --tags 1 --steps 200 --restart-every 50
+                                                          # the job page of 10,000 ranks, 200 restarted
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import multiprocessing
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -97,22 +97,6 @@ def build(logdir: str, ranks: int, tags: int, steps: int, every: int = 0) -> flo
     return time.perf_counter() - start
 
 
-def _view_of(revision: str) -> object:
-    """The job page's view module (``server/_views/jobs.py``) of a git revision, loaded apart."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    source = subprocess.run(
-        ["git", "show", f"{revision}:server/_views/jobs.py"], cwd=root, capture_output=True, text=True, check=True
-    ).stdout
-    path = os.path.join(tempfile.mkdtemp(prefix="vdl-bench-view-"), "jobs_before.py")
-    with open(path, "w") as f:
-        f.write(source)
-    spec = importlib.util.spec_from_file_location("jobs_before", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _median_ms(call: object, repeats: int) -> float:
     times = []
     for _ in range(repeats):
@@ -144,7 +128,6 @@ def main() -> int:
         default=0,
         help="restart every Nth rank (rank %% N == 7); default ranks 7, 333, 777",
     )
-    parser.add_argument("--before", default=None, help="a git revision whose job page view is timed too")
     args = parser.parse_args()
     if args.ranks is None:
         args.ranks = 100 if args.quick else 1000
@@ -210,16 +193,18 @@ def main() -> int:
         stragglers_cached = time.perf_counter() - t
         job = response.get_json()
         killed = sum(w["state"] == "killed" for w in job["writers"])
-        from visualdl.server._views import jobs as jobs_view
-        from visualdl.server._views.goodput import goodput_answer, measure_goodput
+        from visualdl._jobs.goodput import measure_goodput
+        from visualdl._jobs.overview import job_overview
+        from visualdl.server._views.goodput import goodput_answer
+        from visualdl.server._views.jobs import job_json
 
         progress = provider.read_job(run="job")
         now = time.time()
-        views = {"jobs_view_after_ms": _median_ms(lambda: jobs_view.job_answer("job", progress, now=now), args.repeats)}
-        if args.before:
-            before = _view_of(args.before)
-            call = lambda: before.job_answer("job", progress, now=now)  # type: ignore[attr-defined]  # noqa: E731
-            views["jobs_view_before_ms"] = _median_ms(call, args.repeats)
+        overview = job_overview(progress, now=now)
+        views = {
+            "job_overview_ms": _median_ms(lambda: job_overview(progress, now=now), args.repeats),
+            "job_json_ms": _median_ms(lambda: job_json(overview), args.repeats),
+        }
         goodput_ms = _median_ms(lambda: goodput_answer(measure_goodput(progress)), args.repeats)
         ms = lambda xs: 1e3 * statistics.median(xs)  # noqa: E731
         rows = {

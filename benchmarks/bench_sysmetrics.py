@@ -18,7 +18,7 @@ sampler, and how fast the server answers a job's system bands over many ranks.
    x ``--metrics`` (40) metrics x ``--samples`` (500) samples each: the index's per-file
    stores (:class:`visualdl._index.system.SystemStore`, filled as the reader fills them)
    behind the two index calls the provider makes, then
-   :func:`visualdl.server._system.read_system` (grid, bands over ranks) and the view's JSON
+   :func:`visualdl._jobs.system.read_system` (grid, bands over ranks) and the view's JSON
    (orjson). The samples are not written to 10,000 log files first: reading those is the
    reader's benchmark (bench_jobs.py); the values of the ranks are windows of one random
    table (so 10,000 ranks hold 40 MB of wall times, not 1.6 GB of values), each rank's wall
@@ -49,10 +49,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from visualdl import LogWriter
 from visualdl._index.system import SystemStore, metric_catalog, metric_members
 from visualdl._index.systembands import Member
+from visualdl._jobs.system import read_system
 from visualdl._kinds.table import SystemBatch, SystemMetric
 from visualdl.sdk import _sampler as sampling
 from visualdl.sdk._sysmetrics import STOP_SECS
-from visualdl.server._system import read_system
 from visualdl.server._views.system import system_answer
 
 CALLS = 20_000

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from visualdl._jobs.heatmap import METRICS
 from visualdl.server._http.answers import (
     HEALTH,
     JOB,
@@ -55,7 +56,6 @@ from visualdl.server._http.params import (
     Param,
 )
 from visualdl.server._rebin import MAX_BINS
-from visualdl.server._views.heatmap import METRICS
 
 __all__ = ["ERRORS", "ROUTES", "Route"]
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from collections.abc import Callable
 from typing import Any, TypedDict
 
 from visualdl._index.wrong import Divergence, FirstNonfinite
+from visualdl._jobs.wrong import divergence_text, nonfinite_text
 
-__all__ = ["JobWrongAnswer", "chart_marks", "job_wrong_answer", "mark_charts", "summary_lines"]
+__all__ = ["JobWrongAnswer", "chart_marks", "job_wrong_answer", "mark_charts"]
 
 Found = tuple[list[FirstNonfinite], list[Divergence]]
 
@@ -30,10 +30,6 @@ class JobWrongAnswer(TypedDict):
 
 def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
-
-
-def _who(role: str, rank: int) -> str:
-    return f"{role or 'rank'} {rank}" if rank >= 0 else "an unranked writer"
 
 
 def _nonfinite(f: FirstNonfinite) -> dict[str, Any]:
@@ -70,13 +66,6 @@ def job_wrong_answer(run: str, found: Found) -> JobWrongAnswer:
     }
 
 
-def divergence_text(d: Divergence) -> str:
-    """``ranks disagree from step 880 (trainer 7 of 8)``."""
-    named = ", ".join(str(r) for r in d.ranks)
-    more = f" and {d.minority - len(d.ranks)} more" if d.minority > len(d.ranks) else ""
-    return f"ranks disagree from step {d.step:,} ({d.role or 'rank'} {named}{more} of {d.points})"
-
-
 def chart_marks(found: Found) -> list[dict[str, Any]]:
     """The marks of one tag's job chart: ``{kind, role, step, ranks, text}`` each."""
     firsts, parted = found
@@ -86,7 +75,7 @@ def chart_marks(found: Found) -> list[dict[str, Any]]:
             "role": f.role,
             "step": f.step,
             "ranks": [f.rank],
-            "text": f"first {f.value} on {_who(f.role, f.rank)}",
+            "text": nonfinite_text(f),
         }
         for f in firsts
     ]
@@ -104,15 +93,3 @@ def mark_charts(answer: Any, read: Callable[[str, str], Found]) -> Any:
         if "job" in entry:
             entry["wrong"] = chart_marks(read(entry["run"], answer["tag"]))
     return answer
-
-
-def summary_lines(found: Found) -> list[str]:
-    """``--inspect``'s lines, e.g. ``loss: first non-finite nan at step 1,204 on trainer 3 (15:02:11)``
-    and ``grad_norm: ranks disagree from step 880 (trainer 7 of 8)``."""
-    firsts, parted = found
-    lines = []
-    for f in firsts:
-        at = f" ({time.strftime('%H:%M:%S', time.localtime(f.wall_time))})" if math.isfinite(f.wall_time) else ""
-        lines.append(f"{f.tag}: first non-finite {f.value} at step {f.step:,} on {_who(f.role, f.rank)}{at}")
-    lines += [f"{d.tag}: {divergence_text(d)}" for d in parted]
-    return lines

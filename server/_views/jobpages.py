@@ -2,7 +2,8 @@
 need it (``/api/job``), with what else is built from the same data and kept as long
 (``/api/job/stragglers``'s answer, ``/api/job/system``'s bands of each metric asked).
 
-A job of 10,000 ranks takes a good part of a second to lay out (:mod:`.jobs`); the page
+A job of 10,000 ranks takes a good part of a second to lay out
+(:func:`visualdl._jobs.overview.job_overview`) and to shape (:mod:`.jobs`); the page
 polls it, and the stragglers card asks for it again. :class:`JobPages` keeps each run's
 page with the run's version (:meth:`visualdl._index.index.Index.run_version`, which changes
 whenever any file of the run is read further) and the time it was built. A page is served
@@ -19,8 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from visualdl.server._system import SystemMetricInfo
-from visualdl.server._views.jobs import Progress, job_overview
+from visualdl._jobs.overview import JobOverview, job_overview
+from visualdl._jobs.progress import FileProgress
+from visualdl._jobs.system import SystemMetricInfo
+from visualdl.server._views.jobs import job_json
 from visualdl.server._views.system import system_list
 
 __all__ = ["FRESH_SECS", "JobPages", "JobSource"]
@@ -38,7 +41,7 @@ class JobSource(Protocol):
 
     def run_version(self, *, run: str) -> tuple[int, int]: ...
 
-    def read_job(self, *, run: str) -> Sequence[Progress]: ...
+    def read_job(self, *, run: str) -> Sequence[FileProgress]: ...
 
     def list_system(self, *, run: str) -> tuple[SystemMetricInfo, ...]: ...
 
@@ -48,14 +51,15 @@ class _Page:
     version: tuple[int, int]
     built: float
     live: bool  # some writer was running when it was built
-    overview: dict[str, Any]
+    overview: JobOverview
+    json: dict[str, Any]  # the overview as /api/job answers it
     system: list[dict[str, Any]]
     derived: dict[str, Any]  # what else was built from the same data (stragglers, system bands)
 
 
 class JobPages:
-    """Each run's job page (:func:`~visualdl.server._views.jobs.job_overview`) and list of
-    system metrics, cached per change of the run (see the module docstring)."""
+    """Each run's job overview (:func:`~visualdl._jobs.overview.job_overview`), its JSON and
+    its list of system metrics, cached per change of the run (see the module docstring)."""
 
     def __init__(self, provider: JobSource, clock: Callable[[], float] = time.time) -> None:
         self._provider = provider
@@ -64,11 +68,15 @@ class JobPages:
         self._lock = threading.Lock()
 
     def page(self, run: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """``run``'s job page and its system metrics' list (``NotFound``: no such run)."""
+        """``run``'s job page as JSON and its system metrics' list (``NotFound``: no such run)."""
         page = self._current(run)
-        return page.overview, page.system
+        return page.json, page.system
 
-    def derived(self, run: str, name: str, build: Callable[[dict[str, Any]], Any]) -> Any:
+    def overview(self, run: str) -> JobOverview:
+        """``run``'s job overview (``NotFound``: no such run)."""
+        return self._current(run).overview
+
+    def derived(self, run: str, name: str, build: Callable[[JobOverview], Any]) -> Any:
         """``build(page)`` of ``run``'s current page, built once per page under ``name``."""
         page = self._current(run)
         with self._lock:
@@ -87,8 +95,8 @@ class JobPages:
             page = self._pages.get(run)
         if page is None or page.version != version or (page.live and now - page.built > FRESH_SECS):
             overview = job_overview(self._provider.read_job(run=run), now=now)
-            live = any(w["state"] == "running" for w in overview["writers"])
-            page = _Page(version, now, live, overview, system_list(self._provider.list_system(run=run)), {})
+            system = system_list(self._provider.list_system(run=run))
+            page = _Page(version, now, overview.live, overview, job_json(overview), system, {})
             with self._lock:
                 self._pages.pop(run, None)
                 self._pages[run] = page

@@ -1,274 +1,67 @@
-"""The job page: who is alive, who restarted, who is slow, how far apart the trainers are. Pure.
-
-Built from :meth:`visualdl._index.logreader.LogReader.progress`: per log file its writer's header
-(role, rank, attempt, start time, footer) and its progress trace, one ``(wall time,
-highest step so far)`` entry per scalar record (about one per flush). Nothing here
-reads points, so a job of 1,000 ranks costs a few thousand small numpy calls.
-
-Definitions:
-
-* a file's *end* is its footer's time when the writer closed cleanly, else the wall
-  time of its last record;
-* a file whose process's end is known is ``closed``, ``raised``, ``signalled`` or
-  ``crashed`` (:func:`~visualdl.server._views.job_ends.end_state`); another is ``killed``
-  when a later file of the same place (role and rank) exists, ``silent`` when it has
-  written nothing for ``silent_after`` seconds, and ``running`` otherwise; ``ends`` is
-  the timeline of the ends (:mod:`~visualdl.server._views.job_ends`);
-* *throughput* of a place is new steps per second over its productive time, over all its
-  attempts, and *recent* throughput over the last quarter of that time (restart gaps left
-  out: see :mod:`.goodput`, which also measures each place's goodput); *stragglers* are
-  places whose recent throughput is below 80% of their role's median;
-* *step skew* at time t is, per role, the highest minus the lowest step reached by the
-  places alive at t (the step a place had reached is interpolated along its trace).
-"""
+"""The answer of ``/api/job``: a job's overview (:func:`visualdl._jobs.overview.job_overview`) as JSON."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
-import numpy as np
+from visualdl._jobs.goodput import Throughput
+from visualdl._jobs.overview import JobOverview, Skew, WriterState
+from visualdl.server._views.goodput import goodput_answer
+from visualdl.server._views.job_ends import end_timeline_json, ended_json
 
-from visualdl._index.index import WriterInfo
-from visualdl._kinds.table import ProcessEnd
-from visualdl.server._views.goodput import goodput_answer, measure_goodput
-from visualdl.server._views.job_ends import end_state, end_timeline, ended_json
-
-__all__ = ["job_answer", "job_overview"]
-
-Progress = tuple[WriterInfo, np.ndarray, np.ndarray, int, int | None]
-
-STRAGGLER_RATIO = 0.8
+__all__ = ["job_answer", "job_json"]
 
 
-def _finite_or_none(x: float) -> float | None:
-    return float(x) if np.isfinite(x) else None
-
-
-def job_overview(
-    progress: Sequence[Progress], *, now: float, silent_after: float = 60.0, grid: int = 240
-) -> dict[str, Any]:
-    """The job page's JSON for one run (see the module docstring)."""
-    files = sorted(progress, key=lambda p: (p[0].role, p[0].rank, p[0].attempt, p[0].start_time))
-    writers, starts, ends = _writers(files, now, silent_after)
-    good = measure_goodput(files)
-    keys = [(p[0].role, p[0].rank) for p in files]
-    heads = [i for i in range(len(keys)) if i == 0 or keys[i] != keys[i - 1]]  # each place's first file
-    places = [keys[i] for i in heads]
-    roles = sorted({role for role, _ in places}, key=lambda r: (r != "trainer", r))
-    # Spans are finite or NaN (no time known for that file): the grid covers the known ones.
-    t0 = float(np.nanmin(starts)) if np.isfinite(starts).any() else now
-    t1 = float(max(np.nanmax(ends), t0 + 1e-3)) if np.isfinite(ends).any() else max(now, t0 + 1e-3)
-    times = np.linspace(t0, t1, grid)
-    inside, reached = _reached(files, times, starts, ends)
-    by_place = _place_rows(inside, reached, heads)
-    file_role = np.array([k[0] for k in keys], dtype=object)
-    place_role = np.array([r for r, _ in places], dtype=object)
-    place_rank = [rank for _, rank in places]
-    alive: dict[str, list[int]] = {}
-    skew: dict[str, dict[str, list[Any]]] = {}
-    throughput: dict[str, list[dict[str, Any]]] = {}
-    stragglers: dict[str, list[int]] = {}
-    for role in roles:
-        alive[role] = inside[file_role == role].sum(axis=0).astype(int).tolist()
-        members = np.flatnonzero(place_role == role)
-        skew[role] = _skew(by_place[members], [place_rank[j] for j in members.tolist()], grid)
-        entries = good.throughputs(role)
-        stragglers[role] = _mark_stragglers(entries)
-        throughput[role] = entries
-    counts = np.diff(np.r_[heads, len(files)]).tolist()
+def _writer(w: WriterState) -> dict[str, Any]:
     return {
-        "roles": [
-            {
-                "role": role,
-                "places": int((place_role == role).sum()),
-                "world_size": max((f[0].world_size for f in files if f[0].role == role), default=-1),
-            }
-            for role in roles
-        ],
-        "writers": writers,
-        "times": times.tolist(),
-        "alive": alive,
-        "skew": skew,
-        "throughput": throughput,
-        "stragglers": stragglers,
-        "restarts": [
-            {"role": role, "rank": rank, "files": n}
-            for role in roles
-            for (r, rank), n in zip(places, counts, strict=True)
-            if r == role and n > 1
-        ],
-        "ends": end_timeline([f[0] for f in files]),
-        "median_recent_steps_per_second": {
-            role: _median([e["recent_steps_per_second"] for e in throughput[role]]) for role in roles
-        },
-        "goodput": goodput_answer(good),
+        "role": w.role,
+        "rank": w.rank,
+        "attempt": w.attempt,
+        "host": w.host,
+        "pid": w.pid,
+        "file": w.file,
+        "state": w.state,
+        "start_time": w.start_time,
+        "end_time": w.end_time,
+        "points": w.points,
+        "first_step": w.first_step,
+        "last_step": w.last_step,
+        "ended": ended_json(w.ended),
     }
 
 
-def _nan_unless_finite(values: list[float]) -> np.ndarray:
-    a = np.array(values, float)
-    a[~np.isfinite(a)] = np.nan
-    return a
+def _skew(s: Skew) -> dict[str, list[Any]]:
+    return {"min_step": s.min_step, "max_step": s.max_step, "slowest_rank": s.slowest_rank}
 
 
-def _writers(
-    files: Sequence[Progress], now: float, silent_after: float
-) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray]:
-    """Each file's writer with its state (see the module docstring), and each file's span:
-    from the earliest to the latest finite time it holds (NaN when none is: a crafted or
-    damaged file's times leave it out of the time grid, its times null)."""
-    newest: dict[tuple[str, int], int] = {}
-    for i, (info, *_rest) in enumerate(files):
-        newest[(info.role, info.rank)] = i  # sorted: the last one of a place is its newest
-    nan = math.nan
-    first = [float(w[0]) if w.size else nan for _, w, *_rest in files]
-    last_seen = [float(w[-1]) if w.size else info.start_time for info, w, *_rest in files]
-    # Logged wall times may be the user's own (walltime=...): the file's span covers them.
-    starts = np.fmin(_nan_unless_finite([f[0].start_time for f in files]), _nan_unless_finite(first))
-    told_at = [nan] * len(files)  # the end's time and the footer's, for the files whose end is known
-    footer_at = [nan] * len(files)
-    running = np.zeros(len(files), bool)
-    states = []
-    for i, (info, *_rest) in enumerate(files):
-        told = end_state(info.ended)
-        if told is not None:  # closed, raised, signalled, crashed
-            told_at[i] = cast(ProcessEnd, info.ended).wall_time
-            footer_at[i] = info.end_time if info.end_time is not None else told_at[i]
-        elif newest[(info.role, info.rank)] != i:
-            told = "killed"
-        elif now - last_seen[i] > silent_after:
-            told = "silent"
-        else:
-            told, running[i] = "running", True
-        states.append(told)
-    ends = np.fmax(np.fmax(_nan_unless_finite(told_at), _nan_unless_finite(footer_at)), _nan_unless_finite(last_seen))
-    ends[running] = now
-    writers = [
-        {
-            "role": info.role,
-            "rank": info.rank,
-            "attempt": info.attempt,
-            "host": info.host,
-            "pid": info.pid,
-            "file": info.path.rsplit("/", 1)[-1],
-            "state": state,
-            "start_time": begin,
-            "end_time": end,
-            "points": points,
-            "first_step": first_step,  # the lowest step logged (the trace's first entry is its first record's highest)
-            "last_step": int(steps[-1]) if steps.size else None,
-            "ended": ended_json(info.ended),
-        }
-        for (info, _, steps, points, first_step), state, begin, end in zip(
-            files, states, starts.tolist(), ends.tolist(), strict=True
-        )
-    ]
-    return writers, starts, ends
-
-
-#: Files whose grid rows are computed at once: a bound on the temporary arrays (a few
-#: times 8 bytes x files x grid).
-ROWS_AT_ONCE = 2048
-
-
-def _reached(
-    files: Sequence[Progress], times: np.ndarray, starts: np.ndarray, ends: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per file and time of the grid: whether the file's span covers the time, and the step
-    it had reached then, interpolated along its trace (NaN outside its span and before its
-    first entry; its last step after its last entry). The same as ``np.interp`` of each
-    file's trace with ``left=NaN``, for every file at once: each grid time's entry of a file
-    is the count of the file's entries at or before it, one ``bincount`` and ``cumsum``."""
-    inside = (times >= starts[:, None]) & (times <= ends[:, None])
-    out = np.full(inside.shape, np.nan)
-    for lo in range(0, len(files), ROWS_AT_ONCE):
-        hi = min(lo + ROWS_AT_ONCE, len(files))
-        out[lo:hi] = _interpolated(files[lo:hi], times)
-    out[~inside] = np.nan
-    return inside, out
-
-
-def _interpolated(files: Sequence[Progress], times: np.ndarray) -> np.ndarray:
-    n, grid = len(files), times.size
-    walls = np.concatenate([np.asarray(p[1], float) for p in files]) if n else np.empty(0)
-    steps = np.concatenate([np.asarray(p[2], float) for p in files]) if n else np.empty(0)
-    owner = np.repeat(np.arange(n), [p[1].size for p in files])
-    keep = np.isfinite(walls)  # an entry without a time cannot be placed
-    if not keep.all():
-        walls, steps, owner = walls[keep], steps[keep], owner[keep]
-    if walls.size > 1 and ((walls[1:] < walls[:-1]) & (owner[1:] == owner[:-1])).any():
-        order = np.lexsort((walls, owner))  # each trace in time order, as np.interp needs
-        walls, steps, owner = walls[order], steps[order], owner[order]
-    lengths = np.bincount(owner, minlength=n)
-    offsets = np.cumsum(lengths) - lengths
-    cell = np.searchsorted(times, walls, "left")  # the first grid time at or after each entry
-    counts = np.bincount(owner * (grid + 1) + cell, minlength=n * (grid + 1)).reshape(n, grid + 1)[:, :grid]
-    k = np.cumsum(counts, axis=1)  # entries at or before each grid time
-    final = np.full(n, np.nan)  # each trace's last step
-    final[lengths > 0] = steps[(offsets + lengths - 1)[lengths > 0]]
-    after = (k >= lengths[:, None]) & (k > 0)  # at or after the last entry: its step
-    out = np.where(after, final[:, None], np.nan)
-    between = (k > 0) & ~after
-    if between.any():
-        row = np.broadcast_to(offsets[:, None], (n, grid))[between] + k[between]
-        x0, x1, y0, y1 = walls[row - 1], walls[row], steps[row - 1], steps[row]
-        t = np.broadcast_to(times, (n, grid))[between]
-        out[between] = y0 + (t - x0) * (y1 - y0) / (x1 - x0)
-    return out
-
-
-def _place_rows(inside: np.ndarray, reached: np.ndarray, heads: list[int]) -> np.ndarray:
-    """Per place (its files ``heads[p]`` up to the next head) and grid time: the step of its
-    last file (in attempt order) whose span covers the time, NaN where none does (``reached``
-    is NaN outside a file's span). The later files of the places that restarted overwrite
-    the first ones', an attempt number at a time."""
-    first = np.asarray(heads, np.int64)
-    rows: np.ndarray = reached[first]
-    counts = np.diff(np.r_[first, inside.shape[0]])
-    for later in range(1, int(counts.max()) if counts.size else 0):
-        which = np.flatnonzero(counts > later)
-        files = first[which] + later
-        rows[which] = np.where(inside[files], reached[files], rows[which])
-    return rows
-
-
-def _skew(matrix: np.ndarray, ranks: list[int], grid: int) -> dict[str, list[Any]]:
-    """Per time of the grid, the lowest and highest step of a role's places then, and the
-    rank of the lowest (None where no place was alive)."""
-    if matrix.shape[0] == 0:
-        return {"min_step": [None] * grid, "max_step": [None] * grid, "slowest_rank": [None] * grid}
-    missing = np.isnan(matrix)
-    some = ~missing.all(axis=0)
-    low = np.where(missing, np.inf, matrix)
-    slowest = np.argmin(low, axis=0)
-    lo = np.where(some, low.min(axis=0), np.nan)
-    hi = np.where(some, np.where(missing, -np.inf, matrix).max(axis=0), np.nan)
+def _throughput(t: Throughput) -> dict[str, Any]:
     return {
-        "min_step": [_finite_or_none(v) for v in lo.tolist()],
-        "max_step": [_finite_or_none(v) for v in hi.tolist()],
-        "slowest_rank": [int(ranks[j]) if s else None for j, s in zip(slowest.tolist(), some.tolist(), strict=True)],
+        "rank": t.rank,
+        "steps_per_second": t.steps_per_second,
+        "recent_steps_per_second": t.recent_steps_per_second,
+        "last_step": t.last_step,
+        "recovering": t.recovering,
+        "straggler": t.straggler,
     }
 
 
-def _mark_stragglers(entries: list[dict[str, Any]]) -> list[int]:
-    """Mark each place whose recent throughput is below the ratio of its role's median, and
-    return their ranks, slowest first."""
-    recent = [e["recent_steps_per_second"] for e in entries if e["recent_steps_per_second"] is not None]
-    median = float(np.median(recent)) if recent else None
-    for e in entries:
-        r = e["recent_steps_per_second"]
-        e["straggler"] = bool(median and r is not None and r < STRAGGLER_RATIO * median)
-    slow_first = sorted(entries, key=lambda e: e["recent_steps_per_second"] or 0.0)
-    return [e["rank"] for e in slow_first if e["straggler"]]
+def job_json(job: JobOverview) -> dict[str, Any]:
+    """The job page of one run: every field of ``/api/job`` but the run's name and its system metrics."""
+    return {
+        "roles": [{"role": r.role, "places": r.places, "world_size": r.world_size} for r in job.roles],
+        "writers": [_writer(w) for w in job.writers],
+        "times": job.times.tolist(),
+        "alive": job.alive,
+        "skew": {role: _skew(s) for role, s in job.skew.items()},
+        "throughput": {role: [_throughput(t) for t in entries] for role, entries in job.throughput.items()},
+        "stragglers": job.stragglers,
+        "restarts": [{"role": r.role, "rank": r.rank, "files": r.files} for r in job.restarts],
+        "ends": end_timeline_json(job.ends),
+        "median_recent_steps_per_second": job.median_recent_steps_per_second,
+        "goodput": goodput_answer(job.goodput),
+    }
 
 
-def _median(xs: list[float | None]) -> float | None:
-    real = [x for x in xs if x is not None]
-    return float(np.median(real)) if real else None
-
-
-def job_answer(run: str, progress: Sequence[Progress], *, now: float) -> dict[str, Any]:
-    """The answer of ``/api/job``: the job page of ``run`` at ``now``."""
-    return {"run": run, **job_overview(progress, now=now)}
+def job_answer(run: str, page: dict[str, Any], system: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer of ``/api/job``: ``run``'s job page (:func:`job_json`) and its system metrics' list."""
+    return {"run": run, **page, "system": system}

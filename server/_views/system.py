@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from visualdl._index.aggregate import QUANTILES
-from visualdl.server._system import SystemBands, SystemMetricInfo
+from visualdl._jobs.system import SystemBands, SystemMetricInfo
 
 __all__ = ["QUANTILE_FIELDS", "system_answer", "system_list"]
 

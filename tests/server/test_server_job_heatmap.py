@@ -10,8 +10,9 @@ import pytest
 
 from visualdl import LogWriter
 from visualdl._index.index import WriterInfo
+from visualdl._jobs.heatmap import job_grid, throughput_matrix
 from visualdl.sdk._sink import Sink
-from visualdl.server._views.heatmap import MISSING, job_grid, quantised, throughput_matrix
+from visualdl.server._views.heatmap import MISSING, quantised
 
 
 def _info(rank: int, attempt: int = 0, start: float = 0.0, role: str = "trainer") -> WriterInfo:

@@ -68,7 +68,7 @@ def test_job_pages_keep_what_is_built_from_a_page_until_it_changes():
     built = []
 
     def build(page):
-        built.append(len(page["writers"]))
+        built.append(len(page.writers))
         return len(built)
 
     assert pages.derived("job", "x", build) == 1

@@ -1,5 +1,5 @@
-"""Why each straggler is slow (``server/_views/stragglers.py``): its most deviating system
-metric against its role's median at the same time, and its host's."""
+"""Why each straggler is slow (``visualdl/_jobs/stragglers.py``, its answer and ``--inspect``):
+its most deviating system metric against its role's median at the same time, and its host's."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from visualdl import LogWriter
 from visualdl._index.systembands import Member
+from visualdl._jobs.stragglers import explain, role_windows
 from visualdl._kinds.table import SystemMetric, encode_system_metrics
-from visualdl.server._views.stragglers import explain, role_windows
 
 T0 = 1_700_000_000.0
 
@@ -35,11 +35,11 @@ def test_stragglers_the_most_deviating_metric_and_the_hosts():
         ("host", "cpu", "percent"): _members("host", host_cpu),
     }
     (found,) = explain({"trainer": [7]}, hosts, metrics, {"trainer": (T0, T0 + 100)})
-    assert found["text"] == (
+    assert found.text == (
         "trainer 7: GPU utilisation 35% where the median is 90%; its host's CPU 100% where the median is 42%"
     )
-    assert [c["name"] for c in found["causes"]] == ["utilization", "cpu"]
-    assert found["causes"][0]["value"] == pytest.approx(35.0) and found["causes"][0]["deviation"] < 0
+    assert [c.name for c in found.causes] == ["utilization", "cpu"]
+    assert found.causes[0].value == pytest.approx(35.0) and found.causes[0].deviation < 0
 
 
 def test_stragglers_nothing_apart_and_only_the_window_counts():
@@ -51,9 +51,9 @@ def test_stragglers_nothing_apart_and_only_the_window_counts():
     ]
     metrics = {("process", "cpu_user", "percent"): members}
     (early,) = explain({"trainer": [3]}, hosts, metrics, {"trainer": (T0, T0 + 45)})
-    assert early["causes"] == [] and early["text"] == "trainer 3: nothing in its system metrics sets it apart"
+    assert early.causes == () and early.text == "trainer 3: nothing in its system metrics sets it apart"
     (late,) = explain({"trainer": [3]}, hosts, metrics, {"trainer": (T0 + 50, T0 + 100)})
-    assert late["text"] == "trainer 3: process CPU (user) 99% where the median is 50%"
+    assert late.text == "trainer 3: process CPU (user) 99% where the median is 50%"
 
 
 def test_stragglers_window_is_while_half_the_role_was_alive():

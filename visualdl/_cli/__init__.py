@@ -2,14 +2,13 @@
 
 ``visualdl --logdir DIR`` serves the web UI and JSON API on http://127.0.0.1:8080
 through waitress, a multi-threaded WSGI server, while logs are indexed in the
-background; ``--inspect`` prints a summary of the logdirs instead.
+background; ``--inspect`` prints a summary of the logdirs instead (:mod:`.inspect`).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import logging
 import os
 import signal
@@ -22,10 +21,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from visualdl import __version__
+from visualdl._cli.inspect import summarise
 from visualdl.server._hosts import ANY_HOST, is_loopback, is_wildcard, normalise_host_name
 from visualdl.server._settings import DEFAULT_MAX_POINTS
 
-__all__ = ["main"]
+__all__ = ["main", "summarise"]
 
 
 def _option(name: str, convert: Callable[[str], Any], what: str) -> Callable[[str], Any]:
@@ -126,56 +126,6 @@ def _exists(logdir: str) -> bool:
     except Exception as e:  # noqa: BLE001 - a store's client raises its own errors (no credentials, no network)
         print(f"visualdl: warning: cannot reach {logdir}: {e}", file=sys.stderr)
         return True  # the server reports it in /api/health and goes on trying
-
-
-def _system_members(reader: Any, run: str) -> dict[tuple[str, str, str], list[Any]]:
-    """Every system metric's series in ``run``, by ``(scope, name, unit)``."""
-    return {
-        (scope, name, unit): [m for m in reader.system_members(run, scope, name) if m.unit == unit]
-        for scope, name, unit in reader.system_catalog(run)
-    }
-
-
-def summarise(logdir: str) -> str:
-    from visualdl._index.logreader import LogReader
-    from visualdl._index.runtable import attempts_of
-    from visualdl.server._views.goodput import goodput_line
-    from visualdl.server._views.job_ends import end_timeline, timeline_lines
-    from visualdl.server._views.job_wrong import summary_lines
-    from visualdl.server._views.stragglers import straggler_lines
-
-    reader = LogReader(logdir)
-    lines = [f"{logdir}: {len(reader.runs())} run(s)"]
-    for run in reader.runs():
-        writers = reader.writers(run)
-        graph_sizes = {graph.name: graph.size for graph in reader.graphs(run)}
-        lines.append(f"  run {run!r}: {len(writers)} file(s)")
-        lines.extend(f"    {line}" for line in timeline_lines(end_timeline(writers)))
-        if len({(w.role, w.rank) for w in writers if w.rank >= 0}) >= 2:  # a job
-            progress = reader.file_progress(run)
-            lines.append(f"    {goodput_line(progress)}")
-            members = functools.partial(_system_members, reader, run)
-            lines.extend(f"    {line}" for line in straggler_lines(progress, members, time.time()))
-        lines.extend(f"    {line}" for line in summary_lines((reader.first_nonfinite(run), reader.divergence(run))))
-        times = attempts_of(writers)
-        if times > 1 and not any(w.rank >= 0 for w in writers):  # a job's restarts are its goodput's
-            replaced = sum(len(reader.scalars(run, tag, replaced=True)) for tag in reader.tags(run)["scalars"])
-            lines.append(
-                f"    written {times} times into one directory: {replaced:,} scalar points of earlier writers "
-                "replaced by later ones at the same steps (LogReader.scalars(..., replaced=True) gives them)"
-            )
-        for kind, tags in reader.tags(run).items():
-            for tag in tags:
-                if kind == "scalars":
-                    size = f"{len(reader.scalars(run, tag))} points"
-                elif kind == "graphs":
-                    size = f"{graph_sizes[tag]} bytes"
-                else:
-                    size = f"{reader.count(run, kind, tag)} entries"
-                lines.append(f"    {kind:<10} {tag}: {size}")
-    for problem in reader.problems:
-        lines.append(f"  problem: {problem.path} at byte {problem.offset}: {problem.message}")
-    return "\n".join(lines)
 
 
 def _allowed_hosts(args: argparse.Namespace) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Goodput arithmetic (server/_views/goodput.py) on progress traces built here."""
+"""Goodput arithmetic (visualdl/_jobs/goodput.py) on progress traces built here, and its JSON."""
 
 from __future__ import annotations
 
@@ -7,9 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from visualdl._index.index import WriterInfo
-from visualdl.server._views.goodput import goodput_answer, goodput_line, measure_goodput
-from visualdl.server._views.jobs import job_overview
+from visualdl._cli.inspect import goodput_line
+from visualdl._index.writers import WriterInfo
+from visualdl._jobs.goodput import measure_goodput
+from visualdl._jobs.overview import job_overview
+from visualdl.server._views.goodput import goodput_answer
+
+
+def _line(files):
+    """``--inspect``'s goodput line of ``files``."""
+    return goodput_line(measure_goodput(files).totals())
 
 
 def _file(rank, attempt, walls, steps, *, start=None, end=None, role="trainer", first=None):
@@ -101,12 +108,12 @@ def test_goodput_running_rank_still_redoing_is_recovering():
     assert g.rate[i] == pytest.approx(1.0) and g.recent[i] == pytest.approx(1.0)  # its rate before the kill
     (gap,) = goodput_answer(g)["gaps"]
     assert gap["resumed_at"] is None and gap["lost_seconds"] == pytest.approx(17)
-    assert "1 rank still recovering" in goodput_line([_steady(0), a0, a1])
+    assert "1 rank still recovering" in _line([_steady(0), a0, a1])
     # Nor is it a straggler on the job page: its recent rate is the one it had.
     page = job_overview([_steady(0), a0, a1], now=70.0)
-    assert page["stragglers"]["trainer"] == []
-    entry = next(e for e in page["throughput"]["trainer"] if e["rank"] == 1)
-    assert entry["recovering"] and entry["recent_steps_per_second"] == pytest.approx(1.0)
+    assert page.stragglers["trainer"] == []
+    entry = next(e for e in page.throughput["trainer"] if e.rank == 1)
+    assert entry.recovering and entry.recent_steps_per_second == pytest.approx(1.0)
 
 
 def test_goodput_overlapping_attempts_count_time_once():
@@ -185,10 +192,11 @@ def test_goodput_of_10000_ranks_is_columns():
 def test_goodput_line_reads_like_a_sentence():
     a0 = _file(1, 0, np.arange(51.0), np.arange(51), start=-2.0)
     a1 = _file(1, 1, 62.0 + np.arange(41), 40 + np.arange(41), start=60.0, end=3800.0)
-    line = goodput_line([_steady(0), a0, a1])
+    line = _line([_steady(0), a0, a1])
     assert line.startswith("goodput ") and "(wall 1h03m, lost 23s to 1 restart, 11 steps done twice)" in line
-    assert goodput_line([_steady(0), _steady(1)]).endswith("(wall 1m22s, no restart)")
-    assert goodput_line([]) == ""
+    assert _line([_steady(0), _steady(1)]).endswith("(wall 1m22s, no restart)")
+    empty = measure_goodput([]).totals()
+    assert (empty.goodput, empty.wall_seconds, empty.restarts) == (None, None, 0)
 
 
 def test_goodput_of_writers_without_scalars():
@@ -197,4 +205,4 @@ def test_goodput_of_writers_without_scalars():
     answer = goodput_answer(g)
     assert answer["wall_seconds"] == 4.0 and answer["productive_seconds"] == 0.0 and answer["lost_seconds"] == 0.0
     assert answer["goodput"] == 0.0 and np.isnan(g.rate).all()
-    assert goodput_line(files) == "goodput 0.0% (wall 4.0s, no restart)"
+    assert _line(files) == "goodput 0.0% (wall 4.0s, no restart)"

@@ -1,4 +1,4 @@
-"""The job page's step skew (``server/_views/jobs.py``): every file's trace interpolated on
+"""The job page's step skew (``visualdl/_jobs/overview.py``): every file's trace interpolated on
 the time grid at once, checked against ``np.interp`` of each file alone."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from visualdl._index.writers import WriterInfo
+from visualdl._jobs.overview import job_overview
 from visualdl._kinds.table import ProcessEnd
-from visualdl.server._views.jobs import job_overview
 
 
 def _file(role, rank, attempt, walls, steps, *, start, end):
@@ -67,13 +67,13 @@ def test_job_skew_equals_each_file_interpolated_alone(seed):
                 t = (float(walls[-1]) if n else t) + rng.uniform(1, 30)
                 step = max(0, int(steps[-1]) - 40) if n else step
     page = job_overview(files, now=1e9)
-    times = np.array(page["times"])
+    times = page.times
     for role, (lo, hi) in _reference(files, times).items():
-        got_lo = np.array([np.nan if v is None else v for v in page["skew"][role]["min_step"]])
-        got_hi = np.array([np.nan if v is None else v for v in page["skew"][role]["max_step"]])
+        got_lo = np.array([np.nan if v is None else v for v in page.skew[role].min_step])
+        got_hi = np.array([np.nan if v is None else v for v in page.skew[role].max_step])
         np.testing.assert_allclose(got_lo, lo, rtol=1e-12, atol=1e-9, equal_nan=True)
         np.testing.assert_allclose(got_hi, hi, rtol=1e-12, atol=1e-9, equal_nan=True)
-        assert page["alive"][role] == [int(sum(1 for f in files if f[0].role == role and w_in(f, t))) for t in times]
+        assert page.alive[role] == [int(sum(1 for f in files if f[0].role == role and w_in(f, t))) for t in times]
 
 
 def w_in(f, t):
