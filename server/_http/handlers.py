@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Response, current_app
 
+from visualdl._jobs.overview import JobOverview
+from visualdl._jobs.stragglers import job_stragglers
 from visualdl.errors import InvalidArgument
 from visualdl.server._http.blobs import streamed
 from visualdl.server._http.params import MAX_RUNS
@@ -29,6 +31,7 @@ from visualdl.server._views.images import images_answer
 from visualdl.server._views.job_ends import job_end_answer
 from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
 from visualdl.server._views.jobpages import JobPages
+from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
 from visualdl.server._views.runtable import AUTO, grouped_chart, runs_table_answer, selected_runs
@@ -200,8 +203,8 @@ def _histograms(q: Query) -> Any:
 
 
 def _job(q: Query) -> Any:
-    overview, system = _job_pages().page(q["run"])
-    return {"run": q["run"], **overview, "system": system}
+    page, system = _job_pages().page(q["run"])
+    return job_answer(q["run"], page, system)
 
 
 def _job_system(q: Query) -> Any:
@@ -227,10 +230,8 @@ def _job_end(q: Query) -> Any:
 def _job_stragglers(q: Query) -> Any:
     run = q["run"]
 
-    def build(job: dict[str, Any]) -> Any:
-        hosts = {(w["role"], w["rank"]): w["host"] for w in job["writers"]}
-        metrics = _provider().read_system_members(run=run) if any(job["stragglers"].values()) else {}
-        return stragglers_answer(run, job["stragglers"], hosts, metrics, job["alive"], job["times"])
+    def build(job: JobOverview) -> Any:
+        return stragglers_answer(run, job_stragglers(job, lambda: _provider().read_system_members(run=run)))
 
     return _job_pages().derived(run, "stragglers", build)
 
