@@ -1,6 +1,6 @@
 """The answers over the runs as a table: ``/api/runs/table``, and which runs a chart selected
 by a query draws, one by one or in groups (:mod:`visualdl._index.runtable`,
-:mod:`visualdl.server._groups`)."""
+:mod:`visualdl.server._provider.groups`)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from visualdl._index.runquery import parse
 from visualdl._index.runtable import RunsTable
 from visualdl.errors import InvalidArgument
 from visualdl.server._data import ScalarRuns
-from visualdl.server._groups import auto_group, read_groups
 from visualdl.server._provider import DataProvider
+from visualdl.server._provider.groups import auto_group, read_groups
 
 __all__ = ["AUTO", "grouped_chart", "runs_table_answer", "selected_runs"]
 
-#: ``group_by`` value asking the server to choose (:func:`visualdl.server._groups.auto_group`).
+#: ``group_by`` value asking the server to choose (:func:`visualdl.server._provider.groups.auto_group`).
 AUTO = ":auto"
 
 

@@ -25,10 +25,10 @@ from visualdl._index.runtable import RunsTable, natural_key
 from visualdl.errors import CannotShow, InvalidArgument, NotFound
 from visualdl.server._data import Group, RunScalars, ScalarRuns
 from visualdl.server._patterns import compile_pattern
-from visualdl.server._provider import role_line
+from visualdl.server._provider.lines import role_line
 
 if TYPE_CHECKING:
-    from visualdl.server._provider import DataProvider
+    from visualdl.server._provider.runs import RunCatalog
 
 __all__ = ["MAX_GROUPS", "auto_group", "group_runs", "read_groups"]
 
@@ -129,7 +129,7 @@ def _positions(table: RunsTable, runs: list[str]) -> np.ndarray:
 
 
 def read_groups(
-    provider: DataProvider,
+    provider: RunCatalog,
     table: RunsTable,
     *,
     runs: list[str],
@@ -141,7 +141,7 @@ def read_groups(
     x_max: float | None = None,
 ) -> ScalarRuns:
     """One line with bands per group of ``runs`` (those having ``tag``); ``missing``: the runs
-    without it. Kept until any run's points change (:meth:`DataProvider.remembered`)."""
+    without it. Kept until any run's points change (:meth:`RunCatalog._remembered`)."""
     key = ("groups", tag, tuple(runs), tuple(by), regex, max_points, x_min, x_max)
 
     def build() -> ScalarRuns:
@@ -165,5 +165,5 @@ def read_groups(
             )
         return ScalarRuns(tag, max_points, tuple(out), tuple(sorted(missing, key=natural_key)))
 
-    chart: ScalarRuns = provider.remembered(key, build)
+    chart: ScalarRuns = provider._remembered(key, build)
     return chart

@@ -14,7 +14,7 @@ from visualdl._index.writers import WriterInfo
 from visualdl._kinds.table import HParamsEvent
 
 if TYPE_CHECKING:
-    from visualdl.server._provider import DataProvider
+    from visualdl.server._provider.runs import RunCatalog
 
 __all__ = ["ProviderRuns", "build_runs_table"]
 
@@ -23,7 +23,7 @@ class ProviderRuns:
     """The provider's runs (every logdir's, by the names the API gives them) as a
     :class:`~visualdl._index.runtable.RunSource`."""
 
-    def __init__(self, provider: DataProvider) -> None:
+    def __init__(self, provider: RunCatalog) -> None:
         self._provider = provider
         self._writers = {run.name: run.writers for run in provider.list_runs()}
         self.names = list(self._writers)
@@ -64,7 +64,7 @@ class ProviderRuns:
 
     def _by_reader(self, runs: list[str]) -> dict[int, tuple[Any, list[tuple[int, str]]]]:
         """``runs`` by the index holding them: (index, [(position in runs, name there)])."""
-        known = self._provider.located()
+        known = self._provider._located()
         out: dict[int, tuple[Any, list[tuple[int, str]]]] = {}
         for i, run in enumerate(runs):
             found = known.get(run)
@@ -76,7 +76,7 @@ class ProviderRuns:
         return self._provider.data_version()
 
 
-def build_runs_table(provider: DataProvider) -> RunsTable:
-    """The provider's runs as a table (:meth:`DataProvider.runs_table` keeps it per generation)."""
+def build_runs_table(provider: RunCatalog) -> RunsTable:
+    """The provider's runs as a table (:meth:`RunCatalog.runs_table` keeps it per generation)."""
     source = ProviderRuns(provider)
     return build_table(source, list(source.names))

@@ -1,0 +1,32 @@
+"""The data provider: the runs, tags and data of all logdirs, as typed values.
+
+The serving side and the notebook see only this interface: keyword-only ``list_*``/``read_*``
+calls returning the values of :mod:`visualdl.server._data` (or numpy arrays and the kinds'
+events), and the errors of :mod:`visualdl.errors` (:class:`NotFound` for an unknown run, tag
+or entry). No JSON here (each answer's JSON is built by its view in ``server/_views/``) and
+no thread: :meth:`DataProvider.poll` reads what was added, and :mod:`visualdl.server._reload`
+calls it in the background. Downsampled series are cached by (run, tag, data version,
+range, budget); the lists of runs and tags until the next change of the logdirs.
+
+Its modules, one concern each (:class:`DataProvider` is the class they make together):
+
+- ``runs.py``: the logdirs and their runs by the names the API takes, the lists of runs,
+  tags and kinds, the runs table, health (:class:`~.runs.RunCatalog`, the base of the others).
+- ``runsource.py``: the provider's runs as the runs table's source.
+- ``scalars.py``: one run's series of a scalar tag, a job's per role with its bands.
+- ``lines.py``: series to chart lines, downsampled (pure).
+- ``charts.py``: one scalar tag over many runs.
+- ``groups.py``: runs grouped, each group one line with bands.
+- ``events.py``: a tag's events and the blobs they point at.
+- ``jobs.py``: a job's progress, first non-finite values and divergence, system metrics.
+- ``provider.py``: :class:`DataProvider`.
+"""
+
+from __future__ import annotations
+
+from visualdl.server._provider.events import pick
+from visualdl.server._provider.lines import role_line
+from visualdl.server._provider.provider import DataProvider
+from visualdl.server._provider.runs import MAX_RUN_LENGTH, MAX_TAG_LENGTH, servable
+
+__all__ = ["MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "DataProvider", "pick", "role_line", "servable"]
