@@ -17,16 +17,45 @@ from kit.paths import ROOT
 #: Folder of the checkout -> the package it is installed as.
 PACKAGES = {"visualdl": "visualdl", "sdk": "visualdl.sdk", "server": "visualdl.server", "proto": "visualdl.proto"}
 
-#: Layer numbers, from the bottom (ARCHITECTURE.md, "The layers").
-SCHEMA, KINDS, FORMATS, STORAGE, SDK, INDEX, QUERIES, HTTP, EDGE = 0, 1, 2, 3, 4, 4, 5, 6, 8
+#: Layer numbers, from the bottom (ARCHITECTURE.md, "The layers"). The SDK and the index
+#: stand side by side (neither imports the other); the frontend (JavaScript) has no number here.
+SCHEMA, KINDS, FORMATS, STORAGE, SDK, INDEX, JOBS, QUERIES, HTTP, EDGE = 0, 1, 2, 3, 4, 4, 5, 6, 7, 9
+
+#: The edges, by the module or package of ``visualdl`` they are, and the layers each may not
+#: import (``None``: it may import only the layers listed in :data:`EDGE_ONLY`).
+EDGES = {
+    "_cli": "cli",
+    "__main__": "cli",
+    "notebook": "notebook",
+    "_notebook": "notebook",
+    "integrations": "integrations",
+    "__init__": "face",
+    "types": "face",
+}
+#: What an edge must never reach: the CLI and the notebook read the provider's values, never
+#: the server's JSON (``server._views``); the notebook never the HTTP layer either.
+EDGE_MAY_NOT = {
+    "cli": ("server._views", "notebook"),
+    "notebook": ("server._views", "server._http", "cli"),
+    "face": (),
+}
+#: The integrations are on the SDK only (and the package's face, for ``LogWriter``).
+EDGE_ONLY = {"integrations": ("proto", "errors", "__version__", "_kinds", "_formats", "_storage", "sdk", "face")}
+
+
+def _is_module(second: str) -> bool:
+    """Whether ``visualdl.<second>`` is a module or package of the checkout (else a name of the face)."""
+    return second in PACKAGES.values() or any(
+        os.path.exists(os.path.join(ROOT, "visualdl", second + suffix)) for suffix in (".py", "")
+    )
 
 
 def layer(module: str) -> tuple[int, str]:
     """``(rank, name)`` of a module of the package."""
     parts = module.split(".")
-    second = parts[1] if len(parts) > 1 else ""
+    second = parts[1] if len(parts) > 1 else "__init__"
     if second in ("proto", "errors", "__version__", "_version"):
-        return SCHEMA, second
+        return SCHEMA, second if second != "_version" else "__version__"
     if second == "sdk":
         return SDK, "sdk"
     if second == "server":
@@ -36,10 +65,14 @@ def layer(module: str) -> tuple[int, str]:
         if third == "":
             return HTTP, "server"
         return QUERIES, "server." + third
-    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX, "types": INDEX}
+    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX, "_jobs": JOBS}
     if second in named:
         return named[second], second
-    return EDGE, second or "visualdl"
+    if second in EDGES:
+        return EDGE, EDGES[second]
+    if not _is_module(second):  # ``from visualdl import LogWriter``: the face
+        return EDGE, "face"
+    return EDGE, second
 
 
 def _modules() -> list[tuple[str, str]]:
@@ -80,19 +113,30 @@ def _imports(module: str, path: str) -> list[tuple[int, str]]:
     return out
 
 
+def _edge_violation(name: str, their_name: str) -> bool:
+    """Whether the edge ``name`` may not import from ``their_name`` (see :data:`EDGE_MAY_NOT`)."""
+    if name in EDGE_ONLY:
+        return their_name not in EDGE_ONLY[name]
+    barred = EDGE_MAY_NOT.get(name)
+    if barred is None:
+        return True  # an edge nobody placed: place it in EDGES
+    return any(their_name == b or their_name.startswith(b + ".") for b in barred)
+
+
 def _violations() -> list[str]:
     found = []
     for module, path in _modules():
         rank, name = layer(module)
-        if rank == EDGE:
-            continue
         for line, target in sorted(set(_imports(module, path))):
             their_rank, their_name = layer(target)
             if their_name == name:
                 continue
-            wrong = their_rank > rank
-            wrong |= {name, their_name} == {"sdk", "_index"}  # writing never needs the reader, nor the reverse
-            wrong |= name.startswith("server.") and their_name == "server._http"  # views and queries: no HTTP
+            if rank == EDGE:
+                wrong = _edge_violation(name, their_name)
+            else:
+                wrong = their_rank > rank
+                wrong |= {name, their_name} == {"sdk", "_index"}  # writing never needs the reader, nor the reverse
+                wrong |= name.startswith("server.") and their_name == "server._http"  # views and queries: no HTTP
             if wrong:
                 where = f"{os.path.relpath(path, ROOT)}:{line}"
                 found.append(f"{where}: {name} (layer {rank}) imports {target} ({their_name}, layer {their_rank})")
@@ -131,10 +175,30 @@ def test_layers_only_the_http_layer_imports_flask():
         ("visualdl.server._http.routes", "server._http"),
         ("visualdl.server.app", "server._http"),
         ("visualdl.sdk._sink", "sdk"),
+        ("visualdl._jobs.goodput", "_jobs"),
+        ("visualdl._cli.inspect", "cli"),
+        ("visualdl._notebook.figures", "notebook"),
+        ("visualdl.integrations.keras", "integrations"),
+        ("visualdl.LogWriter", "face"),
     ],
 )
 def test_layers_a_module_is_placed_by_its_folder(module, expected):
     assert layer(module)[1] == expected
+
+
+def test_layers_an_edge_reaching_past_its_layers_is_found(tmp_path, monkeypatch):
+    """The CLI may not read the server's JSON, nor an integration the index."""
+    (tmp_path / "visualdl" / "_cli").mkdir(parents=True)
+    (tmp_path / "visualdl" / "_cli" / "wrong.py").write_text("from visualdl.server._views.jobs import job_json\n")
+    (tmp_path / "visualdl" / "integrations").mkdir(parents=True)
+    (tmp_path / "visualdl" / "integrations" / "wrong.py").write_text(
+        "from visualdl import LogWriter\nfrom visualdl._index.index import Index\n"
+    )
+    monkeypatch.setitem(globals(), "ROOT", str(tmp_path))
+    assert sorted(_violations()) == [
+        "visualdl/_cli/wrong.py:1: cli (layer 9) imports visualdl.server._views.jobs (server._views, layer 6)",
+        "visualdl/integrations/wrong.py:2: integrations (layer 9) imports visualdl._index.index (_index, layer 4)",
+    ]
 
 
 def test_layers_a_wrong_way_import_is_found(tmp_path, monkeypatch):
