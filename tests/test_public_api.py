@@ -225,6 +225,7 @@ NOTEBOOK = {
     "mode: 'str' = 'offset', max_entries: 'int' = 30, bins: 'int | None' = 30) -> 'Any'",
     "images": "(logdir: 'str | os.PathLike[str]', tag: 'str', run: 'str | None' = None, *, "
     "max_frames: 'int' = 60) -> 'Any'",
+    "job": "(logdir: 'str | os.PathLike[str]', run: 'str | None' = None) -> 'JobOverview'",
     "list_servers": "() -> 'list[dict[str, Any]]'",
     "scalars": "(logdir: 'str | os.PathLike[str]', tags: 'str | list[str] | None' = None, "
     "runs: 'str | list[str] | None' = None, *, smoothing: 'float' = 0.6, x_axis: 'str' = 'step', "

@@ -7,6 +7,7 @@ Code as any plotly figure does)::
     notebook.scalars("runs", tags="loss|acc", smoothing=0.6)      # one subplot per tag
     notebook.images("runs", "samples/input")                      # a step slider
     notebook.histograms("runs", "weights/fc1", mode="overlay")
+    notebook.job("runs").goodput.totals()                         # a job's values: goodput, ends, ...
 
 They read through the server's own data provider (the same LogReader, downsampling and
 job aggregation): a job's chart is the mean over ranks with its min/max band, or every
@@ -44,10 +45,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from visualdl._notebook.figures import histograms, images, scalars
+from visualdl._notebook.jobs import job
 from visualdl._notebook.style import _PALETTE, STYLE, _alpha, _color, _effective_weight, smooth
 from visualdl._storage import open_store
 
-__all__ = ["display", "histograms", "images", "list_servers", "scalars", "smooth", "start", "stop"]
+__all__ = ["display", "histograms", "images", "job", "list_servers", "scalars", "smooth", "start", "stop"]
 
 #: The figures and their style live in visualdl._notebook and are this module's names as
 #: before; so are the palette and helpers the tests compare with the web UI's.
