@@ -7,6 +7,7 @@ serializes them natively), so nothing here walks points in Python.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,8 +15,12 @@ import numpy as np
 
 from visualdl._index.index import WriterInfo
 from visualdl._index.outliers import RankRuns
+from visualdl._index.projector import Sprite
+from visualdl._index.series import ScalarSeries
+from visualdl._kinds.table import EmbeddingsEvent
 
 __all__ = [
+    "Embedding",
     "Group",
     "Health",
     "Kind",
@@ -27,6 +32,7 @@ __all__ = [
     "RoleLine",
     "Run",
     "RunScalars",
+    "RunsPoints",
     "ScalarRuns",
     "Unservable",
 ]
@@ -142,6 +148,31 @@ class ScalarRuns:
     max_points: int
     runs: tuple[RunScalars, ...]
     missing: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunsPoints:
+    """Every point of a tag of many runs, laid end to end (as stored, not downsampled):
+    ``lengths[j]`` points of the run at position ``which[j]`` of the runs asked for, one after
+    another in ``points``; a run without the tag (or unknown) has no entry."""
+
+    points: ScalarSeries
+    lengths: np.ndarray
+    which: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Embedding:
+    """One entry of an embeddings tag: its position among the tag's entries by step, its event
+    (rows, dimension, labels), how to read its vectors (float32, row after row), and its label
+    images (TensorBoard's sprite, with how to read its bytes; None when it has none). The
+    readers raise ``OSError`` or :class:`~visualdl.errors.VisualDLError` when the bytes are gone."""
+
+    index: int
+    event: EmbeddingsEvent
+    read_vectors: Callable[[], bytes]
+    sprite: Sprite | None = None
+    read_sprite: Callable[[], bytes] | None = None
 
 
 @dataclass(frozen=True, slots=True)

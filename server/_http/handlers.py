@@ -20,7 +20,7 @@ from visualdl.errors import InvalidArgument
 from visualdl.server._http.blobs import streamed
 from visualdl.server._http.params import MAX_RUNS
 from visualdl.server._provider import DataProvider
-from visualdl.server._views.audio import audio_answer, audio_clip
+from visualdl.server._views.audio import audio_answer
 from visualdl.server._views.curves import curves
 from visualdl.server._views.distribution import distribution_answer
 from visualdl.server._views.health import health_answer
@@ -159,7 +159,7 @@ def _image(q: Query) -> Response:
 
 def _audio_clip(q: Query) -> Response:
     where = {"step": q["step"], "sample": q["sample"]} if q["step"] is not None else {"index": q["index"]}
-    span = audio_clip(_provider(), run=q["run"], tag=q["tag"], **where)
+    span = _provider().locate_blob(run=q["run"], kind="audio", tag=q["tag"], **where)
     return streamed(functools.partial(_provider().open_log, q["run"]), *span)
 
 

@@ -8,16 +8,20 @@ read (or located, its record's checksums checked) when asked for.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from visualdl._index.index import Index
-from visualdl._kinds.table import GraphEvent, HistogramEvent, ImageEvent, TextEvent
-from visualdl.errors import NotFound, VisualDLError
-from visualdl.server._data import LoggedGraph
+from visualdl._kinds.table import EmbeddingsEvent, GraphEvent, HistogramEvent, TextEvent
+from visualdl.errors import InvalidArgument, NotFound, VisualDLError
+from visualdl.server._data import Embedding, LoggedGraph
 from visualdl.server._provider.runs import MAX_TAG_LENGTH, RunCatalog, has_tag, servable
 
 __all__ = ["EventReads", "pick"]
+
+#: What an entry is called in errors, per kind whose blobs are streamed.
+_NOUNS = {"images": "image", "audio": "clip"}
 
 
 class EventReads(RunCatalog):
@@ -49,7 +53,7 @@ class EventReads(RunCatalog):
     ) -> bytes:
         """The PNG of the ``index``-th image of ``tag`` by step, or at ``step`` the ``sample``-th
         of its images (the last one logged there without ``sample``)."""
-        reader, event, index = self._image(run, tag, index, step, sample)
+        reader, event, index = self._entry(run, "images", tag, index, step, sample)
         try:
             return reader.read_blob(event)
         except (OSError, VisualDLError) as e:
@@ -58,25 +62,58 @@ class EventReads(RunCatalog):
     def locate_image(
         self, *, run: str, tag: str, index: int | None = None, step: int | None = None, sample: int | None = None
     ) -> tuple[str, int, int]:
-        """Where the PNG of :meth:`read_image` lies: ``(path, offset, length)``, its record's
-        checksums checked, so the server streams it from the file instead of holding it."""
-        reader, event, index = self._image(run, tag, index, step, sample)
+        """Where the PNG of :meth:`read_image` lies (see :meth:`locate_blob`)."""
+        return self.locate_blob(run=run, kind="images", tag=tag, index=index, step=step, sample=sample)
+
+    def locate_blob(
+        self,
+        *,
+        run: str,
+        kind: str,
+        tag: str,
+        index: int | None = None,
+        step: int | None = None,
+        sample: int | None = None,
+    ) -> tuple[str, int, int]:
+        """Where the bytes of an image (``kind="images"``: its PNG) or a clip (``"audio"``: its
+        WAV) lie: ``(path, offset, length)``, its record's checksums checked, so the server
+        streams them from the file (:meth:`open_log`) instead of holding them. The ``index``-th
+        of ``tag`` by step, or at ``step`` the ``sample``-th (the last one logged there without
+        ``sample``)."""
+        if kind not in _NOUNS:
+            raise InvalidArgument(f"kind must be one of {', '.join(_NOUNS)}; got {kind!r}")
+        reader, event, index = self._entry(run, kind, tag, index, step, sample)
         try:
             return reader.open_blob(event)
         except (OSError, VisualDLError) as e:
-            raise NotFound(f"image {index} of {tag!r} in {run!r} cannot be read: {e}") from e
+            raise NotFound(f"{_NOUNS[kind]} {index} of {tag!r} in {run!r} cannot be read: {e}") from e
 
     def open_log(self, run: str, path: str) -> BinaryIO:
         """The bytes of a log file of ``run`` by the path its reader gave it (where
-        :meth:`locate_image` says a blob lies), from the store of the logdir that listed it."""
+        :meth:`locate_blob` says a blob lies), from the store of the logdir that listed it."""
         return self._resolve(run)[0].open_log(path)
 
-    def _image(
-        self, run: str, tag: str, index: int | None, step: int | None, sample: int | None
-    ) -> tuple[Index, ImageEvent, int]:
-        reader, events = self._events(run, "images", tag)
-        at = pick(events, index, step, "image", f"{tag!r} in {run!r}", sample=sample)
+    def _entry(
+        self, run: str, kind: str, tag: str, index: int | None, step: int | None, sample: int | None
+    ) -> tuple[Index, Any, int]:
+        reader, events = self._events(run, kind, tag)
+        at = pick(events, index, step, _NOUNS[kind], f"{tag!r} in {run!r}", sample=sample)
         return reader, events[at], at
+
+    def read_embedding(self, *, run: str, tag: str, index: int | None = None) -> Embedding:
+        """Entry ``index`` of the embeddings tag ``tag`` of ``run`` by step (the newest without
+        ``index``), with how to read its vectors and its label images (:class:`NotFound` when
+        there is no such entry)."""
+        reader, events = self._events(run, "embeddings", tag)
+        if not events:
+            raise NotFound(f"{tag!r} in {run!r} holds no embeddings")
+        at = len(events) - 1 if index is None else index
+        if not 0 <= at < len(events):
+            raise NotFound(f"{tag!r} in {run!r} has {len(events)} embeddings entries; there is no entry {index}")
+        event: EmbeddingsEvent = events[at]
+        found = reader.embedding_sprite(event)
+        sprite, read_sprite = found if found is not None else (None, None)
+        return Embedding(at, event, functools.partial(reader.read_blob, event), sprite, read_sprite)
 
     def read_histograms(self, *, run: str, tag: str, max_entries: int) -> tuple[list[HistogramEvent], int]:
         """At most ``max_entries`` histograms of ``tag``, spread evenly over the steps (first and

@@ -18,12 +18,10 @@ from typing import Any, cast
 from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
 from visualdl._index.cache import ByteCache
 from visualdl._index.index import Index
-from visualdl._index.runtable import RunsTable
 from visualdl._kinds.table import KINDS
 from visualdl._storage import is_url, open_store
 from visualdl.errors import NotFound
 from visualdl.server._data import Health, Kind, LogdirState, ProblemAt, Run, RunScalars, Unservable
-from visualdl.server._provider.runsource import build_runs_table
 from visualdl.server._reload import PollCounters
 from visualdl.server._settings import Settings
 
@@ -69,7 +67,7 @@ class RunCatalog:
         self._charts: ByteCache[RunScalars] = ByteCache(CHART_CACHE_BYTES, max_entries=256)
         self._lists: ByteCache[tuple[tuple[int, ...], Any, float]] = ByteCache()
         self._views: ByteCache[Any] = ByteCache(CHART_CACHE_BYTES // 2, max_entries=64)
-        self._table_age = 0.0  # a runs table this young will do while the runs change (see runs_table)
+        self._table_age = 0.0  # a runs table this young will do while the runs change (.runsource)
         #: How far indexing got, for /api/health and the command line (see :mod:`visualdl.server._reload`).
         self.counters = PollCounters()
 
@@ -154,15 +152,19 @@ class RunCatalog:
         found[0].prioritize(found[1])  # still being read for the first time: read it next
         return found
 
+    def _by_index(self, runs: list[str]) -> list[tuple[Index, list[tuple[int, str]]]]:
+        """The known ones of ``runs`` by the index holding them: ``(index, [(position in runs,
+        name there)])`` per index, in the order first met (none is prioritized)."""
+        known = self._located()
+        out: dict[int, tuple[Index, list[tuple[int, str]]]] = {}
+        for i, run in enumerate(runs):
+            found = known.get(run)
+            if found is not None:
+                out.setdefault(id(found[0]), (found[0], []))[1].append((i, found[1]))
+        return list(out.values())
+
     def run_names(self) -> set[str]:
         return set(self._runs())
-
-    def runs_table(self) -> RunsTable:
-        """Every run as a row (:mod:`visualdl._index.runtable`, :mod:`.runsource`), built once
-        per change of the runs, files, writers or tags (the reload thread builds it after
-        each poll, so that no request waits for it); while a first read changes them at
-        every file, not more often than :data:`BUSY` times its cost allows."""
-        return cast("RunsTable", self._listed("runs_table", lambda: build_runs_table(self), max_age=self._table_age))
 
     def list_runs(self) -> tuple[Run, ...]:
         """Every run the API takes, by name, with its writers."""

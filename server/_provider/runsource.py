@@ -1,10 +1,10 @@
 """The server's runs (every logdir's, by the names the API gives them) as the source of the
 runs table (:mod:`visualdl._index.runtable`): their writers, newest hparams, and a tag's
-points of many runs gathered once per logdir."""
+points of many runs gathered once per logdir, all read through the provider's own calls."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -12,18 +12,32 @@ from visualdl._index.runtable import RunsTable, build_table
 from visualdl._index.series import ScalarSeries
 from visualdl._index.writers import WriterInfo
 from visualdl._kinds.table import HParamsEvent
+from visualdl.server._provider.records import RecordReads
+from visualdl.server._provider.scalars import ScalarReads
 
-if TYPE_CHECKING:
-    from visualdl.server._provider.runs import RunCatalog
+__all__ = ["ProviderRuns", "RunsTableReads"]
 
-__all__ = ["ProviderRuns", "build_runs_table"]
+
+class RunsTableReads(ScalarReads, RecordReads):
+    """Every run as a row (see :meth:`runs_table`)."""
+
+    def runs_table(self) -> RunsTable:
+        """Every run as a row (:mod:`visualdl._index.runtable`), built once per change of the
+        runs, files, writers or tags (the reload thread builds it after each poll, so that no
+        request waits for it); while a first read changes them at every file, not more often
+        than :data:`~.runs.BUSY` times its cost allows."""
+        return cast("RunsTable", self._listed("runs_table", self._build_runs_table, max_age=self._table_age))
+
+    def _build_runs_table(self) -> RunsTable:
+        source = ProviderRuns(self)
+        return build_table(source, list(source.names))
 
 
 class ProviderRuns:
     """The provider's runs (every logdir's, by the names the API gives them) as a
     :class:`~visualdl._index.runtable.RunSource`."""
 
-    def __init__(self, provider: RunCatalog) -> None:
+    def __init__(self, provider: RunsTableReads) -> None:
         self._provider = provider
         self._writers = {run.name: run.writers for run in provider.list_runs()}
         self.names = list(self._writers)
@@ -32,51 +46,12 @@ class ProviderRuns:
         return self._writers.get(run, ())
 
     def hparams_of(self, runs: list[str]) -> dict[str, HParamsEvent]:
-        out: dict[str, HParamsEvent] = {}
-        for reader, located in self._by_reader(runs).values():
-            found = reader.newest_hparams([local for _, local in located])
-            out.update((runs[i], found[local]) for i, local in located if local in found)
-        return out
+        return self._provider.read_newest_hparams(runs=runs)
 
     def points_of(self, runs: list[str], tag: str) -> tuple[ScalarSeries, np.ndarray, np.ndarray]:
-        """One gather per logdir (:meth:`visualdl._index.index.Index.runs_points`)."""
-        parts = []
-        for reader, located in self._by_reader(runs).values():
-            points, lengths, which = reader.runs_points([local for _, local in located], tag)
-            positions = np.fromiter((i for i, _ in located), np.int64, len(located))
-            parts.append((points, lengths, positions[which]))
-        if len(parts) == 1:
-            return parts[0]
-        if not parts:
-            return (
-                ScalarSeries(np.empty(0, np.int64), np.empty(0), np.empty(0)),
-                np.empty(0, np.int64),
-                np.empty(0, np.int64),
-            )
-        steps, values, walls = (
-            np.concatenate([getattr(p[0], f) for p in parts]) for f in ("steps", "values", "wall_times")
-        )
-        return (
-            ScalarSeries(steps, values, walls),
-            np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]),
-        )
-
-    def _by_reader(self, runs: list[str]) -> dict[int, tuple[Any, list[tuple[int, str]]]]:
-        """``runs`` by the index holding them: (index, [(position in runs, name there)])."""
-        known = self._provider._located()
-        out: dict[int, tuple[Any, list[tuple[int, str]]]] = {}
-        for i, run in enumerate(runs):
-            found = known.get(run)
-            if found is not None:
-                out.setdefault(id(found[0]), (found[0], []))[1].append((i, found[1]))
-        return out
+        """One gather per logdir (:meth:`ScalarReads.read_runs_points`)."""
+        found = self._provider.read_runs_points(runs=runs, tag=tag)
+        return found.points, found.lengths, found.which
 
     def data_version(self) -> Any:
         return self._provider.data_version()
-
-
-def build_runs_table(provider: RunCatalog) -> RunsTable:
-    """The provider's runs as a table (:meth:`RunCatalog.runs_table` keeps it per generation)."""
-    source = ProviderRuns(provider)
-    return build_table(source, list(source.names))

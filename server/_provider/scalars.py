@@ -1,16 +1,19 @@
 """The provider's scalar reads: one run's chart series of a tag (a job's per role, with its
-bands), the points later writers replaced.
+bands), the points later writers replaced, and every point of a tag of one run or of many.
 
 Downsampled series are cached by (run, tag, data version, range, budget, ranks, place).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from visualdl._index.downsample import PICKS_PER_BUCKET
 from visualdl._index.index import Index
 from visualdl._index.runtable import attempts_of
+from visualdl._index.series import ScalarSeries
 from visualdl.errors import NotFound
-from visualdl.server._data import Line, RankLine, RunScalars
+from visualdl.server._data import Line, RankLine, RunScalars, RunsPoints
 from visualdl.server._provider.lines import downsampled, role_line
 from visualdl.server._provider.runs import RunCatalog, has_tag
 
@@ -91,6 +94,36 @@ class ScalarReads(RunCatalog):
             result = RunScalars(run, total, lines[0].mean, lines, per_rank)
         self._charts.put(key, result)
         return result
+
+    def read_points(self, *, run: str, tag: str) -> ScalarSeries:
+        """Every point of ``tag`` in ``run``, by step, as stored (all writers, restarts
+        resolved; not downsampled): an empty series when it has none, :class:`NotFound` for
+        an unknown run."""
+        reader, local = self._resolve(run)
+        return reader.scalars(local, tag)
+
+    def read_runs_points(self, *, runs: list[str], tag: str) -> RunsPoints:
+        """:meth:`read_points` of each of ``runs`` at once, one gather per logdir
+        (:meth:`visualdl._index.index.Index.runs_points`); none is prioritized, an unknown run
+        or one without ``tag`` has no points."""
+        parts = []
+        for reader, located in self._by_index(runs):
+            points, lengths, which = reader.runs_points([local for _, local in located], tag)
+            positions = np.fromiter((i for i, _ in located), np.int64, len(located))
+            parts.append(RunsPoints(points, lengths, positions[which]))
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            nothing = np.empty(0, np.int64)
+            return RunsPoints(ScalarSeries(np.empty(0, np.int64), np.empty(0), np.empty(0)), nothing, nothing.copy())
+        steps, values, walls = (
+            np.concatenate([getattr(p.points, f) for p in parts]) for f in ("steps", "values", "wall_times")
+        )
+        return RunsPoints(
+            ScalarSeries(steps, values, walls),
+            np.concatenate([p.lengths for p in parts]),
+            np.concatenate([p.which for p in parts]),
+        )
 
     def read_replaced(self, *, run: str) -> tuple[int, dict[str, int]]:
         """How many times ``run``'s busiest place was written, and per scalar tag with any, how

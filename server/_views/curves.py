@@ -68,9 +68,10 @@ def curves(provider: DataProvider, *, kind: str, tag: str, runs: list[str], step
     every: set[int] = set()
     for run in runs:
         try:
-            _, events = provider.events(run, kind, tag)
+            events = provider.read_events(run=run, kind=kind, tag=tag)
         except NotFound:
-            provider.resolve(run)  # an unknown run is an error; a run without the tag is listed
+            if run not in provider.run_names():
+                raise  # an unknown run is an error; a run without the tag is listed
             missing.append(run)
             continue
         if not events:

@@ -44,8 +44,7 @@ def _kind_of(values: list[Any]) -> str:
 
 def _metric(provider: DataProvider, run: str, tag: str) -> dict[str, Any] | None:
     try:
-        reader, local = provider.resolve(run)  # a declared group may never have been written
-        series = reader.scalars(local, tag)
+        series = provider.read_points(run=run, tag=tag)  # a declared group may never have been written
     except NotFound:
         return None
     if not len(series):
@@ -70,15 +69,14 @@ def hparams(provider: DataProvider, *, runs: list[str] | None) -> dict[str, Any]
     with_hparams = tags.get("hparams", {}).get(HPARAMS_TAG, [])
     events: dict[str, HParamsEvent] = {}
     for run in with_hparams:
-        reader, local = provider.resolve(run)
-        event = reader.hparams(local)
+        event = provider.read_hparams(run=run)
         if event is not None:
             events[run] = event
     wanted = set(runs) if runs else None
     found = sorted((run, e) for run, e in events.items() if e.trial and (wanted is None or run in wanted))
     if runs:
         for run in runs:
-            provider.resolve(run)  # an unknown name is NotFound
+            provider.read_hparams(run=run)  # an unknown name is NotFound (a known one is read first)
     metrics_of = trial_metrics(events, _LazyScalarTags(tags.get("scalars", {})))
     values: dict[str, list[Any]] = {}
     metrics: dict[str, Metric] = {}
@@ -146,8 +144,7 @@ def scalar_layout(provider: DataProvider) -> dict[str, Any]:
     ordered = sorted(tags)
     categories: dict[str, dict[str, Any]] = {}
     for run in sorted(provider.run_names()):
-        reader, local = provider.resolve(run)
-        event: ScalarLayoutEvent | None = reader.scalar_layout(local)
+        event: ScalarLayoutEvent | None = provider.read_scalar_layout(run=run)
         if event is None:
             continue
         for category in event.categories:

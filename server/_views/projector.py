@@ -27,7 +27,6 @@ import base64
 import importlib.util
 import logging
 import threading
-from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -37,6 +36,7 @@ import numpy as np
 from visualdl._index.cache import ByteCache
 from visualdl._kinds.table import EmbeddingsEvent
 from visualdl.errors import CannotShow, InvalidArgument, NotFound, VisualDLError
+from visualdl.server._data import Embedding
 from visualdl.server._manifold import MEMORY_BYTES, SECONDS, ProjectionFailed, embed_in_worker
 from visualdl.server._provider import DataProvider
 
@@ -229,28 +229,20 @@ class Projector:
 
     # -- data ------------------------------------------------------------------------------
 
-    def _event(self, run: str, tag: str, index: int | None) -> tuple[int, EmbeddingsEvent, Callable[[], bytes]]:
-        reader, events = self.provider.events(run, "embeddings", tag)
-        if not events:
-            raise NotFound(f"{tag!r} in {run!r} holds no embeddings")
-        at = len(events) - 1 if index is None else index
-        if not 0 <= at < len(events):
-            raise NotFound(f"{tag!r} in {run!r} has {len(events)} embeddings entries; there is no entry {index}")
-        event = events[at]
-        return at, event, lambda: reader.read_blob(event)
-
-    def vectors(self, run: str, tag: str, index: int | None) -> tuple[int, EmbeddingsEvent, np.ndarray]:
-        at, event, read = self._event(run, tag, index)
-        key = ("vectors", run, tag, at, event.ref)
+    def vectors(self, run: str, tag: str, index: int | None) -> tuple[Embedding, np.ndarray]:
+        """Entry ``index`` of ``tag`` (the newest without it) and its vectors, rows x dimension."""
+        entry = self.provider.read_embedding(run=run, tag=tag, index=index)
+        event = entry.event
+        key = ("vectors", run, tag, entry.index, event.ref)
         hit = self._get(key)
         if hit is None:
             try:
-                data = read()
+                data = entry.read_vectors()
             except (OSError, VisualDLError) as e:
                 raise NotFound(f"the embeddings of {tag!r} in {run!r} cannot be read: {e}") from e
             hit = np.frombuffer(data, "<f4").reshape(event.rows, event.dimension)
             self._put(key, hit, hit.nbytes)
-        return at, event, hit
+        return entry, hit
 
     # -- projections -------------------------------------------------------------------------
 
@@ -263,12 +255,12 @@ class Projector:
                 f"{method} needs {needs[1]}, which is not installed: pip install {needs[1]} "
                 "(or pip install 'visualdl[projector]'); PCA needs nothing more"
             )
-        at, event, vectors = self.vectors(run, tag, index)
+        entry, vectors = self.vectors(run, tag, index)
+        at, event = entry.index, entry.event
         columns = [list(col) for col in zip(*event.metadata, strict=True)] if event.metadata else []
-        found = self.provider.events(run, "embeddings", tag)[0].embedding_sprite(event)
         sprite = None
-        if found is not None:
-            s = found[0]
+        if entry.sprite is not None:
+            s = entry.sprite
             sprite = {"width": s.width, "height": s.height, "image_width": s.image_width,
                       "image_height": s.image_height, "per_row": s.per_row}  # fmt: skip
         head = {
@@ -347,20 +339,19 @@ class Projector:
     def sprite(self, *, run: str, tag: str, index: int | None) -> tuple[bytes, str]:
         """The image of an entry's label images (TensorBoard's sprite: one per row of vectors,
         laid as ``sprite`` in :meth:`projection` says) and its media type."""
-        at, event, _ = self._event(run, tag, index)
-        found = self.provider.events(run, "embeddings", tag)[0].embedding_sprite(event)
-        if found is None:
-            raise NotFound(f"entry {at} of {tag!r} in {run!r} has no label images")
-        sprite, read = found
+        entry = self.provider.read_embedding(run=run, tag=tag, index=index)
+        if entry.sprite is None or entry.read_sprite is None:
+            raise NotFound(f"entry {entry.index} of {tag!r} in {run!r} has no label images")
         try:
-            return read(), sprite.media_type
+            return entry.read_sprite(), entry.sprite.media_type
         except (OSError, VisualDLError) as e:
             raise NotFound(f"the label images of {tag!r} in {run!r} cannot be read: {e}") from e
 
     # -- neighbors ---------------------------------------------------------------------------
 
     def neighbors(self, *, run: str, tag: str, index: int | None, point: int, k: int, metric: str) -> dict[str, Any]:
-        at, event, vectors = self.vectors(run, tag, index)
+        entry, vectors = self.vectors(run, tag, index)
+        at, event = entry.index, entry.event
         if not 0 <= point < len(vectors):
             raise NotFound(f"{tag!r} in {run!r} has {len(vectors)} rows; there is no row {point}")
         query = vectors[point].astype(np.float64)
