@@ -304,7 +304,7 @@ def test_values_returned_by_logreader_keep_their_fields():
     for name, fields in RETURNED_FIELDS.items():
         cls = getattr(vdltypes, name)
         assert [f.name for f in dataclasses.fields(cls)] == fields, name
-        assert cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
+        assert cls.__dataclass_params__.frozen, name
 
 
 def _classes_in(hint: object) -> set[type]:
