@@ -35,6 +35,16 @@ def _matrix(seed: int, rows: int, dim: int) -> np.ndarray:
     return m
 
 
+#: Rows of the "default" tag: a square number of label images fills tensorboardX's sprite grid
+#: (4 x 4 of 4 x 4 px), whose padding cells it leaves uninitialised (``np.ndarray``): any
+#: other count would write, and cast, whatever that memory held.
+ROWS = 16
+
+
+def _label_images(seed: int) -> torch.Tensor:
+    return torch.from_numpy(np.random.default_rng(seed).random((ROWS, 3, 4, 4), dtype=np.float32))
+
+
 #: What each run's writer wrote: tag -> step -> (matrix, header, rows of labels).
 WRITTEN: dict[str, dict[str, dict[int, tuple[np.ndarray, tuple[str, ...], list[tuple[str, ...]]]]]] = {}
 
@@ -44,10 +54,10 @@ def _write(logdir: str) -> None:
     for run, writer in (("torch", TorchWriter), ("tbx", tensorboardX.SummaryWriter)):
         w = writer(os.path.join(logdir, run))
         written = WRITTEN.setdefault(run, {})
-        words = [f"w{i} é" for i in range(12)]
+        words = [f"w{i} é" for i in range(ROWS)]
         for step, seed in ((0, 1), (7, 2)):
-            m = _matrix(seed, 12, 5)
-            w.add_embedding(torch.from_numpy(m), metadata=words, label_img=torch.rand(12, 3, 4, 4), global_step=step)
+            m = _matrix(seed, ROWS, 5)
+            w.add_embedding(torch.from_numpy(m), metadata=words, label_img=_label_images(seed), global_step=step)
             written.setdefault("default", {})[step] = (m, ("label",), [(x,) for x in words])
         table = [[i, f"class {i % 3}", f"{i / 7:.3f}"] for i in range(9)]
         m = _matrix(3, 9, 16)
@@ -151,7 +161,7 @@ def test_projector_paths_outside_the_logdir_are_problems_not_reads(projector_log
     tags = reader.tags("torch")["embeddings"]
     assert "passwd" not in tags and "abs" not in tags and "link" not in tags
     meta = reader.embeddings("torch", "meta")[0]  # its vectors, without the labels it may not read
-    assert meta.metadata == () and _vectors(reader, meta).shape == (12, 5)
+    assert meta.metadata == () and _vectors(reader, meta).shape == (ROWS, 5)
     _assert_as_written_but(reader, {"meta"})
 
 
@@ -233,9 +243,9 @@ def test_projector_config_in_plugins_projector_belongs_to_its_run(projector_logs
 def test_projector_block_appended_again_is_one_entry(projector_logs):
     """A script run twice into one directory: tensorboardX appends the same block again
     (and writes the step's files anew); the entry is listed, and read, once."""
-    m = _matrix(5, 12, 5)
+    m = _matrix(5, ROWS, 5)
     x = tensorboardX.SummaryWriter(os.path.join(projector_logs, "tbx"), filename_suffix=".again")
-    x.add_embedding(m, metadata=[f"w{i} é" for i in range(12)], label_img=torch.rand(12, 3, 4, 4), global_step=7)
+    x.add_embedding(m, metadata=[f"w{i} é" for i in range(ROWS)], label_img=_label_images(5), global_step=7)
     x.close()
     with open(os.path.join(projector_logs, "tbx", "projector_config.pbtxt")) as f:
         assert f.read().count('tensor_name: "default:00007"') == 2
