@@ -6,6 +6,7 @@ so that ``visualdl --help`` stays quick.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -88,14 +89,14 @@ def _system_members(reader: Any, run: str) -> dict[tuple[str, str, str], list[An
 def summarise(logdir: str) -> str:
     """What ``--inspect`` prints of ``logdir``: per run its files, how its processes ended,
     a job's goodput and stragglers, the first rank to go wrong, and each tag's size."""
-    from visualdl._index.logreader import LogReader
+    from visualdl._index.index import Index
     from visualdl._index.runtable import attempts_of
     from visualdl._jobs.ends import end_timeline
     from visualdl._jobs.goodput import measure_goodput
     from visualdl._jobs.overview import job_overview
     from visualdl._jobs.stragglers import job_stragglers
 
-    reader = LogReader(logdir)
+    reader = Index(logdir, load=True)  # LogReader's calls, and file_progress and system_* besides
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
     for run in reader.runs():
         writers = reader.writers(run)
@@ -109,7 +110,7 @@ def summarise(logdir: str) -> str:
             else:
                 lines.append("    ")
             job = job_overview(progress, now=time.time())
-            report = job_stragglers(job, lambda run=run: _system_members(reader, run))
+            report = job_stragglers(job, functools.partial(_system_members, reader, run))
             lines.extend(f"    {line}" for line in straggler_lines(report))
         lines.extend(f"    {line}" for line in wrong_lines((reader.first_nonfinite(run), reader.divergence(run))))
         times = attempts_of(writers)

@@ -98,20 +98,25 @@ class Goodput:
         span: np.ndarray = self.end - self.begin
         return span
 
-    def throughputs(self, role: str) -> list[Throughput]:
-        """The throughput of ``role``'s places, in order of rank (none marked a straggler: the
-        job page marks them, :func:`visualdl._jobs.overview.job_overview`)."""
+    def throughputs(self, role: str, straggler_ratio: float = 0.0) -> list[Throughput]:
+        """The throughput of ``role``'s places, in order of rank; a place whose recent throughput
+        is below ``straggler_ratio`` of the role's median is marked a straggler (none when 0)."""
         rows = [i for i, (r, _) in enumerate(self.places) if r == role]
         rows.sort(key=lambda i: self.places[i][1])
         pick = np.array(rows, np.int64)
+        recent = self.recent[pick]
+        known = np.isfinite(recent)
+        median = float(np.median(recent[known])) if known.any() else 0.0
+        slow = (recent < straggler_ratio * median) if median else np.zeros(recent.size, bool)
         return [
-            Throughput(self.places[i][1], _number(rate), _number(recent), last if last >= 0 else None, recovering)
-            for i, rate, recent, last, recovering in zip(
+            Throughput(self.places[i][1], _number(rate), _number(late), last if last >= 0 else None, recovering, s)
+            for i, rate, late, last, recovering, s in zip(
                 rows,
                 self.rate[pick].tolist(),
-                self.recent[pick].tolist(),
+                recent.tolist(),
                 self.last_step[pick].tolist(),
                 self.recovering[pick].tolist(),
+                slow.tolist(),
                 strict=True,
             )
         ]

@@ -19,7 +19,6 @@ Built from each log file's progress (:mod:`.progress`). Definitions:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ __all__ = [
     "time_grid",
 ]
 
+#: A place is a straggler when its recent throughput is below this much of its role's median.
 STRAGGLER_RATIO = 0.8
 
 
@@ -162,7 +162,7 @@ def job_overview(
         alive[role] = inside[file_role == role].sum(axis=0).astype(int).tolist()
         members = np.flatnonzero(place_role == role)
         skew[role] = _skew(per_place[members], [place_rank[j] for j in members.tolist()], grid)
-        entries = _mark_stragglers(good.throughputs(role))
+        entries = good.throughputs(role, STRAGGLER_RATIO)
         slow_first = sorted(entries, key=lambda e: e.recent_steps_per_second or 0.0)
         stragglers[role] = [e.rank for e in slow_first if e.straggler]
         throughput[role] = tuple(entries)
@@ -339,17 +339,6 @@ def _skew(matrix: np.ndarray, ranks: list[int], grid: int) -> Skew:
         [_finite_or_none(v) for v in hi.tolist()],
         [int(ranks[j]) if s else None for j, s in zip(slowest.tolist(), some.tolist(), strict=True)],
     )
-
-
-def _mark_stragglers(entries: list[Throughput]) -> list[Throughput]:
-    """The entries, each marked a straggler when its recent throughput is below the ratio of
-    its role's median."""
-    recent = [e.recent_steps_per_second for e in entries if e.recent_steps_per_second is not None]
-    median = float(np.median(recent)) if recent else None
-    return [
-        dataclasses.replace(e, straggler=bool(median and r is not None and r < STRAGGLER_RATIO * median))
-        for e, r in ((e, e.recent_steps_per_second) for e in entries)
-    ]
 
 
 def _median(xs: list[float | None]) -> float | None:
