@@ -103,7 +103,7 @@ def child_blob(logdir: str, mode: str, image_bytes: int) -> dict[str, Any]:
         peak = _status("VmHWM") - base
         with open(os.path.join(logdir, "sizes.json"), encoding="ascii") as f:
             expected = json.load(f)["head"]
-        path, offset, length = reader.open_blob(event)
+        path, offset, length = reader._index.open_blob(event)
         with open(path, "rb") as f:
             f.seek(offset)
             ok = f.read(16).hex() == expected and length == image_bytes

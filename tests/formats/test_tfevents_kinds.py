@@ -64,7 +64,7 @@ def test_tfevents_audio_is_the_wav_torch_wrote(tmp_path):
             ev.wall_time, 16000, value.audio.num_channels, value.audio.length_frames, len(wav),
         )  # fmt: skip
         assert reader.read_blob(event) == wav
-        path, offset, length = reader.open_blob(event)
+        path, offset, length = reader._index.open_blob(event)
         with open(path, "rb") as f:
             f.seek(offset)
             assert f.read(length) == wav

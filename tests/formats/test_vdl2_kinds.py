@@ -88,7 +88,7 @@ def test_vdl2_audio_is_the_wav_written(reader):
         r["sample_rate"], r["num_channels"], r["length_frames"], len(wav),
     )  # fmt: skip
     assert reader.read_blob(event) == wav
-    path, offset, length = reader.open_blob(event)
+    path, offset, length = reader._index.open_blob(event)
     with open(path, "rb") as f:
         f.seek(offset)
         assert f.read(length) == wav
@@ -109,7 +109,7 @@ def test_vdl2_embeddings_are_the_rows_written(reader):
     (passed,) = _passed("embeddings")
     assert vectors.tolist() == np.array(passed["mat"], np.float32).tolist()
     with pytest.raises(LogFormatError):  # no one span to stream: read_blob gathers the rows
-        reader.open_blob(event)
+        reader._index.open_blob(event)
 
 
 def test_vdl2_hparams_keep_their_types(reader):

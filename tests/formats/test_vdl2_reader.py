@@ -159,7 +159,7 @@ def test_vdl2_image_bytes_are_the_files_and_read_from_it(reader):
     for tag in reader.tags("kinds")["images"]:
         for event in reader.images("kinds", tag):
             assert isinstance(event.ref, _vdl2.ValueRef)
-            path, offset, length = reader.open_blob(event)
+            path, offset, length = reader._index.open_blob(event)
             with open(path, "rb") as f:
                 data = f.read()
             payload = data[
@@ -178,7 +178,7 @@ def test_vdl2_image_changed_on_disk_is_a_format_error(tmp_path):
     (path,) = [w.path for w in reader.writers("kinds")]
     with open(path, "rb") as f:
         data = bytearray(f.read())
-    _, offset, _ = reader.open_blob(event)
+    _, offset, _ = reader._index.open_blob(event)
     data[offset : offset + 4] = b"GIF8"
     with open(path, "wb") as f:
         f.write(data)

@@ -102,9 +102,9 @@ def _returned(reader: LogReader) -> Data:
                         s = reader.scalars(run, tag, replaced=replaced)
                         key.update(zip(s.steps.tolist(), _bits(s.values), _bits(s.wall_times), strict=True))
                 elif kind == "graphs":  # every graph of the name, not only the newest
-                    key.update(_event_key(kind, g) for g in reader._events(run, "graphs", tag))
+                    key.update(_event_key(kind, g) for g in reader._index._events(run, "graphs", tag))
                 else:
-                    key.update(_event_key(kind, e) for e in reader._events(run, kind, tag))
+                    key.update(_event_key(kind, e) for e in reader._index._events(run, kind, tag))
     return out
 
 

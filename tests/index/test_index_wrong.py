@@ -193,7 +193,7 @@ def test_index_wrong_a_removed_file_takes_its_nan_and_its_divergence_away(tmp_pa
     reader.poll()
     assert reader.first_nonfinite("job") == [] and reader.divergence("job") == []
     assert reader.divergence("job", replicated=["loss"]) == []  # the comparison made again: the two left agree
-    (consensus,) = reader._runs["job"].consensus.values()
+    (consensus,) = reader._index._runs["job"].consensus.values()
     assert consensus.n_ref[: consensus.n].tolist() == [2] * 10
 
 

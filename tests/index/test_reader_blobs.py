@@ -41,7 +41,7 @@ def test_open_blob_gives_where_the_bytes_of_images_and_graphs_lie(logdir):
     reader = LogReader(logdir)
     events: list[ImageEvent | GraphEvent] = [reader.images(".", "pic")[0], reader.graphs(".")[0]]
     for event in events:
-        path, offset, length = reader.open_blob(event)
+        path, offset, length = reader._index.open_blob(event)
         with open(path, "rb") as f:
             f.seek(offset)
             assert f.read(length) == reader.read_blob(event)
@@ -55,7 +55,7 @@ def test_open_blob_holds_nothing_the_size_of_the_blob(logdir):
     (event,) = reader.images(".", "big")
     tracemalloc.start()
     try:
-        path, offset, length = reader.open_blob(event)
+        path, offset, length = reader._index.open_blob(event)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -95,7 +95,7 @@ def test_open_blob_refuses_a_record_changed_on_disk(logdir, damage):
     with open(path, "wb") as f:
         f.write(data)
     with pytest.raises(LogFormatError, match=r"changed on disk|gone") as info:
-        reader.open_blob(event)
+        reader._index.open_blob(event)
     assert info.value.path == path and info.value.offset == event.ref.offset
     with pytest.raises(LogFormatError):
         reader.read_blob(event)
@@ -146,7 +146,7 @@ def test_embeddings_of_many_metadata_rows_are_read_back(tmp_path):
     (event,) = reader.embeddings("run", "e")
     assert (event.rows, event.metadata[5999]) == (6000, ("row 5999",))
     assert np.array_equal(np.frombuffer(reader.read_blob(event), "<f4").reshape(6000, 3), mat)
-    path, offset, length = reader.open_blob(event)
+    path, offset, length = reader._index.open_blob(event)
     with open(path, "rb") as f:
         f.seek(offset)
         assert f.read(length) == mat.tobytes()

@@ -20,6 +20,7 @@ from kit.waiting import wait_until
 
 from visualdl import LogReader, LogWriter
 from visualdl._index import polling as reader_module
+from visualdl._index.index import Index
 from visualdl._index.tail import LogFile
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
@@ -76,7 +77,7 @@ def test_poll_goes_on_without_a_file_whose_read_does_not_return(tmp_path, monkey
     _write_run(str(tmp_path / "fine"))
     release = threading.Event()
     stored = threading.Event()
-    read, store = LogFile.read, LogReader._store
+    read, store = LogFile.read, Index._store
 
     def read_or_hang(self, *args):
         if "stuck" in self.path:
@@ -89,7 +90,7 @@ def test_poll_goes_on_without_a_file_whose_read_does_not_return(tmp_path, monkey
             stored.set()
 
     monkeypatch.setattr(LogFile, "read", read_or_hang)
-    monkeypatch.setattr(LogReader, "_store", store_and_tell)
+    monkeypatch.setattr(Index, "_store", store_and_tell)
     monkeypatch.setattr(reader_module, "STALL_SECONDS", 0.5, raising=False)
     reader = LogReader(tmp_path, load=False)
     thread = threading.Thread(target=reader.poll, daemon=True)

@@ -1,15 +1,19 @@
-"""What a reader keeps in memory: scalar points go to a scratch file, results to a bounded cache."""
+"""What a reader keeps in memory: scalar points go to a scratch file, results to a bounded cache.
+
+The reader's index (:class:`~visualdl._index.index.Index`, which :class:`LogReader` holds)
+is read here directly: these tests look at what it keeps."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from visualdl import LogReader, LogWriter
+from visualdl import LogWriter
 from visualdl._index import polling as _reader
+from visualdl._index.index import Index
 from visualdl._index.series import Series
 
 
-def _series(reader: LogReader) -> list[Series]:
+def _series(reader: Index) -> list[Series]:
     return [
         store
         for state in reader._runs.values()
@@ -22,7 +26,7 @@ def _series(reader: LogReader) -> list[Series]:
 def test_points_are_spilled_and_read_back_exactly_as_a_log_grows(logdir, monkeypatch):
     monkeypatch.setattr(_reader, "SPILL_GARBAGE_BYTES", 4096)
     w = LogWriter(logdir)
-    reader = LogReader(logdir)
+    reader = Index(logdir, load=True)
     first_spill = reader._spill
     expected: list[float] = []
     for poll in range(60):
@@ -47,7 +51,7 @@ def test_the_results_cache_is_bounded_and_drops_the_least_recently_used(logdir, 
         for step in range(1000):
             w.add_scalar(f"t{tag}", float(step), step)
     w.close()
-    reader = LogReader(logdir)
+    reader = Index(logdir, load=True)
     cache = reader._cache
     cache.budget = 5 * 1000 * 24 * 2  # about five tags' merged and resolved series
     for tag in range(20):
@@ -69,7 +73,7 @@ def test_finished_files_are_looked_at_rarely_and_still_followed(logdir, monkeypa
     live = LogWriter(logdir + "/live")
     live.add_scalar("loss", 1.0, 0)
     live.flush()
-    reader = LogReader(logdir)
+    reader = Index(logdir, load=True)
     looked: list[str] = []
     real = _tail.LogFile.status
 
@@ -105,10 +109,10 @@ def test_a_run_asked_for_during_the_first_read_is_read_next(logdir, monkeypatch)
         w = LogWriter(f"{logdir}/run{run:02d}")
         w.add_scalar("loss", float(run), 0)
         w.close()
-    reader = LogReader(logdir, load=False)
+    reader = Index(logdir)
     order: list[str] = []
     gate = threading.Event()
-    real = LogReader._load
+    real = Index._load
 
     def slow_load(self, state, logfile, beat):
         order.append(logfile.path.split("/")[-2])
@@ -116,7 +120,7 @@ def test_a_run_asked_for_during_the_first_read_is_read_next(logdir, monkeypatch)
         return real(self, state, logfile, beat)
 
     monkeypatch.setattr(_reader, "READ_THREADS", 1)
-    monkeypatch.setattr(LogReader, "_load", slow_load)
+    monkeypatch.setattr(Index, "_load", slow_load)
     poll = threading.Thread(target=reader.poll)
     poll.start()
     while not order:

@@ -261,7 +261,7 @@ def test_formats_name_decode_and_find_a_blob(tmp_path, fmt):
     assert {w.format for w in reader.writers("run")} == {fmt.name}
     tag = reader.tags("run")["images"][0]
     event = reader.images("run", tag)[0]
-    path, offset, length = reader.open_blob(event)
+    path, offset, length = reader._index.open_blob(event)
     with open(path, "rb") as f:
         f.seek(offset)
         blob = f.read(length)

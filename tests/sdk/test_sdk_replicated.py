@@ -37,7 +37,7 @@ def test_sdk_replicated_changed_declaration_is_written_again_and_the_last_wins(t
         w.add_scalar("loss", 1.0, 2, replicated=False)
     assert _kinds(os.path.join(tmp_path, "a.vdlog")).count("tag_info") == 2
     reader = LogReader(tmp_path)
-    (logfile,) = reader._runs["."].files.values()
+    (logfile,) = reader._index._runs["."].files.values()
     assert getattr(logfile.decoder, "tag_info", None) == {"loss": False}
 
 

@@ -68,9 +68,9 @@ def test_store_projector_files_read_from_objects_as_from_disk(store_url, tmp_pat
         outside = [p.message for p in reader.problems if "lies outside the logdir" in p.message]
         # A URL in a local logdir's config is a relative path there, and names no file.
         assert len(outside) == (3 if reader is remote else 2) and len(reader.problems) == 3, reader.problems
-    gets = remote.store.requests["GET"]
+    gets = remote._index.store.requests["GET"]
     remote.poll()
-    assert remote.store.requests["GET"] == gets  # nothing changed: nothing read again
+    assert remote._index.store.requests["GET"] == gets  # nothing changed: nothing read again
 
 
 def test_store_projector_object_rewritten_is_read_again():

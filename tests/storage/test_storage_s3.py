@@ -45,8 +45,9 @@ def _segment(name: str) -> tuple[str, int, int]:
 
 
 def _lister(reader: LogReader) -> Lister:
-    assert isinstance(reader.store, ObjectStore)
-    return reader.store.lister
+    store = reader._index.store
+    assert isinstance(store, ObjectStore)
+    return store.lister
 
 
 def _objects(url: str) -> list[str]:

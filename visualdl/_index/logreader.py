@@ -1,16 +1,16 @@
 """LogReader: the one reading API of VisualDL for notebooks and scripts.
 
 ``LogReader(logdir)`` reads a logdir at once and follows it as it grows (:meth:`poll`).
-It is the public face of :class:`visualdl._index.index.Index`: exactly the methods users
-call (pinned by ``tests/test_public_api.py``), each the index's, so that the index can grow
-what the server needs without growing the public API. The values it returns are
-importable by their public names from :mod:`visualdl.types`.
+It is the public face of :class:`visualdl._index.index.Index`, which it holds: exactly the
+methods users call (pinned by ``tests/test_public_api.py``), each asking the index, so that
+the index can grow what the server needs without growing the public API. The values it
+returns are importable by their public names from :mod:`visualdl.types`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from visualdl.types import (
 __all__ = ["LogReader"]
 
 
-class LogReader(Index):
+class LogReader:
     """Read a logdir written by LogWriter, and follow it as it grows.
 
     A logdir that does not exist is a ``FileNotFoundError`` naming it, as in the notebook's
@@ -55,8 +55,8 @@ class LogReader(Index):
 
     def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
         self._table: tuple[int, RunsTable] | None = None  # runs(where=...): built once per generation
-        super().__init__(logdir, load=load)
-        if load and not self.exists():
+        self._index = Index(logdir, load=load)
+        if load and not self._index.exists():
             raise FileNotFoundError(f"logdir {os.fspath(logdir)!r} does not exist")
 
     def runs(self, *, where: str | None = None) -> list[str]:
@@ -65,21 +65,22 @@ class LogReader(Index):
         status, host, start_time, end_time, duration, writers, attempts; and a tag's last, min
         and max; see :mod:`visualdl._index.runquery`). A query that cannot be parsed, or names
         a field no run has, raises :class:`~visualdl._index.runquery.QueryError` saying where."""
-        names = super().runs()
+        index = self._index
+        names = index.runs()
         if where is None:
             return names
-        generation = self.generation()
+        generation = index.generation()
         if self._table is None or self._table[0] != generation:
-            self._table = (generation, build_table(IndexRuns(self), names))
+            self._table = (generation, build_table(IndexRuns(index), names))
         return sorted(self._table[1].select(where))
 
     def tags(self, run: str) -> dict[str, list[str]]:
         """Tags of ``run`` by kind: ``{"scalars": [...], "images": [...], ...}``."""
-        return super().tags(run)
+        return self._index.tags(run)
 
     def streams(self, run: str, tag: str | None = None) -> list[Stream]:
         """The ``(role, rank)`` places of ``run``'s writers (of ``tag``'s writers when given); rank -1: unranked."""
-        return super().streams(run, tag)
+        return self._index.streams(run, tag)
 
     def scalars(
         self, run: str, tag: str, *, role: str | None = None, rank: int | None = None, replaced: bool = False
@@ -91,20 +92,20 @@ class LogReader(Index):
         attempt's points from its first step on (:mod:`visualdl._index.restarts`);
         ``replaced=True`` returns those replaced points instead.
         """
-        return super().scalars(run, tag, role=role, rank=rank, replaced=replaced)
+        return self._index.scalars(run, tag, role=role, rank=rank, replaced=replaced)
 
     def job_scalars(self, run: str, tag: str) -> dict[str, tuple[list[int], JobSeries]]:
         """``tag`` over the ranks of ``run``'s job, per role: ``{role: (ranks, JobSeries)}``.
 
         Only ranked writers count (unranked ones are not part of a job view).
         """
-        return super().job_scalars(run, tag)
+        return self._index.job_scalars(run, tag)
 
     def first_nonfinite(self, run: str, *, tag: str | None = None) -> list[FirstNonfinite]:
         """Per scalar tag of ``run`` that holds a NaN or an infinity, the first one: the lowest
         step, then the earliest wall time, with its rank, role and value ("nan", "inf",
         "-inf"); points replaced by a restarted rank do not count. By step; ``tag``: that tag only."""
-        return super().first_nonfinite(run, tag=tag)
+        return self._index.first_nonfinite(run, tag=tag)
 
     def divergence(
         self, run: str, *, replicated: Callable[[str], bool] | Collection[str] | None = None, tag: str | None = None
@@ -115,57 +116,61 @@ class LogReader(Index):
         relative 1e-6, and the ranks outside the majority there. By step; ``tag``: that tag only."""
         if replicated is not None and not callable(replicated):
             names = frozenset(replicated)
-            return super().divergence(run, replicated=names.__contains__, tag=tag)
-        return super().divergence(run, replicated=replicated, tag=tag)
+            return self._index.divergence(run, replicated=names.__contains__, tag=tag)
+        return self._index.divergence(run, replicated=replicated, tag=tag)
 
     def version(self, run: str, kind: str, tag: str) -> tuple[int, int]:
         """A value that changes whenever the data of ``tag`` of ``kind`` in ``run`` changes."""
-        return super().version(run, kind, tag)
+        return self._index.version(run, kind, tag)
 
     def count(self, run: str, kind: str, tag: str) -> int:
         """How many points or entries ``tag`` of ``kind`` has in ``run``."""
-        return super().count(run, kind, tag)
+        return self._index.count(run, kind, tag)
 
     def images(self, run: str, tag: str) -> list[ImageEvent]:
         """Every image of ``tag`` by step; :meth:`read_blob` gives an event's PNG bytes."""
-        return super().images(run, tag)
+        return self._index.images(run, tag)
 
     def histograms(self, run: str, tag: str) -> list[HistogramEvent]:
-        return super().histograms(run, tag)
+        """Every histogram of ``tag`` by step."""
+        return self._index.histograms(run, tag)
 
     def texts(self, run: str, tag: str) -> list[TextEvent]:
-        return super().texts(run, tag)
+        """Every text of ``tag`` by step."""
+        return self._index.texts(run, tag)
 
     def audio(self, run: str, tag: str) -> list[AudioEvent]:
         """Every clip of ``tag`` by step; :meth:`read_blob` gives an event's WAV bytes."""
-        return super().audio(run, tag)
+        return self._index.audio(run, tag)
 
     def pr_curves(self, run: str, tag: str) -> list[PrCurveEvent]:
-        return super().pr_curves(run, tag)
+        """Every precision-recall curve of ``tag`` by step."""
+        return self._index.pr_curves(run, tag)
 
     def roc_curves(self, run: str, tag: str) -> list[RocCurveEvent]:
-        return super().roc_curves(run, tag)
+        """Every ROC curve of ``tag`` by step."""
+        return self._index.roc_curves(run, tag)
 
     def hparams(self, run: str) -> HParamsEvent | None:
         """The newest hyperparameters of ``run``; None when it has none."""
-        return super().hparams(run)
+        return self._index.hparams(run)
 
     def scalar_layout(self, run: str) -> ScalarLayoutEvent | None:
         """The newest custom scalar layout of ``run`` (charts of several tags); None when it has none."""
-        return super().scalar_layout(run)
+        return self._index.scalar_layout(run)
 
     def embeddings(self, run: str, tag: str) -> list[EmbeddingsEvent]:
         """Every embedding of ``tag`` by step; :meth:`read_blob` gives an event's vectors."""
-        return super().embeddings(run, tag)
+        return self._index.embeddings(run, tag)
 
     def graphs(self, run: str) -> list[GraphEvent]:
         """The newest graph of each name in ``run``; :meth:`read_blob` gives its ONNX bytes."""
-        return super().graphs(run)
+        return self._index.graphs(run)
 
     def read_blob(self, event: ImageEvent | GraphEvent | AudioEvent | EmbeddingsEvent) -> bytes:
         """The PNG bytes of an image event, the model bytes of a graph event, the WAV bytes
         of an audio event, the vectors of an embeddings event (float32, row after row)."""
-        return super().read_blob(event)
+        return self._index.read_blob(event)
 
     def writers(self, run: str, *, now: float | None = None, silent_after: float = SILENT_AFTER) -> list[WriterInfo]:
         """One entry per log file of ``run``: who wrote it, whether it was closed cleanly, and
@@ -175,25 +180,25 @@ class LogReader(Index):
         an end record and its writer is gone: a later file of the same role and rank exists,
         or nothing came for ``silent_after`` seconds before ``now`` (default: the time of
         the call); None while it runs. The step is the last one logged."""
-        return super().writers(run, now=now, silent_after=silent_after)
+        return self._index.writers(run, now=now, silent_after=silent_after)
 
     def system_metrics(self, run: str) -> list[WriterSystem]:
         """The system metrics of ``run`` (``LogWriter(system_metrics=True)``), apart from its
         tags: per writer file (role, rank, local rank, host, pid) its metrics, each with its
         name, scope (process, host, gpu), GPU index, unit, and wall_times and values arrays,
         and what its sampler skipped."""
-        return super().system_metrics(run)
+        return self._index.system_metrics(run)
 
     def last_host_memory(self, run: str, path: str) -> HostMemory | None:
         """The last sample of the host's memory (used, available, total bytes, wall time)
         in the writer file ``path`` of ``run``; None when it recorded none."""
-        return super().last_host_memory(run, path)
+        return self._index.last_host_memory(run, path)
 
     def progress(self, run: str) -> list[tuple[WriterInfo, np.ndarray, np.ndarray, int]]:
         """Per file of ``run``: its writer, then wall times and the highest step reached by then
         (one entry per scalar record written, and first one for the file's first point when
         its first record holds later ones too), and the number of scalar points."""
-        return super().progress(run)
+        return self._index.progress(run)
 
     def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:
         """Find new files and runs, read the bytes added since the last poll, drop removed runs.
@@ -201,11 +206,17 @@ class LogReader(Index):
         Files are read and decoded outside the query lock, so queries go on meanwhile.
         ``progress(files_done, files_to_read, bytes_read)`` is called after each file.
         """
-        return super().poll(progress)
+        return self._index.poll(progress)
 
     @property
     def problems(self) -> list[Problem]:
         """Everything found wrong in the files so far (corrupt records, unreadable files), then
         what is wrong in the logdir now (directories that cannot be listed, log file names
         that are not regular files)."""
-        return super().problems
+        return self._index.problems
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.runs())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._index.logdir!r}, runs={len(self._index.runs())})"
