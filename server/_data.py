@@ -17,6 +17,7 @@ from visualdl._index.index import WriterInfo
 from visualdl._index.outliers import RankRuns
 from visualdl._index.projector import Sprite
 from visualdl._index.series import ScalarSeries
+from visualdl._index.wrong import Divergence, FirstNonfinite
 from visualdl._kinds.table import EmbeddingsEvent
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "RunsPoints",
     "ScalarRuns",
     "Unservable",
+    "WrongMarks",
 ]
 
 
@@ -128,6 +130,17 @@ class RunScalars:
     per_rank: tuple[RankLine, ...] | None = None
     #: For a group of runs (``run`` is then its label): what it groups by and its members.
     group: Group | None = None
+    #: For a job's line of a chart: where its tag first went wrong (None: not asked for).
+    wrong: WrongMarks | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WrongMarks:
+    """The marks of a job's chart of a tag, at their steps: the tag's first non-finite value
+    (per role) and where the ranks of the tag part (:mod:`visualdl._index.wrong`)."""
+
+    nonfinite: tuple[FirstNonfinite, ...]
+    divergence: tuple[Divergence, ...]
 
 
 @dataclass(frozen=True, slots=True)

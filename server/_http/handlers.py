@@ -16,9 +16,7 @@ from flask import Response, current_app
 
 from visualdl._jobs.overview import JobOverview
 from visualdl._jobs.stragglers import job_stragglers
-from visualdl.errors import InvalidArgument
 from visualdl.server._http.blobs import streamed
-from visualdl.server._http.params import MAX_RUNS
 from visualdl.server._provider import DataProvider
 from visualdl.server._views.audio import audio_answer
 from visualdl.server._views.curves import curves
@@ -29,12 +27,12 @@ from visualdl.server._views.histograms import histograms_answer
 from visualdl.server._views.hparams import hparams, scalar_layout
 from visualdl.server._views.images import images_answer
 from visualdl.server._views.job_ends import job_end_answer
-from visualdl.server._views.job_wrong import job_wrong_answer, mark_charts
+from visualdl.server._views.job_wrong import job_wrong_answer
 from visualdl.server._views.jobpages import JobPages
 from visualdl.server._views.jobs import job_answer
 from visualdl.server._views.projector import Projector, embeddings_answer
 from visualdl.server._views.runs import kinds_answer, runs_answer
-from visualdl.server._views.runtable import AUTO, grouped_chart, runs_table_answer, selected_runs
+from visualdl.server._views.runtable import runs_table_answer
 from visualdl.server._views.scalars import scalars_answer
 from visualdl.server._views.stragglers import stragglers_answer
 from visualdl.server._views.system import system_answer
@@ -97,30 +95,12 @@ def _tags(q: Query) -> Any:
 def _scalars(q: Query) -> Any:
     # x_min above x_max: a range that holds no point (an empty answer, not an error).
     role, _, rank = (q["rank"] or "").rpartition("/")
-    provider = _provider()
-    runs = selected_runs(provider, q["run"], q["where"])
-    if q["group_by"] or q["group_regex"] is not None:
-        if q["points"] == "replaced":
-            raise InvalidArgument("points=replaced draws each run's replaced points as they are: not with group_by")
-        chart = grouped_chart(
-            provider,
-            runs,
-            tag=q["tag"],
-            group_by=q["group_by"],
-            group_regex=q["group_regex"],
-            max_points=q["max_points"],
-            x_min=q["x_min"],
-            x_max=q["x_max"],
-        )
-        return scalars_answer(chart)
-    if len(runs) > MAX_RUNS:
-        raise InvalidArgument(
-            f"{len(runs)} runs selected; a chart draws at most {MAX_RUNS} runs one by one: "
-            f"group them (group_by=FIELD, group_by={AUTO} or group_regex=...) or select fewer"
-        )
-    chart = provider.read_scalar_runs(
-        runs=runs,
+    chart = _provider().read_chart(
         tag=q["tag"],
+        runs=q["run"],
+        where=q["where"],
+        group_by=q["group_by"],
+        group_regex=q["group_regex"],
         max_points=q["max_points"],
         x_min=q["x_min"],
         x_max=q["x_max"],
@@ -129,7 +109,7 @@ def _scalars(q: Query) -> Any:
         role=role or None,
         points=q["points"] or "kept",
     )
-    return mark_charts(scalars_answer(chart), lambda run, tag: provider.read_job_wrong(run=run, tag=tag))
+    return scalars_answer(chart)
 
 
 def _runs_replaced(q: Query) -> Any:

@@ -30,7 +30,10 @@ from visualdl.server._provider.lines import role_line
 if TYPE_CHECKING:
     from visualdl.server._provider.runs import RunCatalog
 
-__all__ = ["MAX_GROUPS", "auto_group", "group_runs", "read_groups"]
+__all__ = ["AUTO", "MAX_GROUPS", "auto_group", "group_runs", "read_groups"]
+
+#: ``group_by`` value asking the server to choose (:func:`auto_group`).
+AUTO = ":auto"
 
 #: Groups a chart draws at most (more is an error that says so).
 MAX_GROUPS = 200

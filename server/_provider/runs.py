@@ -62,7 +62,9 @@ class RunCatalog:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        readers = [(name, Index(open_store(path), load=False)) for name, path in settings.logdirs]
+        readers = [
+            (name, Index(open_store(path), load=False, cache_dir=settings.cache_dir)) for name, path in settings.logdirs
+        ]
         self._sources = [_Source(name, reader.store.location, reader) for name, reader in readers]
         self._charts: ByteCache[RunScalars] = ByteCache(CHART_CACHE_BYTES, max_entries=256)
         self._lists: ByteCache[tuple[tuple[int, ...], Any, float]] = ByteCache()

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from typing import Any, TypedDict
 
 from visualdl._index.wrong import Divergence, FirstNonfinite
 from visualdl._jobs.wrong import divergence_text, nonfinite_text
+from visualdl.server._data import WrongMarks
 
-__all__ = ["JobWrongAnswer", "chart_marks", "job_wrong_answer", "mark_charts"]
+__all__ = ["JobWrongAnswer", "chart_marks", "job_wrong_answer"]
 
 Found = tuple[list[FirstNonfinite], list[Divergence]]
 
@@ -66,9 +66,9 @@ def job_wrong_answer(run: str, found: Found) -> JobWrongAnswer:
     }
 
 
-def chart_marks(found: Found) -> list[dict[str, Any]]:
+def chart_marks(found: WrongMarks) -> list[dict[str, Any]]:
     """The marks of one tag's job chart: ``{kind, role, step, ranks, text}`` each."""
-    firsts, parted = found
+    firsts, parted = found.nonfinite, found.divergence
     marks = [
         {
             "kind": "nonfinite",
@@ -84,12 +84,3 @@ def chart_marks(found: Found) -> list[dict[str, Any]]:
         for d in parted
     ]
     return marks
-
-
-def mark_charts(answer: Any, read: Callable[[str, str], Found]) -> Any:
-    """``answer`` (of ``/api/scalars``) with each job's entry marked (``wrong``); ``read(run, tag)``
-    is the provider's :meth:`read_job_wrong` of one tag."""
-    for entry in answer["runs"]:
-        if "job" in entry:
-            entry["wrong"] = chart_marks(read(entry["run"], answer["tag"]))
-    return answer

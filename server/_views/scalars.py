@@ -1,7 +1,10 @@
-"""The answer of ``/api/scalars``: the chart of one tag over runs, from :class:`ScalarRuns`.
+"""The answer of ``/api/scalars``: the chart of one tag over runs, from :class:`ScalarRuns`
+(:meth:`~visualdl.server._provider.DataProvider.read_chart`).
 
 Arrays stay numpy arrays (the JSON encoder writes them natively); non-finite values are
-written as null and listed in ``nonfinite`` as ``[index, "nan" | "inf" | "-inf"]``.
+written as null and listed in ``nonfinite`` as ``[index, "nan" | "inf" | "-inf"]``. A job's
+entry holds the marks of where it first went wrong (``wrong``:
+:func:`~visualdl.server._views.job_wrong.chart_marks`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import numpy as np
 
 from visualdl._index.outliers import RankRuns
 from visualdl.server._data import Line, RankLine, RoleLine, RunScalars, ScalarRuns
+from visualdl.server._views.job_wrong import chart_marks
 
 __all__ = ["ScalarsAnswer", "scalars_answer"]
 
@@ -98,6 +102,8 @@ def run_scalars_json(series: RunScalars) -> dict[str, Any]:
     if series.group is not None:
         out["group"] = {"key": dict(series.group.key), "members": list(series.group.members)}
     out.update(run=series.run, total_points=series.total_points)
+    if series.wrong is not None:
+        out["wrong"] = chart_marks(series.wrong)
     return out
 
 
