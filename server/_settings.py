@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from visualdl._index.series import CACHE_DIR_ENV
 from visualdl._storage import is_url
 from visualdl.errors import CannotShow
 from visualdl.server._hosts import normalise_host_name
@@ -56,6 +57,10 @@ class Settings:
     #: A regular expression (RE2) of the scalar tags that every rank of a job logs with the same
     #: value: their divergence is looked for whatever the values look like (``--replicated-tags``).
     replicated_tags: str = ""
+    #: The directory of the scratch file of scalar points (``LogReader``'s ``cache_dir``). None:
+    #: ``$VISUALDL_CACHE_DIR`` when it is set (read when the settings are built), else the
+    #: system's temporary directory (then the field stays None).
+    cache_dir: str | None = None
 
     def __post_init__(self) -> None:
         # Lists and path objects are taken as the tuples and strings they stand for.
@@ -65,6 +70,10 @@ class Settings:
             object.__setattr__(self, "models", tuple(_path(m) for m in self.models))
         if isinstance(self.allowed_hosts, list | tuple):
             object.__setattr__(self, "allowed_hosts", tuple(self.allowed_hosts))
+        if self.cache_dir is None:
+            object.__setattr__(self, "cache_dir", os.environ.get(CACHE_DIR_ENV) or None)
+        else:
+            object.__setattr__(self, "cache_dir", _path(self.cache_dir))
         names = sorted((f.name for f in fields(self)), key=lambda n: n != "max_points_limit")  # the bound first
         for name in names:
             try:
@@ -133,6 +142,11 @@ def check_setting(name: str, value: Any, *, max_points_limit: Any = MAX_POINTS_L
                 compile_pattern(value)
             except CannotShow as e:
                 raise ValueError(f"must be a regular expression RE2 compiles ({e})" + got) from None
+    elif name == "cache_dir":
+        if value is not None and not isinstance(value, str):
+            raise TypeError("must be a directory's path, or None for the default" + got)
+        if value is not None and (not value or "\x00" in value):
+            raise ValueError("must be a non-empty path without NUL characters, or None for the default" + got)
 
 
 def _pair(item: Any) -> Any:

@@ -248,6 +248,7 @@ SETTINGS_FIELDS = [
     ("background", "bool"),
     ("allowed_hosts", "tuple[str, ...]"),
     ("replicated_tags", "str"),
+    ("cache_dir", "str | None"),
 ]
 
 

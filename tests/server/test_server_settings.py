@@ -37,6 +37,8 @@ from visualdl.server._settings import Settings
         ("models", "model.onnx", TypeError, "Settings.models must be a tuple of model file paths"),
         ("models", ("",), ValueError, "non-empty paths"),
         ("background", "no", TypeError, "Settings.background must be True or False"),
+        ("cache_dir", 3, TypeError, "Settings.cache_dir must be a directory's path, or None"),
+        ("cache_dir", "", ValueError, "Settings.cache_dir must be a non-empty path"),
     ],
 )
 def test_settings_bad_field_is_a_clear_error_where_built(field, value, error, message):
@@ -57,6 +59,23 @@ def test_settings_lists_and_paths_become_tuples_and_strings(tmp_path):
     assert settings.logdirs == (("a", str(tmp_path)),)
     assert settings.models == (str(pathlib.Path(tmp_path) / "m.onnx"),)
     hash(settings)  # a frozen value: usable as a key
+
+
+def test_settings_cache_dir_is_given_or_the_environment_variable_and_reaches_the_index(tmp_path, monkeypatch):
+    from visualdl._index.series import CACHE_DIR_ENV
+    from visualdl.server._provider import DataProvider
+
+    given, from_env = tmp_path / "given", tmp_path / "from-env"
+    given.mkdir()
+    from_env.mkdir()
+    monkeypatch.delenv(CACHE_DIR_ENV, raising=False)
+    assert Settings().cache_dir is None  # the system's temporary directory
+    monkeypatch.setenv(CACHE_DIR_ENV, str(from_env))
+    assert Settings().cache_dir == str(from_env)  # read where the settings are built
+    settings = Settings(logdirs=(("", str(tmp_path)),), background=False, cache_dir=given)  # type: ignore[arg-type]
+    assert settings.cache_dir == str(given)
+    provider = DataProvider(settings)
+    assert [source.reader._spill.directory for source in provider._sources] == [str(given)]
 
 
 def test_settings_defaults_are_valid_and_serve(tmp_path, make_app):

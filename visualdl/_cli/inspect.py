@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -91,12 +92,14 @@ def summarise(logdir: str) -> str:
     a job's goodput and stragglers, the first rank to go wrong, and each tag's size."""
     from visualdl._index.index import Index
     from visualdl._index.runtable import attempts_of
+    from visualdl._index.series import CACHE_DIR_ENV
     from visualdl._jobs.ends import end_timeline
     from visualdl._jobs.goodput import measure_goodput
     from visualdl._jobs.overview import job_overview
     from visualdl._jobs.stragglers import job_stragglers
 
-    reader = Index(logdir, load=True)  # LogReader's calls, and file_progress and system_* besides
+    # LogReader's calls, and file_progress and system_* besides; its scratch file where LogReader's goes
+    reader = Index(logdir, load=True, cache_dir=os.environ.get(CACHE_DIR_ENV))
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
     for run in reader.runs():
         writers = reader.writers(run)

@@ -83,11 +83,14 @@ class Index(Poller):
 
     ``Index(store)`` (or ``Index(logdir)``: its store made by
     :func:`~visualdl._storage.open_store`) reads nothing until :meth:`poll` (``load=True``: at once).
-    Thread-safe: one thread may poll while others query.
+    Its scratch file of scalar points goes into ``cache_dir`` (None: the system's temporary
+    directory). Thread-safe: one thread may poll while others query.
     """
 
-    def __init__(self, logdir: Store | str | os.PathLike[str], *, load: bool = False) -> None:
-        super().__init__(logdir if isinstance(logdir, Store) else open_store(logdir))
+    def __init__(
+        self, logdir: Store | str | os.PathLike[str], *, load: bool = False, cache_dir: str | None = None
+    ) -> None:
+        super().__init__(logdir if isinstance(logdir, Store) else open_store(logdir), cache_dir=cache_dir)
         if load:
             self.poll()
 

@@ -17,6 +17,7 @@ import numpy as np
 from visualdl._index.ends import SILENT_AFTER
 from visualdl._index.index import Index
 from visualdl._index.runtable import IndexRuns, RunsTable, build_table
+from visualdl._index.series import CACHE_DIR_ENV
 from visualdl.types import (
     AudioEvent,
     Divergence,
@@ -50,12 +51,19 @@ class LogReader:
     figures (a mistyped path is not an empty logdir); with ``load=False`` the reader waits
     for it instead, each :meth:`poll` looking again.
 
+    Scalar points are kept in a scratch file (created unlinked: nothing is left behind) in
+    ``cache_dir``; by default in ``$VISUALDL_CACHE_DIR``, else the system's temporary
+    directory, as the server's ``Settings.cache_dir``.
+
     Thread-safe: one thread may poll while others query.
     """
 
-    def __init__(self, logdir: str | os.PathLike[str], *, load: bool = True) -> None:
+    def __init__(
+        self, logdir: str | os.PathLike[str], *, load: bool = True, cache_dir: str | os.PathLike[str] | None = None
+    ) -> None:
         self._table: tuple[int, RunsTable] | None = None  # runs(where=...): built once per generation
-        self._index = Index(logdir, load=load)
+        directory = os.environ.get(CACHE_DIR_ENV) if cache_dir is None else os.fspath(cache_dir)
+        self._index = Index(logdir, load=load, cache_dir=directory)
         if load and not self._index.exists():
             raise FileNotFoundError(f"logdir {os.fspath(logdir)!r} does not exist")
 

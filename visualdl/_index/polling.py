@@ -181,7 +181,7 @@ class Poller:
     Thread-safe: one thread may poll while others read the state under ``_lock``.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, cache_dir: str | None = None) -> None:
         #: Where the logdir is: what lists it and opens its files.
         self.store = store
         #: The logdir as it was named (a local path, or a URL).
@@ -195,8 +195,10 @@ class Poller:
         #: The runs holding entries of projector configs: the only ones a poll revisits for them.
         self._projector_runs: set[str] = set()
         self._runs: dict[str, Run] = {}
-        #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`).
-        self._spill = SpillFile()
+        #: Scalar points go to a scratch file as they are read (see :mod:`visualdl._index.series`),
+        #: in ``cache_dir`` (None: the system's temporary directory).
+        self._cache_dir = cache_dir
+        self._spill = SpillFile(cache_dir)
         #: Why the last poll could not store everything it read in the scratch file (None: it could).
         self._spill_error: str | None = None
         self._spill_failures = 0  # during the running poll
@@ -494,7 +496,7 @@ class Poller:
             return
         with self._lock:
             try:
-                fresh = SpillFile()
+                fresh = SpillFile(self._cache_dir)
                 moves = [(series, series.copy_to(fresh)) for series in series_of(self._runs.values())]
             except OSError as e:  # a full disk: the old file goes on, garbage and all
                 self._spill_failed(e)

@@ -28,17 +28,19 @@ _MIN_CAPACITY = 64
 MERGED_POINTS = 1 << 16
 #: :func:`gather` copies this many points per round at most (its index arrays stay bounded).
 GATHER_POINTS = 1 << 20
-#: Where spill files go (else the system's temporary directory).
+#: The environment variable that names the directory of the scratch file, read where the
+#: configuration comes in (:class:`~visualdl._index.logreader.LogReader`, the server's
+#: ``Settings``) and passed down from there as ``cache_dir``.
 CACHE_DIR_ENV = "VISUALDL_CACHE_DIR"
 
 
 class SpillFile:
     """An append-only scratch file of column chunks, outside any logdir: created unlinked
-    (nothing is left behind, even by a killed process) in ``$VISUALDL_CACHE_DIR`` or the
-    temporary directory. Thread-safe."""
+    (nothing is left behind, even by a killed process) in ``directory`` (None or "": the
+    system's temporary directory). Thread-safe."""
 
     def __init__(self, directory: str | None = None) -> None:
-        fd, path = tempfile.mkstemp(prefix="visualdl-series-", dir=directory or os.environ.get(CACHE_DIR_ENV))
+        fd, path = tempfile.mkstemp(prefix="visualdl-series-", dir=directory or None)
         os.unlink(path)
         #: The directory the file is in (unlinked, it has no name of its own).
         self.directory = os.path.dirname(path)
