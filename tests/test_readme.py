@@ -45,6 +45,8 @@ from kit.s3 import CREDENTIALS, serve_s3
 README = os.path.join(ROOT, "README.md")
 DOCS = os.path.join(ROOT, "docs")
 CONTRIBUTING = os.path.join(ROOT, "CONTRIBUTING.md")
+#: The screenshots the README shows (``tests/e2e/browser/screenshots.py`` takes them).
+SCREENSHOTS = ("docs/images/scalars.png", "docs/images/jobs.png", "docs/images/runs.png")
 
 #: Runs one section: ``[[path, first line, code], ...]`` on stdin, each compiled at its line
 #: of its file, all in one namespace.
@@ -269,7 +271,7 @@ def test_docs_anchors_are_githubs():
 
 def test_docs_links_and_images_resolve():
     """Each relative link and image of the README, CONTRIBUTING.md and docs/ names a file of the
-    checkout, and one of its headings after ``#``."""
+    checkout, and one of its headings after ``#``; the README shows the three screenshots."""
     broken = []
     for path in [*documents(), CONTRIBUTING]:
         for match in LINK.finditer(_read(path)):
@@ -286,6 +288,8 @@ def test_docs_links_and_images_resolve():
             elif fragment and full.endswith(".md") and fragment not in anchors(_read(full)):
                 broken.append(f"{_name(path)}: link {target!r}: {_name(full)} has no heading #{fragment}")
     assert broken == []
+    shown = {m["target"] for m in LINK.finditer(_read(README)) if m[0].startswith("!")}
+    assert sorted(set(SCREENSHOTS) - shown) == [], "the README shows the Scalars, Jobs and Runs views"
 
 
 def test_readme_shell_commands_exist():
