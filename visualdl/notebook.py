@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import functools
 import json
 import os
 import shlex
@@ -94,6 +95,7 @@ def start(logdir: str | os.PathLike[str], port: int | None = None, *, timeout: f
         elif server.logdir == path and (port is None or port == server.port):
             return server.port
     port = port or _free_port()
+    _stop_at_exit()
     log_path = os.path.join(os.path.expanduser("~"), f".visualdl-notebook-{port}.log")
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
@@ -147,7 +149,11 @@ def stop(port: int | None = None) -> list[int]:
     return stopped
 
 
-atexit.register(stop)
+@functools.cache
+def _stop_at_exit() -> None:
+    """Have :func:`stop` end this kernel's servers when it exits: registered once, by the
+    first :func:`start` (importing the module registers nothing)."""
+    atexit.register(stop)
 
 
 def url(port: int) -> str:
