@@ -1,8 +1,10 @@
 """The notebook's figures: plotly figures of a logdir's scalars, images and histograms.
 
 They read the data provider's typed values (the server's query layer: the same reader,
-downsampling and job aggregation as the web UI), never its JSON; a cached provider per
-logdir is polled at each call, so re-running a cell follows a live run.
+downsampling and job aggregation as the web UI, a tag's chart by the call that answers
+``/api/scalars``: :meth:`~visualdl.server._provider.DataProvider.read_chart`), never its
+JSON; a cached provider per logdir is polled at each call, so re-running a cell follows a
+live run.
 """
 
 from __future__ import annotations
@@ -165,14 +167,22 @@ def scalars(
 def _entries(
     provider: DataProvider, tag: str, runs: list[str], max_points: int, ranks: str
 ) -> list[tuple[str, RunScalars]]:
-    """The series of ``tag`` of each of ``runs`` (a run removed meanwhile is left out)."""
-    entries = []
-    for run in runs:
-        try:
-            entries.append((run, provider.read_scalars(run=run, tag=tag, max_points=max_points, ranks=ranks)))
-        except NotFound:
-            continue  # removed meanwhile
-    return entries
+    """The series of ``tag`` of each of ``runs``, the web UI's chart of them (a run removed
+    meanwhile is left out)."""
+    if not runs:
+        return []  # no runs is every run to read_chart
+    try:
+        chart = provider.read_chart(tag=tag, runs=runs, max_points=max_points, ranks=ranks, max_runs=None)
+    except NotFound:  # a run removed meanwhile: each of the others alone
+        entries = []
+        for run in runs:
+            try:
+                chart = provider.read_chart(tag=tag, runs=[run], max_points=max_points, ranks=ranks)
+            except NotFound:
+                continue
+            entries.extend((series.run, series) for series in chart.runs)
+        return entries
+    return [(series.run, series) for series in chart.runs]
 
 
 def _span(entries: list[tuple[str, RunScalars]], starts: dict[str, float | None], ranks: str) -> float:
