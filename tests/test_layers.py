@@ -1,5 +1,9 @@
 """The layers of ARCHITECTURE.md, checked: each module imports only from layers below its own.
 
+From the bottom, as ARCHITECTURE.md's table gives them: schema and errors, kinds, formats,
+storage, the SDK and the index (side by side), job analysis, queries and views, HTTP, the
+frontend (JavaScript, not checked here), the edges.
+
 Every ``import`` and ``from ... import`` of ``visualdl`` in the package's source is
 read with :mod:`ast` (function-level imports too), its target module placed in a
 layer, and compared with the importer's. A new module lands in a layer by its folder,

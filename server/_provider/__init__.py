@@ -18,6 +18,7 @@ Its modules, one concern each (:class:`DataProvider` is the class they make toge
 - ``charts.py``: one scalar tag over many runs.
 - ``groups.py``: runs grouped, each group one line with bands.
 - ``events.py``: a tag's events and the blobs they point at.
+- ``records.py``: a run's newest records of one kind: its hyperparameters, its custom scalar layout.
 - ``jobs.py``: a job's progress, first non-finite values and divergence, system metrics.
 - ``provider.py``: :class:`DataProvider`.
 """

@@ -1,8 +1,21 @@
-"""Where logs live (layer 4): one :class:`Store` interface, a local and an object-store
-implementation, and :func:`open_store`, the one place a logdir string becomes a store.
+"""Where logs live (layer 3: above the formats, below the SDK and the index).
 
-Make the store at the edge (the CLI, the notebook, ``LogWriter``, ``LogReader``) and
-pass it along: code below the edge never turns a string back into a place.
+One :class:`Store` interface, a local and an object-store implementation, and
+:func:`open_store`, the one place a logdir string becomes a store. Make the store at the
+edge (the CLI, the notebook, ``LogWriter``, ``LogReader``) and pass it along: code below
+the edge never turns a string back into a place.
+
+- ``base.py``: :class:`Store` (list, open, stat and resolve for readers; an :class:`Appender`
+  for writers) and :class:`Listing`.
+- ``local.py``: :class:`LocalStore`, a directory tree whose log files are appended to in place.
+- ``objects.py``: :class:`ObjectStore`, any filesystem fsspec knows by a URL (S3, GCS, Azure,
+  HDFS, ``memory://``).
+- ``segments.py``: how a log in object storage is cut into immutable segments
+  (``vdls.<upload ms>.<seq>.<log>``), and how their names read back.
+- ``lister.py``: what a logdir in an object store holds, listed incrementally
+  (:class:`Lister`: the live runs' newest segments, a full listing now and then).
+- ``parts.py``: a log file made of parts (a remote object, or a writer's segments) read as one file.
+- ``urls.py``: whether a logdir string names a URL or a local path.
 """
 
 from __future__ import annotations
