@@ -30,8 +30,9 @@ A job (``_jobs/``'s values as JSON):
   ``goodput`` field from ``goodput.py`` and its ``ends`` from ``job_ends.py`` (which also
   answers ``/api/job/end``, one writer's end with its traceback).
 - ``jobpages.py``: each run's job page and what is built from the same data (the stragglers'
-  causes, the system bands asked), built once per change of the run and served again within a
-  poll, so that the page of 10,000 ranks is laid out once, not once per request.
+  causes, the system bands asked), built once per change of the run (``Index.run_version``)
+  and served again within a poll, so that the page of 10,000 ranks is laid out once, not once
+  per request.
 - ``stragglers.py``: ``/api/job/stragglers``: why each straggler is slow.
 - ``job_wrong.py``: ``/api/job/wrong``: the first non-finite value per tag and the first
   divergence of replicated tags, and their marks on a job's chart.

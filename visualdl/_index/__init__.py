@@ -39,7 +39,8 @@ Series and jobs:
 
 - ``streams.py``: a tag's files put together per stream (a place in a job), restarts resolved
   (``restarts.py``: the newest attempt wins from its first step on), and a job's ranks laid end
-  to end for aggregation, the single-file streams read in one gather from the scratch file.
+  to end for aggregation, the single-file streams read in one gather from the scratch file
+  (``series.gather``).
 - ``sessions.py``: TensorBoard's rule for its event files (a session start orphans the points
   read before it with a step at or past its own, by file order, never by wall time).
 - ``aggregate.py``: one tag over a job's ranks (mean, min, max, quantiles, the rank at each
