@@ -97,8 +97,7 @@ class ScalarReads(RunCatalog):
 
     def read_points(self, *, run: str, tag: str) -> ScalarSeries:
         """Every point of ``tag`` in ``run``, by step, as stored (all writers, restarts
-        resolved; not downsampled): an empty series when it has none, :class:`NotFound` for
-        an unknown run."""
+        resolved; not downsampled); :class:`NotFound` for an unknown run or a tag it never had."""
         reader, local = self._resolve(run)
         return reader.scalars(local, tag)
 
