@@ -34,7 +34,6 @@ EDGES = {
     "_notebook": "notebook",
     "integrations": "integrations",
     "__init__": "face",
-    "types": "face",
 }
 #: What an edge must never reach: the CLI and the notebook read the provider's values, never
 #: the server's JSON (``server._views``); the notebook never the HTTP layer either.
@@ -69,7 +68,7 @@ def layer(module: str) -> tuple[int, str]:
         if third == "":
             return HTTP, "server"
         return QUERIES, "server." + third
-    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX, "_jobs": JOBS}
+    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX, "types": INDEX, "_jobs": JOBS}
     if second in named:
         return named[second], second
     if second in EDGES:
