@@ -316,7 +316,7 @@ def test_format_golden_kinds_tag_info_is_kept_by_the_decoder():
 
     decoder = RecordDecoder()
     assert decoder.decode("golden", [(0, parse_record(_unframe(_golden("tag_info"))))]) == []
-    assert decoder.tag_info == {"loss": True}
+    assert decoder.writer.tag_info == {"loss": True}
 
 
 def test_format_golden_kinds_system_metrics_decode_to_the_sampled_values():

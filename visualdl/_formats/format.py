@@ -7,8 +7,9 @@ blob, asks the format where its bytes lie in the record. What differs between fo
 is data and a few functions, not state shared between files, so a :class:`Format` is a
 frozen dataclass of values and callables rather than a base class: a format's folder
 builds one in its ``format.py`` and the table (:mod:`visualdl._formats.table`) lists it.
-Per-file state (what a decoder learned of the writer so far) lives in the object
-:attr:`Format.decoder` makes for each file.
+Per-file state lives in the object :attr:`Format.decoder` makes for each file; what it
+learned of the writer so far is one value of every format alike (its ``writer``, a
+:class:`~visualdl._formats.writerstate.WriterState`).
 
 Formats never open a file: the index opens it and gives bytes, or an open file to
 check a record in, and gets records, events and offsets back.
@@ -22,8 +23,8 @@ from typing import Any, BinaryIO, Protocol
 
 from visualdl._formats import framing
 from visualdl._formats.framebatch import Batch
+from visualdl._formats.writerstate import WriterState
 from visualdl.errors import LogFormatError
-from visualdl.proto import pb
 
 __all__ = ["SESSION_START", "UNREADABLE", "Decoder", "Format", "Framing", "Read", "unreadable"]
 
@@ -66,16 +67,9 @@ class Decoder(Protocol):
     :data:`SESSION_START`), and what it learned of the file's writer on the way."""
 
     @property
-    def header(self) -> pb.Header | None:
-        """The writer of the file as our header says it (None until known)."""
-
-    @property
-    def footer(self) -> pb.Footer | None:
-        """The footer of a writer that closed the file cleanly (None while it goes on)."""
-
-    @property
-    def end(self) -> pb.ProcessEnd | None:
-        """How the writer's process ended, when it wrote it (the first of its stretch)."""
+    def writer(self) -> WriterState:
+        """What the file's records said of its writer so far: its header (None until known),
+        its footer and process end, ... (:class:`~visualdl._formats.writerstate.WriterState`)."""
 
     @property
     def problems(self) -> list[tuple[int, str]]:

@@ -111,7 +111,7 @@ def _restore_decoder(logfile: LogFile, state: dict[str, Any]) -> None:
 
 def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, str, Any]]:
     """Records of one file as ``(kind, tag, event)``, by its format's decoder; what the
-    decoder knows of the writer (its header, its footer) is the file's.
+    decoder knows of the writer (its :class:`~visualdl._formats.writerstate.WriterState`) is the file's.
 
     The file's offset is already past ``items``: whatever the decoder raises, every record
     of them that decodes is delivered, and only a record that makes it raise on its own is
@@ -125,10 +125,7 @@ def _decode(logfile: LogFile, items: list[tuple[int, Any]]) -> list[tuple[str, s
         log.debug("%s: the decoder raised; decoding its records apart", logfile.path, exc_info=True)
         del decoder.problems[seen:]
         out = _decode_apart(logfile, items)
-    if logfile.header is None:
-        logfile.header = decoder.header
-    logfile.footer = decoder.footer
-    logfile.end = decoder.end
+    logfile.writer = decoder.writer
     for offset, message in decoder.problems:
         logfile.problems.append(Problem(logfile.path, offset, message))
         log.warning("%s at byte %d: %s", logfile.path, offset, message)
@@ -208,7 +205,7 @@ class Poller:
         self._generation = 0
         self._runs_generation = 0  # changes whenever the runs change
         self._data_changes = 0  # changes whenever any file is read further or forgotten
-        self._signatures: dict[str, tuple[bool, bool, bool, tuple[tuple[str, str, int], ...]]] = {}
+        self._signatures: dict[str, tuple[tuple[bool, ...], tuple[tuple[str, str, int], ...]]] = {}
         self._lock = threading.RLock()  # guards the index; queries take it
         self._poll_lock = threading.Lock()  # one poll at a time
         #: The files the running poll has yet to read (None between polls), and its lock.
@@ -272,7 +269,10 @@ class Poller:
                 (path, sidecars[path], logfile.header.writer_id, logfile.header.pid)
                 for state in self._runs.values()
                 for path, logfile in state.files.items()
-                if path in sidecars and logfile.header is not None and logfile.end is None and logfile.footer is None
+                if path in sidecars
+                and logfile.header is not None
+                and logfile.writer.end is None
+                and logfile.writer.footer is None
             ]
         if self._sidecars.check(candidates):
             with self._lock:
@@ -426,12 +426,7 @@ class Poller:
             nbytes += logfile.offset - start
             records += len(decoded)
             with self._lock:
-                signature = (
-                    logfile.header is not None,
-                    logfile.footer is not None,
-                    logfile.end is not None,
-                    _unshown(logfile),
-                )
+                signature = (logfile.writer.listing(), _unshown(logfile))
                 if self._signatures.get(logfile.path) != signature:
                     self._signatures[logfile.path] = signature
                     self._generation += 1

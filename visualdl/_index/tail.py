@@ -28,6 +28,7 @@ from visualdl._formats.format import Decoder, Format, Framing
 from visualdl._formats.framebatch import Batch
 from visualdl._formats.protowire import Window
 from visualdl._formats.vdlog.format import VDLOG
+from visualdl._formats.writerstate import WriterState
 from visualdl._kinds.scalars import MAX_POINTS_PER_RECORD
 from visualdl._storage.local import open_regular
 from visualdl.errors import LogFormatError
@@ -90,7 +91,7 @@ class LogFile:
     """
 
     __slots__ = (
-        "path", "format", "parse", "decoder", "framing", "offset", "header", "footer", "end", "problems", "more",
+        "path", "format", "parse", "decoder", "framing", "offset", "writer", "problems", "more",
         "busy", "source", "_identity", "_in_bad_stretch", "_head", "_wait_until", "_size", "_since", "_settled",
         "_reported", "_next_check",
     )  # fmt: skip
@@ -103,9 +104,8 @@ class LogFile:
         self.decoder: Decoder = fmt.decoder()
         self.framing: Framing = fmt.framing
         self.offset = 0
-        self.header: pb.Header | None = None
-        self.footer: pb.Footer | None = None
-        self.end: pb.ProcessEnd | None = None
+        #: What the file's records said of its writer, as its decoder had it after the last read.
+        self.writer = WriterState()
         self.problems: list[Problem] = []
         self._identity: object = None
         self._in_bad_stretch = False
@@ -118,6 +118,11 @@ class LogFile:
         self._settled = -1  # the size at which the file was last read as stopped
         self._reported = -1  # the offset of the last bad stretch reported
         self._next_check: float | None = None  # a finished file: when to look at it again (monotonic)
+
+    @property
+    def header(self) -> pb.Header | None:
+        """The file's writer as its header says it (None until known)."""
+        return self.writer.header
 
     def _problem(self, offset: int, message: str) -> None:
         problem = Problem(self.path, offset, message)
@@ -145,7 +150,7 @@ class LogFile:
         while it may grow, every :data:`FINISHED_CHECK_SECONDS` once it is finished (a
         footer read and nothing after it, or its size unchanged for :data:`STOPPED_SECONDS`,
         and every byte read). The files of a poll are spread over that interval."""
-        finished = (self.footer is not None or self.stopped()) and self.offset == self._size and not self.more
+        finished = (self.writer.footer is not None or self.stopped()) and self.offset == self._size and not self.more
         if not finished:
             self._next_check = None
             return True

@@ -14,6 +14,7 @@ inferred, so that a job of 10,000 ranks on one host costs one sort, not 10,000 s
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Iterable
@@ -22,14 +23,15 @@ from typing import Any, cast
 
 import numpy as np
 
+from visualdl._formats.writerstate import WriterState
 from visualdl._index.ends import HostMemory, infer_end
 from visualdl._index.runs import Run
 from visualdl._index.sidecars import Sidecars
 from visualdl._index.system import SystemStore
-from visualdl._kinds.table import ProcessEnd, decode_process_end
+from visualdl._kinds.table import ProcessEnd
 from visualdl.proto import pb
 
-__all__ = ["MEMORY_AFTER_SECS", "MEMORY_LOOKBACK_SECS", "HostMemories", "WriterInfo", "writer_infos"]
+__all__ = ["CARRIED", "MEMORY_AFTER_SECS", "MEMORY_LOOKBACK_SECS", "HostMemories", "WriterInfo", "writer_infos"]
 
 #: The host-memory samples an inferred kill looks at: up to a minute before the writer's
 #: last record, and a few seconds after it (its own sampler's last samples may be unflushed).
@@ -39,7 +41,9 @@ MEMORY_AFTER_SECS = 5.0
 
 @dataclass(frozen=True, slots=True)
 class WriterInfo:
-    """A log file and the header of the process that wrote it."""
+    """A log file and the header of the process that wrote it, with what its other records
+    said of it (its :class:`~visualdl._formats.writerstate.WriterState`: a field named as
+    one of the state's is the state's, carried over as it is)."""
 
     path: str
     writer_id: str
@@ -74,6 +78,13 @@ class WriterInfo:
     #: Where the writer's process came from (command line, git state, packages), when its
     #: log says (:mod:`visualdl.sdk._provenance`); never to be changed.
     provenance: pb.Provenance | None = None
+
+
+#: The fields of a file's :class:`WriterState` that its :class:`WriterInfo` holds as they are
+#: (those of the same name).
+CARRIED: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(WriterState) if f.name in {g.name for g in dataclasses.fields(WriterInfo)}
+)
 
 
 class HostMemories:
@@ -126,14 +137,15 @@ def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: fl
 
     out = []
     for path, logfile in files:
-        h = cast(pb.Header, logfile.header)
+        writer: WriterState = logfile.writer
+        h = cast(pb.Header, writer.header)
         progress = state.progress.get(path)
         last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None)
         last_step = progress.steps[-1] if progress is not None and len(progress.steps) else None  # the highest so far
         dump, dumped_at = sidecars.dump(path)
         ended = infer_end(
-            recorded=decode_process_end(logfile.end) if logfile.end is not None else None,
-            closed_at=logfile.footer.wall_time if logfile.footer is not None else None,
+            recorded=writer.end,
+            closed_at=writer.footer.wall_time if writer.footer is not None else None,
             fatal=dump,
             fatal_time=dumped_at,
             last_seen=last_seen,
@@ -160,12 +172,12 @@ def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: fl
                 job=h.job,
                 attempt=h.attempt,
                 launcher=h.launcher,
-                closed=logfile.footer is not None,
-                end_time=logfile.footer.wall_time if logfile.footer is not None else None,
+                closed=writer.footer is not None,
+                end_time=writer.footer.wall_time if writer.footer is not None else None,
                 ended=ended,
                 format=logfile.format.name,
                 unshown=logfile.decoder.unshown(),
-                provenance=getattr(logfile.decoder, "provenance", None),
+                **{name: getattr(writer, name) for name in CARRIED},
             )
         )
     return out

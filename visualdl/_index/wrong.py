@@ -193,7 +193,7 @@ def declared(state: Run) -> set[str]:
     """The tags that a writer of ``state`` declared replicated (its ``TagInfo`` records)."""
     out: set[str] = set()
     for logfile in state.files.values():
-        infos = getattr(logfile.decoder, "tag_info", None)
+        infos = logfile.writer.tag_info
         if infos:
             out.update(tag for tag, replicated in infos.items() if replicated)
     return out

@@ -1,8 +1,9 @@
 """The meta record: a writer's run named from now on (VisualDL 2's ``add_meta``).
 
 Not a kind of :data:`visualdl._kinds.table.KINDS`: it holds no data to show, only a
-property of its writer, which the format's decoder applies to the writer as it reads
-(as it does the header and the footer), so it has a builder and no decoder or event.
+property of its writer, which the format's decoder applies to the writer's state as it
+reads (its entry of :data:`visualdl._formats.vdlog.writerrecords.WRITER_RECORDS`), so it
+has a builder and no decoder or event.
 """
 
 from __future__ import annotations

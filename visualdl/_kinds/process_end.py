@@ -1,8 +1,9 @@
 """The process-end record: how a writer's process ended (closed, an exception, a signal).
 
 Not a kind of :data:`visualdl._kinds.table.KINDS`: like the meta record it holds no data
-to show, only a property of its writer, which the format's decoder keeps with the
-writer's header and footer. The SDK writes one per writer (``sdk/_ends.py``); the first
+to show, only a property of its writer, which the format's decoder applies to the
+writer's state (its entry of :data:`visualdl._formats.vdlog.writerrecords.WRITER_RECORDS`).
+The SDK writes one per writer (``sdk/_ends.py``); the first
 of a writer's stretch of a file wins.
 
 Readers infer two more ends that no process can write (:mod:`visualdl._index.ends`): a

@@ -1,7 +1,8 @@
 """The system-metrics record: samples of a process's, its host's and its GPUs' metrics.
 
 Not a kind of :data:`visualdl._kinds.table.KINDS`: its series are kept apart from the
-user's tags (no tag list, no scalars tab), per writer file, by the format's decoder. A
+user's tags (no tag list, no scalars tab), per writer file, by the format's decoder (its
+entry of :data:`visualdl._formats.vdlog.writerrecords.WRITER_RECORDS`). A
 record is a table, samples x metrics of float64; its columns (:class:`SystemMetric`:
 name, scope, unit, GPU) are declared in a writer's first record and again only when they
 change, so a decoder follows them from one record to the next (:func:`decode_system_metrics`

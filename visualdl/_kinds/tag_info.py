@@ -2,7 +2,7 @@
 
 Not a kind of :data:`visualdl._kinds.table.KINDS`: like the process-end record it holds no
 data to show, only what a writer said of one of its tags, which the format's decoder keeps
-with the writer (:attr:`visualdl._formats.vdlog.decoder.RecordDecoder.tag_info`). The SDK
+with the writer (:attr:`visualdl._formats.writerstate.WriterState.tag_info`). The SDK
 writes one the first time ``add_scalar(tag, ..., replicated=True)`` is called for a tag.
 """
 

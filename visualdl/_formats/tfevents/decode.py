@@ -70,6 +70,7 @@ from visualdl._formats.points import Points
 from visualdl._formats.tfevents import scalars as tfscalars
 from visualdl._formats.tfevents.graphs import graph_event
 from visualdl._formats.tfevents.values import _EXPERIMENT, NOT_READ, READERS, BlobRef, Value
+from visualdl._formats.writerstate import WriterState
 from visualdl._kinds.table import (
     HPARAMS_TAG,
     HParamsEvent,
@@ -141,10 +142,6 @@ class EventDecoder:
     """
 
     __slots__ = ("header", "plugins", "other", "problems", "hparams", "seen", "graphed")
-    #: None: a writer of this format never says it closed the file.
-    footer: pb.Footer | None = None
-    #: None: nor how its process ended.
-    end: pb.ProcessEnd | None = None
 
     def __init__(self) -> None:
         #: What is known of the file's writer, once an event was read.
@@ -161,6 +158,11 @@ class EventDecoder:
         self.seen = 0
         #: A ``graph_def`` was read: a later meta graph's is not the run's graph (TensorBoard's rule).
         self.graphed = False
+
+    @property
+    def writer(self) -> WriterState:
+        """The header alone: a writer of this format never says it closed the file, nor how it ended."""
+        return WriterState(header=self.header)
 
     def decode(self, path: str, items: list[tuple[int, bytes | tb.Event | Batch]]) -> list[tuple[str, str, object]]:
         """Items hold events, payloads, or batches of payloads (:class:`Batch`): those of

@@ -113,6 +113,7 @@ from visualdl._formats.vdl2.values import (
     png_of,
 )
 from visualdl._formats.vdlog.logformat import WALLTIME_MS_THRESHOLD
+from visualdl._formats.writerstate import WriterState
 from visualdl._kinds.table import (
     HPARAMS_TAG,
     ScalarBlock,
@@ -343,10 +344,6 @@ class FileDecoder:
     """
 
     __slots__ = ("header", "counted", "problems")
-    #: None: a writer of this format never says it closed the file.
-    footer: pb.Footer | None = None
-    #: None: nor how its process ended.
-    end: pb.ProcessEnd | None = None
 
     def __init__(self) -> None:
         self.header: pb.Header | None = None
@@ -354,6 +351,11 @@ class FileDecoder:
         self.counted: dict[tuple[str, str], int] = {}
         #: ``(offset, message)`` of the records that could not be read, since last taken.
         self.problems: list[tuple[int, str]] = []
+
+    @property
+    def writer(self) -> WriterState:
+        """The header alone: a writer of this format never says it closed the file, nor how it ended."""
+        return WriterState(header=self.header)
 
     def decode(self, path: str, items: Sequence[tuple[int, bytes | Batch]]) -> list[tuple[str, str, object]]:
         with np.errstate(all="ignore"):  # whatever the numbers written, no warnings

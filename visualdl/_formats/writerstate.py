@@ -1,0 +1,48 @@
+"""What a log file's records say of its writer: :class:`WriterState`, one value per file.
+
+Every format's decoder keeps one (:attr:`visualdl._formats.format.Decoder.writer`) and
+replaces it as it reads: ours through the table of per-writer records
+(:data:`visualdl._formats.vdlog.writerrecords.WRITER_RECORDS`: header, meta, provenance,
+tag info, system metrics, process end, footer); TensorBoard's and VisualDL 2's files give
+a header alone, made from their first events. The index keeps the value of each file's
+last read and turns it into the file's ``WriterInfo`` (:mod:`visualdl._index.writers`),
+where a field named as one of ``WriterInfo``'s is carried over as it is.
+
+Frozen, and replaced rather than changed: a query reads it while a read thread makes the
+next one, and a round read again starts from the value it started from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from visualdl._kinds.table import ProcessEnd, SystemMetric
+from visualdl.proto import pb
+
+__all__ = ["WriterState"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriterState:
+    """A file's writer as its records said it so far (see the module docstring)."""
+
+    #: The file's first writer as its header says it (None until known); renamed by meta records.
+    header: pb.Header | None = None
+    #: The current writer's stretch of the file is of a newer format version: its records are not read.
+    skipped: bool = False
+    #: The footer of a writer that closed the file cleanly (None while it goes on).
+    footer: pb.Footer | None = None
+    #: How the writer's process ended: the first end record since its header.
+    end: ProcessEnd | None = None
+    #: Where the first writer's process came from (its first provenance record).
+    provenance: pb.Provenance | None = None
+    #: tag -> replicated, as the file's writers declared it (the last declaration wins).
+    tag_info: Mapping[str, bool] = field(default_factory=dict)
+    #: The current writer's last declared system metrics (the columns of its next samples).
+    declared: tuple[SystemMetric, ...] = ()
+
+    def listing(self) -> tuple[bool, bool, bool]:
+        """What of the writer the lists of runs and tags show, as the index's generation
+        follows it: whether a header, a footer and a process end were read."""
+        return (self.header is not None, self.footer is not None, self.end is not None)
