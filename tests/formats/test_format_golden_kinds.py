@@ -1,11 +1,13 @@
 """Format version 1, pinned for the record kinds added after its first fixture: audio, PR
-and ROC curves, hyperparameters, embeddings, scalar layouts, meta, process ends and tag infos.
+and ROC curves, hyperparameters, embeddings, scalar layouts, meta, process ends, tag infos,
+system metrics and provenance.
 
 ``tests/data/format_v1_later_kinds`` holds one framed record of each, cut from logs the
 real writers wrote (``tests/data/make_format_v1_later_kinds.py`` and, for the process
 end, ``tests/data/make_format_v1_process_end.py``, for the tag info,
 ``tests/data/make_format_v1_tag_info.py``, for system metrics,
-``tests/data/make_format_v1_system_metrics.py``; run once, never again).
+``tests/data/make_format_v1_system_metrics.py``, for provenance,
+``tests/data/make_format_v1_provenance.py``; run once, never again).
 Each is checked against an independent CRC-32C, decoded field by field against values
 spelled out here, and produced again byte for byte by today's encoders: a renumbered,
 retyped or renamed field fails here. Fix the code, or make a new format version.
@@ -16,7 +18,9 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+from types import SimpleNamespace
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -45,6 +49,7 @@ from visualdl._kinds.table import (
     encode_tag_info,
 )
 from visualdl.proto import pb
+from visualdl.sdk import _provenance
 
 DATA = os.path.join(TESTS_DATA, "format_v1_later_kinds")
 T0 = 1_700_000_000.0  # the generator's clock
@@ -56,6 +61,7 @@ FILES = {
     "hparams.bin": (92, "d63e9155e243bbeade1f2dd269678aa48caccaae2ea5d9d83dd9daa86434a855"),
     "meta.bin": (39, "834c9b95627539f6df9a7d49406a87a9f0154fba0ac3904560606a5842eefa09"),
     "process_end.bin": (190, "eb7705a11461e58e361423656616d2b43366f7f5f17b51cbb5f2798f1193d392"),
+    "provenance.bin": (172, "3a08bd1499470e3c98a9729ef8b999731d37a30798e9a8b8304e70af9bb98447"),
     "pr_curve.bin": (216, "31a8b1ca8e2fb5378115d1c2203671b98517a3f6945401093d7f58ce99e2207b"),
     "roc_curve.bin": (217, "3dd7ddf21ffb2c528f6613ca814e7f4b972caf39d4a5a5b8ab2a22b4ae0a2378"),
     "scalar_layout.bin": (79, "6dbc57934419960f154f3bb1c4809a743cd24c293bab7c55df744aa0a510ad05"),
@@ -183,6 +189,20 @@ EXPECTED: dict[str, pb.Record] = {
         )
     ),
     "tag_info": pb.Record(tag_info=pb.TagInfo(tag="loss", replicated=True)),
+    # A clean work tree: git_dirty set, and false.
+    "provenance": pb.Record(
+        provenance=pb.Provenance(
+            wall_time=T0,
+            argv=["train.py", "--lr", "0.1"],
+            executable="/usr/bin/python3",
+            cwd="/home/user/project",
+            python="3.11.7 (CPython)",
+            git_commit="0123456789abcdef0123456789abcdef01234567",
+            git_branch="main",
+            git_dirty=False,
+            packages={"torch": "2.3.1"},
+        )
+    ),
     "system_metrics": pb.Record(
         system_metrics=pb.SystemMetrics(
             metrics=[
@@ -220,6 +240,17 @@ def _columns(values: dict[str, list[float]]) -> dict[str, np.ndarray]:
     return {name: np.array(column) for name, column in values.items()}
 
 
+def _provenance_record() -> pb.Record:
+    """The record as the SDK builds it today (``sdk/_provenance.py``) for the process the
+    golden one describes, at ``T0``."""
+    process = EXPECTED["provenance"].provenance
+    with (
+        mock.patch.object(_provenance, "_cached", (process, os.getpid())),
+        mock.patch.object(_provenance, "time", SimpleNamespace(time=lambda: T0)),
+    ):
+        return _provenance.provenance_record()
+
+
 #: Today's encoders, given the values the writers were given.
 ENCODED: dict[str, Any] = {
     "audio": lambda: encode_audio("sound", 3, T0, WAV, 8000, 6, 1),
@@ -233,6 +264,7 @@ ENCODED: dict[str, Any] = {
     "meta": lambda: encode_meta(T0, "golden run"),
     "process_end": lambda: encode_process_end(PROCESS_END),
     "tag_info": lambda: encode_tag_info("loss", replicated=True),
+    "provenance": _provenance_record,
     "system_metrics": lambda: encode_system_metrics(
         np.array([T0, T0 + 5.0]), np.array(SYSTEM_VALUES), SYSTEM_METRICS, ("no pynvml",)
     ),
@@ -317,6 +349,21 @@ def test_format_golden_kinds_tag_info_is_kept_by_the_decoder():
     decoder = RecordDecoder()
     assert decoder.decode("golden", [(0, parse_record(_unframe(_golden("tag_info"))))]) == []
     assert decoder.writer.tag_info == {"loss": True}
+
+
+def test_format_golden_kinds_provenance_is_kept_by_the_decoder():
+    from visualdl._formats.vdlog.decoder import RecordDecoder
+
+    decoder = RecordDecoder()
+    assert decoder.decode("golden", [(0, parse_record(_unframe(_golden("provenance"))))]) == []
+    kept = decoder.writer.provenance
+    assert kept is not None and kept == EXPECTED["provenance"].provenance
+    assert (kept.wall_time, list(kept.argv), dict(kept.packages)) == (
+        T0,
+        ["train.py", "--lr", "0.1"],
+        {"torch": "2.3.1"},
+    )
+    assert kept.HasField("git_dirty") and kept.git_dirty is False  # known clean, not unknown
 
 
 def test_format_golden_kinds_system_metrics_decode_to_the_sampled_values():
