@@ -1,7 +1,9 @@
 """The table of kinds is the one extension point: each kind declares its whole contract
 (title, storage class, media type of its blob, a builder whose record decodes back to its
 event), and every reader of a foreign format says, per kind, how it reads it or why it
-does not, so a new kind fails here until it and each format do."""
+does not, so a new kind fails here until it and each format do. So is the table of
+per-writer records: every member of ``Record`` is a kind or one of them, and each is
+decoded from a record a real writer wrote and applied to a writer's state."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import math
 import os
 import pathlib
 import shutil
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,9 +23,15 @@ from kit.paths import DATA
 import visualdl.sdk
 import visualdl.server
 from visualdl import LogReader, LogWriter
+from visualdl._formats import framing
 from visualdl._formats.table import FORMATS, format_of
 from visualdl._formats.tfevents import decode as _tfevents
 from visualdl._formats.vdl2 import decode as _vdl2
+from visualdl._formats.vdlog.decoder import RecordDecoder
+from visualdl._formats.vdlog.logformat import FORMAT_VERSION, parse_record
+from visualdl._formats.vdlog.writerrecords import WRITER_RECORDS, WriterRecord
+from visualdl._formats.writerstate import WriterState
+from visualdl._index.writers import CARRIED
 from visualdl._kinds.table import (
     BLOB_KIND,
     HPARAMS_TAG,
@@ -266,3 +275,145 @@ def test_formats_name_decode_and_find_a_blob(tmp_path, fmt):
         f.seek(offset)
         blob = f.read(length)
     assert blob.startswith(b"\x89PNG") and blob == reader.read_blob(event)
+
+
+# -- the table of per-writer records ---------------------------------------------
+
+
+def _golden_record(name: str) -> pb.Record:
+    """A record as a real writer wrote it: a golden file of ``tests/data`` (one framed record)."""
+    with open(os.path.join(DATA, name), "rb") as f:
+        data = f.read()
+    frame, *rest = framing.scan(data)
+    assert isinstance(frame, framing.Frame) and rest == [len(data)], name
+    return parse_record(frame.payload)
+
+
+_HEADER = "format_v1/records/header.bin"
+_T0 = 1_700_000_000.0
+
+#: Per writer record: a golden record of it (written by the real writer; ``tests/formats``
+#: pins their bytes), and what the field of the state its entry names holds once the record
+#: is applied to the state of a writer whose header was read (the header: to a file's first
+#: state), as ``(what of it, expected)``. A new per-writer record fails here until it has one.
+_WRITER_ID = "6eb06aff9cd1187f708adb4f6f91b7d8"
+WRITER_SAMPLES: dict[str, tuple[str, Callable[[Any], Any], Any]] = {
+    "header": (_HEADER, lambda h: (h.writer_id, h.pid, h.display_name), (_WRITER_ID, 15009, "every kind")),
+    "meta": ("format_v1_later_kinds/meta.bin", lambda h: (h.writer_id, h.display_name), (_WRITER_ID, "golden run")),
+    "provenance": (
+        "format_v1_later_kinds/provenance.bin",
+        lambda p: (p.git_commit, p.HasField("git_dirty"), dict(p.packages)),
+        ("0123456789abcdef0123456789abcdef01234567", True, {"torch": "2.3.1"}),
+    ),
+    "tag_info": ("format_v1_later_kinds/tag_info.bin", dict, {"loss": True}),
+    "system_metrics": (
+        "format_v1_later_kinds/system_metrics.bin",
+        lambda declared: [(m.scope, m.name) for m in declared],
+        [("process", "rss"), ("host", "cpu"), ("gpu", "utilization")],
+    ),
+    "process_end": (
+        "format_v1_later_kinds/process_end.bin",
+        lambda e: (e.how, e.exception_type, e.thread, e.step),
+        ("exception", "RuntimeError", "loader", 1204),
+    ),
+    "footer": ("format_v1/records/footer.bin", lambda f: (f.wall_time, f.records, f.scalar_points), (_T0 + 60, 14, 28)),
+}
+
+
+def _writer_of(*records: pb.Record) -> RecordDecoder:
+    decoder = RecordDecoder()
+    assert decoder.decode(_PATH, [(i * 100, r) for i, r in enumerate(records)]) == []
+    assert decoder.problems == []
+    return decoder
+
+
+def _fields(state: WriterState) -> dict[str, Any]:
+    """The state's fields, messages as their bytes (so that a message changed in place shows)."""
+    out = {}
+    for f in dataclasses.fields(state):
+        value = getattr(state, f.name)
+        out[f.name] = value.SerializeToString() if hasattr(value, "SerializeToString") else value
+    return out
+
+
+def test_writer_records_table_has_a_sample_of_every_record():
+    assert set(WRITER_SAMPLES) == set(WRITER_RECORDS)
+
+
+def test_writer_records_and_kinds_are_every_member_of_the_record_oneof_once():
+    """A new member of ``Record`` fails here until it is a kind or a per-writer record."""
+    members = [f.name for f in pb.Record.DESCRIPTOR.oneofs_by_name["kind"].fields]
+    assert sorted(members) == sorted([*KIND_BY_FIELD, *WRITER_RECORDS])
+
+
+@pytest.mark.parametrize("entry", WRITER_RECORDS.values(), ids=lambda entry: entry.field)
+def test_writer_records_entry_decoded_from_real_bytes_and_applied(entry: WriterRecord):
+    name, what, expected = WRITER_SAMPLES[entry.field]
+    record = _golden_record(name)
+    assert record.WhichOneof("kind") == entry.field
+    state = WriterState() if entry.field == "header" else _writer_of(_golden_record(_HEADER)).writer
+    before = _fields(state)
+    value = entry.decode(getattr(record, entry.field), state, _PATH, _OFFSET)
+    assert value is not None
+    assert entry.problem(value) == ""
+    applied = entry.apply(state, value)
+    assert isinstance(applied, WriterState)
+    assert what(getattr(applied, entry.attr)) == expected
+    assert _fields(state) == before  # a new state: the one given is as it was
+    changed = {f for f, v in _fields(applied).items() if v != before[f]}
+    assert changed == {entry.attr}, changed
+    # The decoder dispatches through the table: the same state from the file's records.
+    again = _writer_of(record) if entry.field == "header" else _writer_of(_golden_record(_HEADER), record)
+    assert _fields(again.writer) == _fields(applied)
+    assert _same(again.system, [value] if entry.samples else [])
+
+
+def test_writer_records_entries_name_a_field_of_the_state():
+    fields = {f.name for f in dataclasses.fields(WriterState)}
+    for entry in WRITER_RECORDS.values():
+        assert entry.attr in fields, entry
+
+
+def test_writer_records_of_a_newer_writer_are_said_and_read_as_their_entries_say():
+    """A header of a newer format version is a problem, and in its stretch only the records
+    whose entry says ``newer`` are read; the kinds' records are skipped."""
+    newer = pb.Header(format_version=FORMAT_VERSION + 1, writer_id="n" * 32)
+    records = [_golden_record(_HEADER), pb.Record(header=newer)]
+    records += [_golden_record(name) for field, (name, _, _) in WRITER_SAMPLES.items() if field != "header"]
+    records.append(KINDS["text"].encode("t", 1, 1.5, "x"))
+    decoder = RecordDecoder()
+    assert decoder.decode(_PATH, [(i * 100, r) for i, r in enumerate(records)]) == []
+    ((offset, problem),) = decoder.problems
+    assert offset == 100 and f"format version {FORMAT_VERSION + 1} is newer than {FORMAT_VERSION}" in problem
+    state = decoder.writer
+    assert state.skipped and state.header is not None and state.header.writer_id == _WRITER_ID
+    read = {entry.field for entry in WRITER_RECORDS.values() if entry.newer}
+    assert read == {"header", "meta", "tag_info", "process_end", "footer"}
+    assert (state.header.display_name, dict(state.tag_info)) == ("golden run", {"loss": True})
+    assert state.end is not None and state.footer is not None
+    assert (state.provenance, state.declared, decoder.system) == (None, (), [])
+
+
+def test_writer_records_a_bad_one_alone_is_lost_and_said():
+    bad = pb.Record(system_metrics=pb.SystemMetrics(wall_times=b"\x00" * 8))  # values before any metric
+    decoder = RecordDecoder()
+    decoder.decode(
+        _PATH, [(0, _golden_record(_HEADER)), (100, bad), (200, _golden_record(WRITER_SAMPLES["tag_info"][0]))]
+    )
+    ((offset, problem),) = decoder.problems
+    assert offset == 100 and "before any metric is declared" in problem
+    assert decoder.system == [] and dict(decoder.writer.tag_info) == {"loss": True}
+
+
+def test_writer_records_state_fields_named_as_writer_info_fields_reach_it(tmp_path):
+    """A field of the state named as one of ``WriterInfo``'s is carried over as it is."""
+    assert CARRIED == ("provenance",)
+    run = tmp_path / "run"
+    run.mkdir()
+    with open(os.path.join(DATA, _HEADER), "rb") as f:
+        data = f.read()
+    with open(os.path.join(DATA, WRITER_SAMPLES["provenance"][0]), "rb") as f:
+        data += f.read()
+    (run / "x.vdlog").write_bytes(data)
+    (info,) = LogReader(str(tmp_path)).writers("run")
+    assert info.provenance == _golden_record(WRITER_SAMPLES["provenance"][0]).provenance
