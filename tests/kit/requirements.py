@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,20 @@ def require(available: bool, what: str, install: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(message, pytrace=False)
     pytest.skip(message, allow_module_level=True)
+
+
+def require_import(name: str, install: str, what: str | None = None) -> Any:
+    """The module ``name``, imported by the test that needs it, as ``require`` says where it is missing.
+
+    Inside a test rather than at the top of its module: a framework (torch, paddle, jax,
+    Lightning) takes seconds to import, and pytest imports every module it collects, the
+    e2e tier's too when it runs ``-m "not e2e"``.
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        require(False, what or name.split(".")[0], install)
+        raise  # not reached: require skipped or failed the test
 
 
 def python() -> str:

@@ -11,19 +11,14 @@ import warnings
 import pytest
 from kit.pages import open_tab, wait_for
 from kit.paths import DATA
-from kit.requirements import require
+from kit.requirements import require_import
 from kit.servers import serve_cli
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - CI installs it
-    torch = None  # type: ignore[assignment]
-
-require(torch is not None, "torch", "pip install -e '.[e2e]'")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    require_import("torch", "pip install -e '.[e2e]'")
+    import torch
     from torch.utils.tensorboard import SummaryWriter
 
     class Block(torch.nn.Module):

@@ -9,10 +9,9 @@ import os
 
 import numpy as np
 import pytest
-import torch
 from kit.pages import open_tab, wait_for
+from kit.requirements import require_import
 from kit.servers import serve_cli
-from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
 ROWS = 300
 POINTS_JS = "(el) => el.data.filter((t) => t.meta.kind === 'points').map((t) => ({n: t.x.length, text: t.text, colors: new Set(t.marker.color).size}))"  # noqa: E501
@@ -27,6 +26,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::U
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    torch = require_import("torch", "pip install -e '.[e2e]'")
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
     logdir = tmp_path_factory.mktemp("projector_files")
     w = TorchWriter(os.path.join(logdir, "torch"))
     vectors = torch.from_numpy(np.random.default_rng(2).normal(size=(ROWS, 8)).astype(np.float32))

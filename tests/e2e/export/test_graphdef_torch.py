@@ -6,23 +6,18 @@ from __future__ import annotations
 
 import pytest
 from kit.apps import build_app
-from kit.requirements import require
+from kit.requirements import require_import
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 from tensorboard.compat.proto.graph_pb2 import GraphDef
 
 from visualdl import LogReader
 
-try:
-    import torch
-    from tensorboardX import SummaryWriter as TensorboardXWriter
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
-except ImportError:  # pragma: no cover - CI installs them
-    torch = None  # type: ignore[assignment]
-
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # add_graph traces with torch.jit
 
 
 def _net():
+    import torch  # the test requires it first
+
     class Block(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -46,8 +41,10 @@ def _net():
 
 @pytest.mark.parametrize("writer", ["torch", "tensorboardX"])
 def test_graphdef_of_add_graph_shows_module_groups(tmp_path, writer):
-    require(torch is not None, "torch and tensorboardX", "pip install -e '.[e2e,bench]'")
-    make = TorchWriter if writer == "torch" else TensorboardXWriter
+    install = "pip install -e '.[e2e,bench]'"
+    torch = require_import("torch", install)
+    writers = "torch.utils.tensorboard" if writer == "torch" else "tensorboardX"
+    make = require_import(writers, install, "torch and tensorboardX").SummaryWriter
     w = make(str(tmp_path / "run"))
     w.add_graph(_net(), torch.zeros(3, 4))
     w.close()

@@ -8,6 +8,7 @@ import importlib.util
 import subprocess
 import sys
 import warnings
+from typing import Any
 
 import onnx
 import pytest
@@ -16,17 +17,21 @@ from kit.requirements import require
 
 from visualdl import LogReader, LogWriter
 
-try:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # paddle warns at import when ccache is missing
-        import paddle
-    if importlib.util.find_spec("paddle2onnx") is None:  # paddle.onnx.export needs it
-        raise ImportError("paddle2onnx")
-except ImportError:  # pragma: no cover - CI installs them
-    paddle = None  # type: ignore[assignment]
+
+def _paddle() -> Any:
+    """paddle, imported by the test that exports (seconds to import: not at collection)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # paddle warns at import when ccache is missing
+            import paddle
+        if importlib.util.find_spec("paddle2onnx") is None:  # paddle.onnx.export needs it
+            raise ImportError("paddle2onnx")
+    except ImportError:  # pragma: no cover - CI installs them
+        require(False, "paddlepaddle and paddle2onnx", "pip install -e '.[e2e]'")
+    return paddle
 
 
-def _net():
+def _net(paddle: Any) -> Any:
     class MnistNet(paddle.nn.Layer):  # VisualDL 2's add_graph example, smaller
         def __init__(self) -> None:
             super().__init__()
@@ -42,10 +47,12 @@ def _net():
 
 
 def test_add_graph_exports_a_paddle_layer_with_its_input_spec(tmp_path):
-    require(paddle is not None, "paddlepaddle and paddle2onnx", "pip install -e '.[e2e]'")
+    paddle = _paddle()
     with LogWriter(tmp_path / "run") as writer:
-        writer.add_graph(model=_net(), input_spec=[paddle.static.InputSpec([-1, 1, 14, 14], "float32")], verbose=False)
-        writer.add_graph(_net(), [paddle.randn([2, 1, 14, 14])], name="from_a_tensor")
+        writer.add_graph(
+            model=_net(paddle), input_spec=[paddle.static.InputSpec([-1, 1, 14, 14], "float32")], verbose=False
+        )
+        writer.add_graph(_net(paddle), [paddle.randn([2, 1, 14, 14])], name="from_a_tensor")
     reader = LogReader(str(tmp_path))
     graphs = {g.name: g for g in reader.graphs("run")}
     assert set(graphs) == {"MnistNet", "from_a_tensor"}
@@ -57,12 +64,12 @@ def test_add_graph_exports_a_paddle_layer_with_its_input_spec(tmp_path):
 
 
 def test_add_graph_of_a_paddle_layer_says_what_is_missing(tmp_path):
-    require(paddle is not None, "paddlepaddle and paddle2onnx", "pip install -e '.[e2e]'")
+    paddle = _paddle()
     with LogWriter(tmp_path / "run") as writer:
         with pytest.raises(ValueError, match="input_spec is needed to export a PaddlePaddle model"):
-            writer.add_graph(_net())
+            writer.add_graph(_net(paddle))
         with pytest.raises(ValueError, match=r"could not export MnistNet to ONNX with paddle\.onnx\.export"):
-            writer.add_graph(_net(), [paddle.static.InputSpec([-1, 3], "float32")])  # not what forward takes
+            writer.add_graph(_net(paddle), [paddle.static.InputSpec([-1, 3], "float32")])  # not what forward takes
         writer.add_scalar("after", 1.0, 0)  # the writer goes on
     assert LogReader(str(tmp_path)).scalars("run", "after").values.tolist() == [1.0]
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import onnx
 import pytest
-from kit.requirements import require
+from kit.requirements import require_import
 
 from visualdl import LogReader, LogWriter
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - CI installs it
-    torch = None  # type: ignore[assignment]
+E2E = "pip install -e '.[e2e]'"
 
 
 def _net():
+    import torch  # each test requires it first
+
     class TinyNet(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -28,7 +27,7 @@ def _net():
 
 
 def test_add_graph_exports_a_torch_model(tmp_path):
-    require(torch is not None, "torch", "pip install -e '.[e2e]'")
+    torch = require_import("torch", E2E)
     with LogWriter(tmp_path / "run") as w:
         w.add_graph(_net(), input_spec=torch.randn(1, 3, 8, 8))
         w.add_graph(_net(), input_spec=[torch.randn(2, 3, 8, 8)], name="batch2")
@@ -40,7 +39,7 @@ def test_add_graph_exports_a_torch_model(tmp_path):
 
 
 def test_add_graph_of_a_torch_model_needs_an_example_input(tmp_path):
-    require(torch is not None, "torch", "pip install -e '.[e2e]'")
+    torch = require_import("torch", E2E)
     with LogWriter(tmp_path / "run") as w:
         with pytest.raises(ValueError, match="input_spec is needed"):
             w.add_graph(_net())

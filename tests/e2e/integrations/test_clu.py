@@ -11,6 +11,7 @@ drives ours through them.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -18,7 +19,7 @@ import subprocess
 import textwrap
 import wave
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -27,22 +28,20 @@ from kit.requirements import python, require
 
 from visualdl import LogReader
 
-try:
-    import flax.linen as nn
-    import jax
-    import jax.numpy as jnp
-    import optax
+if TYPE_CHECKING:
+    from visualdl.integrations.clu import VisualDLWriter
 
-    from visualdl.integrations.clu import VisualDLWriter, flatten_hparams
-except ImportError:  # pragma: no cover - CI installs them
-    jax = None  # type: ignore[assignment]
+# jax, flax, optax and clu are imported by the tests, not at collection: jax alone takes a
+# second to import (and, once imported, warns at every fork of the process).
+FRAMEWORKS = ("jax", "flax", "optax", "clu")
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(autouse=True)
 def _frameworks() -> None:
-    require(jax is not None, "jax, flax, optax and clu", "pip install -e '.[e2e]'")
+    found = all(importlib.util.find_spec(name) is not None for name in FRAMEWORKS)
+    require(found, "jax, flax, optax and clu", "pip install -e '.[e2e]'")
 
 
 def _png(reader: LogReader, event: Any) -> np.ndarray:
@@ -58,6 +57,10 @@ def _wav(reader: LogReader, event: Any) -> np.ndarray:
 
 def _train(writer: VisualDLWriter, steps: int = 5) -> dict[str, Any]:
     """A tiny flax regression trained with optax, written as a clu loop writes; returns what it computed."""
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import optax
 
     class MLP(nn.Module):
         @nn.compact
@@ -106,6 +109,8 @@ def _train(writer: VisualDLWriter, steps: int = 5) -> dict[str, Any]:
 
 
 def test_clu_writer_flax_loop_read_back(tmp_path: Path) -> None:
+    from visualdl.integrations.clu import VisualDLWriter
+
     writer = VisualDLWriter(str(tmp_path), collection="train")
     seen = _train(writer)
     writer.close()
@@ -158,6 +163,8 @@ def test_clu_writer_flax_loop_read_back(tmp_path: Path) -> None:
 def test_clu_writer_same_charts_as_clu_tensorboard_log(tmp_path: Path) -> None:
     """``write_clu`` of tests/data/tflogs/make_tflogs.py, with ours: the same tags, steps,
     images and clips per step, buckets, texts and hyperparameters as clu's TensorFlow writer."""
+    from visualdl.integrations.clu import VisualDLWriter
+
     rng = np.random.default_rng(5)
     writer = VisualDLWriter(str(tmp_path))
     writer.write_hparams({"learning_rate": 0.01, "model": {"depth": 2, "act": "relu"}, "use_bn": True})
@@ -195,6 +202,8 @@ def test_clu_writer_same_charts_as_clu_tensorboard_log(tmp_path: Path) -> None:
 
 
 def test_clu_writer_videos_and_summaries_warn_once(tmp_path: Path) -> None:
+    from visualdl.integrations.clu import VisualDLWriter
+
     with VisualDLWriter(str(tmp_path)) as writer:
         video = np.zeros((2, 3, 4, 4, 3), np.uint8)
         with pytest.warns(UserWarning, match=r"write_videos: \['clip'\] not written"):
@@ -222,12 +231,16 @@ def test_clu_writer_videos_and_summaries_warn_once(tmp_path: Path) -> None:
     ],
 )
 def test_clu_writer_refuses_bad_input_by_name(tmp_path: Path, call: Any, message: str) -> None:
+    from visualdl.integrations.clu import VisualDLWriter
+
     with VisualDLWriter(str(tmp_path)) as writer, pytest.raises((ValueError, TypeError), match=message):
         call(writer)
 
 
 def test_clu_writer_flatten_hparams_as_clu() -> None:
     from clu.internal import utils  # clu's own flattening, which its TensorFlow writer uses
+
+    from visualdl.integrations.clu import flatten_hparams
 
     nested = {"a": {"b": 1, "c": [2, {"d": None}]}, "e": (3.5, "x"), "f": True}
     assert flatten_hparams(nested) == dict(utils.flatten_dict(nested))

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnx
@@ -29,15 +29,11 @@ from visualdl import LogReader
 
 require(importlib.util.find_spec("lightning") is not None, "lightning", "pip install -e '.[e2e]'")
 
-import lightning as L  # noqa: E402
-import torch  # noqa: E402
-from lightning.pytorch.loggers import Logger, TensorBoardLogger  # noqa: E402
-from lightning_recorder import Recorder  # noqa: E402
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
-from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData  # noqa: E402
+if TYPE_CHECKING:
+    from lightning_recorder import Recorder
 
-from visualdl.integrations.lightning import VisualDLLogger  # noqa: E402
-
+# Lightning, torch and the logger are imported by each test (lightning_tiny.py holds what
+# they fit), not at collection: Lightning alone takes seconds to import.
 pytestmark = [
     pytest.mark.e2e,
     # Lightning's own warnings on a tiny CPU run (few workers, few batches, its pytree shim).
@@ -48,61 +44,6 @@ pytestmark = [
 
 HERE = Path(__file__).parent
 RUN = "lightning_logs/version_0"
-
-
-class Tiny(L.LightningModule):
-    def __init__(self, lr: float = 0.05, hidden: int = 8, optimizer: str = "sgd", schedule: Any = None, fail_at=-1):
-        super().__init__()
-        self.save_hyperparameters()
-        self.net = torch.nn.Sequential(torch.nn.Linear(4, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
-        self.example_input_array = torch.zeros(2, 4)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)
-
-    def on_train_start(self) -> None:
-        for logger in self.loggers:  # the metrics to compare runs by, as Lightning's docs show
-            logger.log_hyperparams(dict(self.hparams), {"hp/val_loss": 0.0})
-
-    def training_step(self, batch: Any, index: int) -> torch.Tensor:
-        if self.global_step == self.hparams["fail_at"]:
-            raise RuntimeError("loss went to the moon")
-        x, y = batch
-        loss = torch.nn.functional.mse_loss(self(x), y)
-        self.log("train_loss", loss)
-        return loss
-
-    def validation_step(self, batch: Any, index: int) -> None:
-        x, y = batch
-        loss = torch.nn.functional.mse_loss(self(x), y)
-        self.log("val_loss", loss)
-        self.log("hp/val_loss", loss)
-
-    def test_step(self, batch: Any, index: int) -> None:
-        x, y = batch
-        self.log("test_loss", torch.nn.functional.mse_loss(self(x), y))
-
-    def configure_optimizers(self) -> torch.optim.Optimizer:
-        return torch.optim.SGD(self.parameters(), lr=self.hparams["lr"])
-
-
-def _data() -> Any:
-    generator = torch.Generator().manual_seed(0)
-    x = torch.randn(32, 4, generator=generator)
-    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=8)
-
-
-def _trainer(loggers: list[Logger], epochs: int = 2) -> Any:
-    return L.Trainer(
-        max_epochs=epochs,
-        logger=loggers,
-        accelerator="cpu",
-        devices=1,
-        log_every_n_steps=1,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-    )
 
 
 def _reported(recorder: Recorder) -> dict[str, list[tuple[int, float]]]:
@@ -122,12 +63,20 @@ def _ours(reader: LogReader, run: str) -> dict[str, list[tuple[int, float]]]:
 
 
 def test_lightning_logger_logs_fit_as_lightning_reported_and_as_tensorboard_wrote(tmp_path):
+    from lightning.pytorch.loggers import TensorBoardLogger
+    from lightning_recorder import Recorder
+    from lightning_tiny import Tiny, data, trainer
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData
+
+    from visualdl.integrations.lightning import VisualDLLogger
+
     ours, theirs, recorder = VisualDLLogger(tmp_path / "vdl", log_graph=True), None, Recorder()
     theirs = TensorBoardLogger(tmp_path / "tb", log_graph=True)
     model = Tiny(schedule={"warmup": 2, "kind": "cosine"})
-    trainer = _trainer([ours, theirs, recorder])
-    trainer.fit(model, _data(), _data())
-    trainer.test(model, _data())  # after fit's finalize: a second file of the same run
+    fitting = trainer([ours, theirs, recorder])
+    fitting.fit(model, data(), data())
+    fitting.test(model, data())  # after fit's finalize: a second file of the same run
     assert ours.log_dir == str(tmp_path / "vdl" / RUN)
 
     reader = LogReader(tmp_path / "vdl")
@@ -179,9 +128,13 @@ def test_lightning_logger_logs_fit_as_lightning_reported_and_as_tensorboard_wrot
 
 
 def test_lightning_logger_records_the_exception_that_ended_fit(tmp_path):
+    from lightning_tiny import Tiny, data, trainer
+
+    from visualdl.integrations.lightning import VisualDLLogger
+
     logger = VisualDLLogger(tmp_path, name="", version="crashed")
     with pytest.raises(RuntimeError, match="moon"):
-        _trainer([logger]).fit(Tiny(fail_at=3), _data())
+        trainer([logger]).fit(Tiny(fail_at=3), data())
     reader = LogReader(tmp_path)
     assert reader.runs() == ["crashed"]
     (writer,) = reader.writers("crashed")
@@ -193,6 +146,10 @@ def test_lightning_logger_records_the_exception_that_ended_fit(tmp_path):
 
 
 def test_lightning_logger_versions_rank_zero_and_arguments(tmp_path, monkeypatch):
+    import torch
+
+    from visualdl.integrations.lightning import VisualDLLogger
+
     first = VisualDLLogger(tmp_path)
     first.log_metrics({"a": 1.0}, step=0)
     first.finalize("success")
@@ -283,6 +240,8 @@ class _Config:
 def test_lightning_logger_hyperparameter_names_refused_are_left_out_not_kept(tmp_path):
     """A name the writer refuses is left out with a warning, and later calls still record;
     a dataclass is read field by field (asdict would deep-copy its lock and raise)."""
+    from visualdl.integrations.lightning import VisualDLLogger
+
     logger = VisualDLLogger(tmp_path, version="names", default_hp_metric=False)
     with pytest.warns(UserWarning, match=r"left out 2 hyperparameter\(s\): .*non-empty.*at most 1024"):
         logger.log_hyperparams({"": 1, "k" * 2000: 2, "ok": 3})

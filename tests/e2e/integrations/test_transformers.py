@@ -19,7 +19,6 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 import pytest
@@ -29,21 +28,8 @@ from visualdl import LogReader, LogWriter
 
 require(importlib.util.find_spec("transformers") is not None, "transformers", "pip install -e '.[e2e]'")
 
-import torch  # noqa: E402
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
-from torch.utils.tensorboard import SummaryWriter  # noqa: E402
-from transformers import (  # noqa: E402
-    BertConfig,
-    BertForSequenceClassification,
-    Trainer,
-    TrainerCallback,
-    TrainerState,
-    TrainingArguments,
-)
-from transformers.integrations import TensorBoardCallback  # noqa: E402
-
-from visualdl.integrations._hparams import hparam_value  # noqa: E402
-from visualdl.integrations.transformers import VisualDLCallback, rewrite_logs  # noqa: E402
+# transformers, torch and the callback are imported by each test (transformers_tiny.py holds
+# what they train), not at collection: transformers and torch take seconds to import.
 
 pytestmark = [
     pytest.mark.e2e,
@@ -57,39 +43,20 @@ pytestmark = [
 HERE = Path(__file__).parent
 
 
-class Recorder(TrainerCallback):
-    """Every ``on_log`` of the Trainer: its global step and the logs, as given."""
-
-    def __init__(self) -> None:
-        self.logs: list[tuple[int, dict[str, Any]]] = []
-
-    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
-        self.logs.append((state.global_step, dict(logs)))
-
-
-def _trainer(tmp_path: Any, callbacks: list[TrainerCallback]) -> Trainer:
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=32, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16,
-        max_position_embeddings=16,
-    )  # fmt: skip
-    generator = torch.Generator().manual_seed(0)
-    data = [{"input_ids": torch.randint(0, 32, (6,), generator=generator), "labels": i % 2} for i in range(16)]
-    args = TrainingArguments(
-        output_dir=str(tmp_path / "out"), max_steps=4, logging_steps=1, eval_strategy="steps", eval_steps=2,
-        per_device_train_batch_size=4, per_device_eval_batch_size=8, report_to="none", save_strategy="no",
-        use_cpu=True, disable_tqdm=True,
-    )  # fmt: skip
-    model = BertForSequenceClassification(config)
-    return Trainer(model=model, args=args, train_dataset=data, eval_dataset=data[:8], callbacks=callbacks)
-
-
 def test_transformers_callback_logs_training_as_the_trainer_reported_and_as_tensorboard_wrote(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from torch.utils.tensorboard import SummaryWriter
+    from transformers.integrations import TensorBoardCallback
+    from transformers_tiny import Recorder, trainer
+
+    from visualdl.integrations._hparams import hparam_value
+    from visualdl.integrations.transformers import VisualDLCallback, rewrite_logs
+
     recorder = Recorder()
-    trainer = _trainer(
+    training = trainer(
         tmp_path, [VisualDLCallback(tmp_path / "vdl"), TensorBoardCallback(SummaryWriter(tmp_path / "tb")), recorder]
     )
-    trainer.train()
+    training.train()
     reader = LogReader(tmp_path / "vdl")
     assert reader.runs() == ["."] and reader.problems == []
 
@@ -118,13 +85,13 @@ def test_transformers_callback_logs_training_as_the_trainer_reported_and_as_tens
         (event,) = reader.texts(".", tag)
         texts[tag] = event.text
         assert event.text == events.Tensors(f"{tag}/text_summary")[0].tensor_proto.string_val[0].decode()
-    assert texts["args"] == trainer.args.to_json_string()
+    assert texts["args"] == training.args.to_json_string()
     assert '"hidden_size": 8' in texts["model_config"]
 
     hparams = reader.hparams(".")
     assert hparams is not None
-    assert hparams.hparams == {k: hparam_value(v) for k, v in trainer.args.to_sanitized_dict().items()}
-    assert hparams.hparams["learning_rate"] == trainer.args.learning_rate and hparams.hparams["max_steps"] == 4
+    assert hparams.hparams == {k: hparam_value(v) for k, v in training.args.to_sanitized_dict().items()}
+    assert hparams.hparams["learning_rate"] == training.args.learning_rate and hparams.hparams["max_steps"] == 4
     assert set(hparams.metrics) == set(got)
     (writer,) = reader.writers(".")
     assert writer.ended is not None
@@ -132,9 +99,13 @@ def test_transformers_callback_logs_training_as_the_trainer_reported_and_as_tens
 
 
 def test_transformers_callback_logs_evaluate_after_training_into_the_same_run(tmp_path):
-    trainer = _trainer(tmp_path, [VisualDLCallback(every_process=True)])
-    trainer.train()
-    metrics = trainer.evaluate()
+    from transformers_tiny import trainer
+
+    from visualdl.integrations.transformers import VisualDLCallback
+
+    training = trainer(tmp_path, [VisualDLCallback(every_process=True)])
+    training.train()
+    metrics = training.evaluate()
     (run,) = LogReader(tmp_path / "out" / "runs").runs()  # the default: <output_dir>/runs/<time>_<host>
     reader = LogReader(tmp_path / "out" / "runs")
     # The evaluation after training, in a second file, is the newer point at the last step.
@@ -148,6 +119,10 @@ def test_transformers_callback_logs_evaluate_after_training_into_the_same_run(tm
 
 
 def test_transformers_callback_main_process_only_and_arguments(tmp_path):
+    from transformers import TrainerState
+
+    from visualdl.integrations.transformers import VisualDLCallback
+
     callback = VisualDLCallback(tmp_path / "quiet")
     state = TrainerState(is_world_process_zero=False)
     args = SimpleNamespace(world_size=2, process_index=1, local_process_index=1, output_dir=str(tmp_path))
@@ -196,6 +171,10 @@ def test_transformers_callback_on_two_cpu_processes_logs_each_process_or_the_mai
 def test_transformers_callback_pickles_with_its_writer_open(tmp_path):
     """As a Ray trial pickles the Trainer (after an evaluate, the callback's writer is open):
     the copy opens its own writer in the same run; a callback given a writer says why not."""
+    from transformers import TrainerState
+
+    from visualdl.integrations.transformers import VisualDLCallback
+
     callback = VisualDLCallback(tmp_path / "run")
     state = TrainerState(is_world_process_zero=True, global_step=1)
     args = SimpleNamespace(world_size=1, process_index=0, local_process_index=0, output_dir=str(tmp_path))
