@@ -267,6 +267,12 @@ def test_bench_graph_quick_prints_every_figure():
     assert figure(out, "server: first view") > 0
 
 
+def test_bench_graphdef_quick_prints_every_figure():
+    out = output("bench_graphdef")
+    assert figure(out, "convert:") > 0 and figure(out, "open collapsed:") > 0
+    assert numbers(out, "graph:") == [2_001, 667]  # 2,000 nodes: x, the input, is not one
+
+
 def test_bench_graph_quick_renders_in_the_browser():
     out = output("bench_graph")
     figures = json_block(out)
