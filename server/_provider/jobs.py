@@ -26,7 +26,7 @@ class JobReads(RunCatalog):
 
     def read_job(self, *, run: str) -> list[FileProgress]:
         """Per log file of ``run``: its writer, its progress trace and its lowest step, what
-        the job page is built from (see :mod:`visualdl.server._views.jobs`)."""
+        the job page is built from (see :mod:`visualdl._jobs.overview`)."""
         reader, local = self._resolve(run)
         return reader.file_progress(local)
 

@@ -8,10 +8,9 @@ the HTTP layer.
 The runs and their data:
 
 - ``runs.py``: ``/api/runs`` and ``/api/kinds``: the runs with their writers, the tabs.
-- ``runtable.py``: ``/api/runs/table``, and which runs a chart selected by a query draws, one
-  by one or in groups.
-- ``scalars.py``: ``/api/scalars``: the chart of one tag over runs (NaN and infinities listed
-  apart, steps as arrays).
+- ``runtable.py``: ``/api/runs/table``: the runs as a table, filtered, sorted, a page of it.
+- ``scalars.py``: ``/api/scalars``: the chart of one tag over runs, as the provider's
+  ``read_chart`` selects, groups and marks it (NaN and infinities listed apart, steps as arrays).
 - ``images.py``, ``audio.py``, ``text.py``: a tag's images, clips and texts by step, without
   their bytes.
 - ``histograms.py``: ``/api/histograms``: a tag's histograms, as written or re-binned onto one
