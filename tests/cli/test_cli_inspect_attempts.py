@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 CHILD = """
 import sys
 from visualdl import LogWriter
@@ -15,6 +17,7 @@ with LogWriter(sys.argv[1]) as w:
 """
 
 
+@pytest.mark.e2e  # writers in child processes, then visualdl --inspect in another: seconds of CPU
 def test_cli_inspect_says_a_run_written_twice_and_the_points_replaced(tmp_path, child_env):
     run = str(tmp_path / "logs" / "exp")
     for steps, value in ((8000, 1.0), (6000, 2.0)):  # the script run twice: the second stops earlier

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 CHILD = """
 import os, signal, sys
 from visualdl import LogWriter
@@ -22,6 +24,7 @@ w.close()
 """
 
 
+@pytest.mark.e2e  # writers in child processes, then visualdl --inspect in another: seconds of CPU
 def test_cli_inspect_ends_first_end_then_the_others_grouped(tmp_path, child_env):
     logdir = str(tmp_path / "job")
     for rank, how in ((0, "close"), (3, "raise"), (1, "sigterm")):

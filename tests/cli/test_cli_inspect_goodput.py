@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 CHILD = """
 import os, sys
 from visualdl import LogWriter
@@ -20,6 +22,7 @@ w.close()
 """
 
 
+@pytest.mark.e2e  # writers in child processes, then visualdl --inspect in another: seconds of CPU
 def test_cli_inspect_prints_the_goodput_of_a_job(tmp_path, child_env):
     logdir = str(tmp_path / "job")
     t0 = 1.7e9

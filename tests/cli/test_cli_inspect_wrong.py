@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 CHILD = """
 import math, sys
 from visualdl import LogWriter
@@ -17,6 +19,7 @@ with LogWriter(sys.argv[1], rank=rank, world_size=4, role="trainer") as w:
 """
 
 
+@pytest.mark.e2e  # writers in child processes, then visualdl --inspect in another: seconds of CPU
 def test_cli_inspect_wrong_lines(tmp_path, child_env):
     for rank in range(4):
         subprocess.run(

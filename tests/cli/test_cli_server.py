@@ -15,6 +15,8 @@ from kit.waiting import wait_until
 
 from visualdl import LogWriter
 
+pytestmark = pytest.mark.e2e  # each test starts visualdl in a process of its own: about a CPU second
+
 
 def _start(args, env):
     proc = subprocess.Popen(
