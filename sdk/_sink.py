@@ -44,7 +44,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import numpy as np
 
@@ -55,6 +55,9 @@ from visualdl._storage.base import Appender
 from visualdl.errors import WriterError
 from visualdl.proto import pb
 from visualdl.sdk import _lifecycle as lifecycle
+
+if TYPE_CHECKING:
+    from visualdl.sdk._options import WriterOptions
 
 __all__ = ["DEFAULT_CLOSE_TIMEOUT", "RETRY_CAP_SECS", "NullSink", "Sink"]
 
@@ -75,24 +78,18 @@ _RETRY_FIRST_SECS = 0.1
 class Sink:
     """Owns one log file. ``open_file()`` returns ``(appender, header_record)``: the log's
     :class:`~visualdl._storage.Appender`, which only the background thread and ``close()``
-    write to."""
+    write to. ``options`` are its writer's (:class:`~visualdl.sdk._options.WriterOptions`):
+    ``flush_secs``, ``max_queue``, ``max_pending_bytes``, ``fsync`` and ``close_timeout``."""
 
-    def __init__(
-        self,
-        open_file: Callable[[], tuple[Appender, pb.Record]],
-        *,
-        flush_secs: float,
-        max_queue: int,
-        max_pending_bytes: int,
-        fsync: bool,
-        close_timeout: float = DEFAULT_CLOSE_TIMEOUT,
-    ) -> None:
+    def __init__(self, open_file: Callable[[], tuple[Appender, pb.Record]], options: WriterOptions) -> None:
         self._open_file = open_file
-        self._close_timeout = close_timeout
-        self._flush_secs = flush_secs
-        self._wake_at = max(1, max_queue)
-        self._max_pending_bytes = max_pending_bytes
-        self._fsync = fsync
+        #: The writer's options, checked (the sink keeps the few it reads on every call apart).
+        self.options = options
+        self._close_timeout = options.close_timeout
+        self._flush_secs = options.flush_secs
+        self._wake_at = max(1, options.max_queue)
+        self._max_pending_bytes = options.max_pending_bytes
+        self._fsync = options.fsync
         self.path = ""
         self._appender: Appender | None = None
         self._init_state()

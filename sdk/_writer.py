@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from visualdl._formats.vdlog.logformat import FILE_MARKER, FORMAT_VERSION, is_log_file
+from visualdl._formats.vdlog.logformat import FILE_MARKER, FORMAT_VERSION
 from visualdl._kinds.table import (
     BuiltRecord,
     build_audio,
@@ -47,7 +47,7 @@ from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _launcher as launcher
 from visualdl.sdk import _sampler as sampling
-from visualdl.sdk import _sysmetrics as sysmetrics
+from visualdl.sdk._options import WriterOptions, safe_host
 from visualdl.sdk._provenance import provenance_record
 from visualdl.sdk._replicated import declare
 from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
@@ -55,27 +55,10 @@ from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
 __all__ = ["LogWriter"]
 
 _INT64_MAX = 2**63 - 1
-#: Characters a file name cannot hold.
-_SEPARATORS = frozenset(filter(None, ("/", os.sep, os.altsep, "\x00")))
 _now = time.time
 #: What a provenance record counts toward the writer's memory bound while it waits.
 _PROVENANCE_BYTES = 1024
 _to_float = convert.to_float
-
-
-def _check_seconds(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= threading.TIMEOUT_MAX:
-        raise ValueError(f"{name} must be a positive, finite number of seconds; got {value!r}")
-
-
-def _check_count(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-
-
-def _safe_host() -> str:
-    host = socket.gethostname() or "localhost"
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in host)
 
 
 class LogWriter:
@@ -166,90 +149,52 @@ class LogWriter:
         system_metrics_secs: float = 5.0,
         provenance: bool = True,
     ) -> None:
-        if logdir is None:
-            stamp = time.strftime("%b%d_%H-%M-%S")
-            logdir = os.path.join("runs", f"{stamp}_{_safe_host()}{comment}")
-        self._logdir = os.fspath(logdir)
-        if not self._logdir:
-            raise ValueError(
-                "logdir must not be empty; pass '.' for the current directory, "
-                "or None for the default runs/<time>_<host>"
-            )
-        _check_seconds("flush_secs", flush_secs)
-        _check_count("max_pending_bytes", max_pending_bytes)
-        _check_seconds("upload_secs", upload_secs)
-        _check_count("upload_bytes", upload_bytes)
-        _check_seconds("upload_timeout", upload_timeout)
-        _check_seconds("close_timeout", close_timeout)
-        _check_seconds("system_metrics_secs", system_metrics_secs)
-        if system_metrics_secs < sysmetrics.MIN_SECS:
-            raise ValueError(
-                f"system_metrics_secs must be at least {sysmetrics.MIN_SECS} seconds (sampling more often costs "
-                f"the process more than it tells); got {system_metrics_secs!r}"
-            )
-        if not isinstance(provenance, bool):
-            raise TypeError(f"provenance must be True or False; got {provenance!r}")
-        if system_metrics is not None and not isinstance(system_metrics, bool):
-            raise TypeError(f"system_metrics must be True, False or None (automatic); got {system_metrics!r}")
-        self._store = open_store(self._logdir)
-        self._logdir = self._store.logdir
-        if not self._store.appends and upload_bytes >= max_pending_bytes:
-            raise ValueError(
-                f"upload_bytes ({upload_bytes}) must be less than max_pending_bytes ({max_pending_bytes}): "
-                "what waits for its upload counts toward the memory bound"
-            )
-        self._upload: tuple[float, int, float] = (float(upload_secs), upload_bytes, float(upload_timeout))
-        convert.check_text(display_name, "display_name")
-        convert.check_text(filename_suffix, "filename_suffix")
-        _check_count("max_queue", max_queue)
-        if _SEPARATORS.intersection(filename_suffix):
-            raise ValueError(
-                f"filename_suffix must not contain '/' or NUL: it is appended to the file name "
-                f"(put subdirectories into logdir instead); got {filename_suffix!r}"
-            )
-        convert.check_text(file_name, "file_name")
-        if file_name and _SEPARATORS.intersection(file_name):
-            raise ValueError(f"file_name must be a bare file name (no '/' or NUL); got {file_name!r}")
-        if file_name and FILE_MARKER not in file_name:
-            file_name += FILE_MARKER
-        if file_name and not is_log_file(file_name):
-            raise ValueError(
-                f"file_name must not start with '.': readers skip hidden files, so its data would never show; "
-                f"got {file_name!r}"
-            )
-        self._placement = launcher.resolve(
-            os.environ,
+        options = WriterOptions.check(
+            logdir=logdir,
+            comment=comment,
+            max_queue=max_queue,
+            flush_secs=flush_secs,
+            filename_suffix=filename_suffix,
+            write_to_disk=write_to_disk,
+            display_name=display_name,
+            file_name=file_name,
+            max_pending_bytes=max_pending_bytes,
+            fsync=fsync,
+            upload_secs=upload_secs,
+            upload_bytes=upload_bytes,
+            upload_timeout=upload_timeout,
+            close_timeout=close_timeout,
             rank=rank,
             world_size=world_size,
             local_rank=local_rank,
             role=role,
             job=job,
             attempt=attempt,
+            system_metrics=system_metrics,
+            system_metrics_secs=system_metrics_secs,
+            provenance=provenance,
+            env=os.environ,
         )
-        self._file_name = file_name
-        self._suffix = filename_suffix
-        self._display_name = display_name
+        self._store = open_store(options.logdir)
+        options.check_store(self._store.appends)
+        self._options = options
+        self._logdir = self._store.logdir
+        self._placement = options.placement
+        self._display_name = options.display_name
         self._first_pid = os.getpid()
         self._known_tags: set[str] = set()
         self._declared: dict[str, bool] = {}  # tag -> replicated, as written (sdk/_replicated.py)
         self._sampler: sampling.Subscription | None = None
-        if not write_to_disk:
+        if not options.write_to_disk:
             self._sink: Sink | NullSink = NullSink()
             return
-        self._sink = Sink(
-            self._open_file,
-            flush_secs=float(flush_secs),
-            max_queue=max_queue,
-            max_pending_bytes=max_pending_bytes,
-            fsync=fsync,
-            close_timeout=float(close_timeout),
-        )
-        if provenance:  # built by the writer's thread: git status takes a subprocess
+        self._sink = Sink(self._open_file, options)
+        if options.provenance:  # built by the writer's thread: git status takes a subprocess
             self._sink.put_item(provenance_record, _PROVENANCE_BYTES)
-        if system_metrics if system_metrics is not None else self._placement.rank >= 0 or bool(self._placement.role):
+        if options.samples_system:
             sink = self._sink
             self._sampler = sampling.subscribe(
-                sink.put_sample, secs=float(system_metrics_secs), placement=self._placement, env=os.environ
+                sink.put_sample, secs=options.system_metrics_secs, placement=self._placement, env=os.environ
             )
 
     # -- files -----------------------------------------------------------------------
@@ -274,8 +219,8 @@ class LogWriter:
             attempt=self._placement.attempt,
             launcher=self._placement.launcher,
         )
-        if self._file_name and pid == self._first_pid:
-            return self._appender(self._file_name, exclusive=False), pb.Record(header=header)
+        if self._options.file_name and pid == self._first_pid:
+            return self._appender(self._options.file_name, exclusive=False), pb.Record(header=header)
         while True:
             name = self._fresh_name(pid)
             try:
@@ -285,18 +230,19 @@ class LogWriter:
             return out, pb.Record(header=header)
 
     def _appender(self, name: str, *, exclusive: bool) -> Appender:
-        upload_secs, upload_bytes, upload_timeout = self._upload
+        options = self._options
         return self._store.appender(
             "",
             name,
             exclusive=exclusive,
-            upload_secs=upload_secs,
-            upload_bytes=upload_bytes,
-            upload_timeout=upload_timeout,
+            upload_secs=options.upload_secs,
+            upload_bytes=options.upload_bytes,
+            upload_timeout=options.upload_timeout,
         )
 
     def _fresh_name(self, pid: int) -> str:
-        return f"vdl.{int(time.time()):010d}.{_safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{self._suffix}"
+        suffix = self._options.filename_suffix
+        return f"vdl.{int(time.time()):010d}.{safe_host()}.{pid}.{secrets.token_hex(4)}{FILE_MARKER}{suffix}"
 
     @property
     def logdir(self) -> str:
