@@ -113,6 +113,7 @@ def test_projector_tensors_exact_with_nan_inf_blank_lines_and_crlf():
     assert crlf.tolist() == [[1, 2], [3, 4]] and crlf.dtype == np.float32
 
 
+@pytest.mark.e2e  # 16 MB of text in several pieces: seconds to write and parse
 def test_projector_tensors_large_pieces_agree_with_numpy():
     values = np.random.default_rng(1).normal(size=(60_000, 40)).astype(np.float32) * 1e3
     data = "".join("\t".join(map(repr, row)) + "\n" for row in values.astype(np.float64).tolist()).encode()

@@ -325,6 +325,7 @@ def _canon(decoded: _vdl2.Decoded) -> list[Any]:
     return sorted(out, key=repr)
 
 
+@pytest.mark.e2e  # 3,000 cut and damaged copies of the files decoded: seconds
 def test_vdl2_damaged_files_raise_nothing_and_invent_nothing():
     rng = random.Random(20261123)
     sources = [_read(run, name) for run, name in FILES if name not in TORN]
