@@ -223,6 +223,7 @@ def tiny_model() -> bytes:
     return model.SerializeToString()
 
 
+@pytest.mark.e2e  # a thousand mutated models through the API: seconds
 def test_graph_every_one_byte_mutation_gets_a_json_answer_below_500(tmp_path, make_app):
     """Invalid UTF-8 in a string field (protobuf gives bytes for proto2 strings) is shown escaped."""
     data = tiny_model()
@@ -270,6 +271,7 @@ def test_graph_layout_breaks_cycles_and_routes_long_edges():
     assert len(placed["edges"][3]) == 4  # 0 -> 3 spans three layers: two bends between
 
 
+@pytest.mark.e2e  # the ONNX project's thousand backend cases imported and converted: seconds
 def test_graph_onnx_backend_cases_all_convert():
     """Every model that the ONNX project's backend node test cases produced (shipped with onnx) converts."""
     from onnx.backend.test.loader import load_model_tests
@@ -291,6 +293,7 @@ def test_graph_onnx_backend_cases_all_convert():
     assert converted > 1000
 
 
+@pytest.mark.e2e  # visualdl started in a process of its own
 def test_graph_model_without_logdir_from_the_cli(tmp_path, free_port):
     path = tmp_path / "m.onnx"
     onnx.save(conv_model(), path)

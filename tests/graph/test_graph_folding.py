@@ -8,18 +8,14 @@ import io
 import warnings
 
 import onnx
+import pytest
 from kit.onnx_models import branches_model, comb_model
-from kit.requirements import require
+from kit.requirements import require_import
 from onnx import TensorProto, helper
 
 from visualdl.server._graph.layout import layout
 from visualdl.server._graph.model import Graph
 from visualdl.server._views.graph import _size
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - CI installs it
-    torch = None  # type: ignore[assignment]
 
 
 def _widest_row(graph: Graph, expanded: set[str] | None = None) -> int:
@@ -69,8 +65,10 @@ def test_a_constant_that_is_a_graph_output_or_reaches_nothing_stays_drawn():
     assert not g.hidden
 
 
+@pytest.mark.e2e  # a torch model exported to ONNX (torch: an e2e extra)
 def test_torch_export_lays_out_as_a_chain():
-    require(torch is not None, "torch", "pip install -e '.[e2e]'")
+    require_import("torch", "pip install -e '.[e2e]'")
+    import torch
 
     class Block(torch.nn.Module):
         def __init__(self, c: int) -> None:

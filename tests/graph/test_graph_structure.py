@@ -12,20 +12,16 @@ import io
 import os
 import re
 import warnings
+from typing import Any
 
 import onnx
 import pytest
-from kit.requirements import require
+from kit.requirements import require_import
 
 from visualdl.server._graph.blocks import inline_functions
 from visualdl.server._graph.layout import layout
 from visualdl.server._graph.model import Graph
 from visualdl.server._views.graph import _size
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - CI installs it
-    torch = None  # type: ignore[assignment]
 
 LIGHT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
 
@@ -91,7 +87,10 @@ def test_a_small_model_still_opens_with_every_group_open():
     assert all(item["kind"] != "group" for item in graph.view(graph.default_expanded())["items"])
 
 
-def _export(model: torch.nn.Module, example: tuple, **kwargs) -> onnx.ModelProto:
+def _export(model: Any, example: tuple, **kwargs) -> onnx.ModelProto:
+    """The torch model exported to ONNX (the test imported torch)."""
+    import torch
+
     out = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -101,7 +100,7 @@ def _export(model: torch.nn.Module, example: tuple, **kwargs) -> onnx.ModelProto
 
 @pytest.mark.e2e  # a torch model exported to ONNX by the dynamo exporter
 def test_dynamo_export_is_grouped_by_torch_module_path_and_class():
-    require(torch is not None, "torch", "pip install -e '.[e2e]'")
+    torch = require_import("torch", "pip install -e '.[e2e]'")
     encoder = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True), 4)
     model = _export(encoder, (torch.zeros(2, 5, 32),), dynamo=True)
     assert not any("/" in n.name for n in model.graph.node)  # no name scopes: node_linear_3 and so on
@@ -115,8 +114,10 @@ def test_dynamo_export_is_grouped_by_torch_module_path_and_class():
     assert graph.groups["layers.0/self_attn"]["about"] == "MultiheadAttention"
 
 
+@pytest.mark.e2e  # a torch model exported to ONNX (torch: an e2e extra)
 def test_local_functions_are_inlined_as_groups_under_their_calls():
-    require(torch is not None, "torch", "pip install -e '.[e2e]'")
+    require_import("torch", "pip install -e '.[e2e]'")
+    import torch
 
     class Block(torch.nn.Module):
         def __init__(self) -> None:
