@@ -1,7 +1,8 @@
 """SummaryWriter: ``torch.utils.tensorboard.SummaryWriter``'s calls, writing our format.
 
-A thin adapter over :class:`~visualdl.sdk._writer.LogWriter`: same constructor, method
-names, parameter names and defaults as torch's writer, so a script switches with its
+A thin adapter over :class:`~visualdl.sdk._writer.LogWriter` (what it has checked itself
+goes through the writer's :class:`~visualdl.sdk._writer.RecordPort`): same constructor,
+method names, parameter names and defaults as torch's writer, so a script switches with its
 import line. Arguments are checked on the caller's thread (``TypeError``/``ValueError``
 naming the bad one); encoding and I/O happen on the writers' threads.
 
@@ -59,7 +60,7 @@ from visualdl.sdk import _export as export
 from visualdl.sdk import _figures as figures
 from visualdl.sdk import _hparams as hparams
 from visualdl.sdk import _torchvalues as torchvalues
-from visualdl.sdk._writer import LogWriter
+from visualdl.sdk._writer import LogWriter, RecordPort, record_port
 
 __all__ = ["SummaryWriter"]
 
@@ -207,8 +208,10 @@ class SummaryWriter:
             "filename_suffix": filename_suffix,
         }
         self._writer = LogWriter(log_dir or None, comment=comment, **self._options)
-        #: The runs of add_scalars, by directory.
-        self._runs: dict[str, LogWriter] = {}
+        #: The writer's port: what this adapter has checked itself is queued through it.
+        self._records = record_port(self._writer)
+        #: The runs of add_scalars, by directory: each one's writer and port.
+        self._runs: dict[str, tuple[LogWriter, RecordPort]] = {}
         self._once = torchvalues.OncePerTag()
 
     @property
@@ -240,7 +243,7 @@ class SummaryWriter:
             step = self._step(global_step, tag, "add_scalar")
         wall = time.time() if walltime is None else _walltime(walltime)
         if value is not None:
-            self._writer._put_scalar(tag, value, step, wall)
+            self._records.scalar(tag, value, step, wall)
 
     def _scalar(self, tag: Any, value: Any, call: str, name: str = "scalar_value") -> float | None:
         """``value`` as torch's writer takes a scalar (:func:`~visualdl.sdk._convert.to_float`,
@@ -293,10 +296,11 @@ class SummaryWriter:
             if number is not None:
                 points.append((run, number))
         for run, number in points:
-            writer = self._runs.get(run)
-            if writer is None:
-                writer = self._runs[run] = LogWriter(run, **self._options)
-            writer._put_scalar(main_tag, number, step, wall)
+            entry = self._runs.get(run)
+            if entry is None:
+                writer = LogWriter(run, **self._options)
+                entry = self._runs[run] = (writer, record_port(writer))
+            entry[1].scalar(main_tag, number, step, wall)
 
     # -- histograms, images, text, audio ---------------------------------------------
 
@@ -345,7 +349,7 @@ class SummaryWriter:
             edges, counts, stats = convert.bin_histogram(flat, buckets)
             return encode_histogram(tag, step, wall, edges, counts, stats)
 
-        self._writer._put_record(tag, build, data.nbytes)
+        self._records.record(tag, build, data.nbytes)
 
     def add_image(
         self,
@@ -432,7 +436,7 @@ class SummaryWriter:
             tiled = pixels[0] if len(pixels) == 1 else figures.tile_images((pixels, rows, cols, size))
             return encode_image(tag, step, wall, convert.encode_png(convert.pil_image(tiled)), tiled.shape)
 
-        self._writer._put_record(tag, build, sum(img.nbytes for img in matrix[0]))
+        self._records.record(tag, build, sum(img.nbytes for img in matrix[0]))
 
     def add_text(
         self, tag: str, text_string: str, global_step: int | None = None, walltime: float | None = None
@@ -441,7 +445,7 @@ class SummaryWriter:
         convert.check_tag(tag)
         size = convert.check_payload_text(text_string, "text_string")
         step, wall = self._step(global_step, tag, "add_text"), _walltime(walltime)
-        self._writer._put_text(tag, step, wall, text_string, size)
+        self._records.text(tag, step, wall, text_string, size)
 
     def add_audio(
         self,
@@ -457,7 +461,7 @@ class SummaryWriter:
         samples = audio.check_audio(snd_tensor)
         rate = audio.check_sample_rate(sample_rate)
         step, wall = self._step(global_step, tag, "add_audio"), _walltime(walltime)
-        self._writer._put_audio(tag, step, wall, samples, rate)
+        self._records.audio(tag, step, wall, samples, rate)
 
     # -- curves, embeddings, hyperparameters -----------------------------------------
 
@@ -492,7 +496,7 @@ class SummaryWriter:
             )
         nbytes = curve[0].nbytes + values.nbytes + (curve[3].nbytes if isinstance(curve[3], np.ndarray) else 0)
         box = [curve]
-        self._writer._put_record(tag, lambda: encode_pr_curve(tag, step, wall, curves.bin_pr_curve(box.pop())), nbytes)
+        self._records.record(tag, lambda: encode_pr_curve(tag, step, wall, curves.bin_pr_curve(box.pop())), nbytes)
 
     def add_pr_curve_raw(
         self,
@@ -530,7 +534,7 @@ class SummaryWriter:
         columns["recall"] = _curve_column(recall, "recall", num_thresholds, rate=True)
         columns["thresholds"] = np.arange(num_thresholds) / (num_thresholds - 1)
         step, wall = self._step(global_step, tag, "add_pr_curve_raw"), _walltime(walltime)
-        self._writer._put_record(tag, lambda: encode_pr_curve(tag, step, wall, columns), 7 * 8 * num_thresholds)
+        self._records.record(tag, lambda: encode_pr_curve(tag, step, wall, columns), 7 * 8 * num_thresholds)
 
     def add_embedding(
         self,
@@ -569,7 +573,7 @@ class SummaryWriter:
             )
         step, wall = self._step(global_step, tag, "add_embedding"), time.time()
         box = [vectors]
-        self._writer._put_record(
+        self._records.record(
             tag,
             lambda: encode_embeddings(tag, step, wall, box.pop(), header, labels),
             vectors.nbytes + sum(map(len, labels)),
@@ -615,11 +619,12 @@ class SummaryWriter:
         run = _run_dir(self.log_dir, run_name or str(time.time()), "run_name")
         step, wall = self._step(global_step, os.path.basename(run), "add_hparams"), time.time()
         writer = LogWriter(run, **self._options)
+        records = record_port(writer)
         try:
             writer.add_hparams(values, metric_tags, wall)
             for tag, value in metrics:
                 if value is not None:
-                    writer._put_scalar(tag, value, step, wall)
+                    records.scalar(tag, value, step, wall)
         finally:
             writer.close()
 
@@ -629,7 +634,7 @@ class SummaryWriter:
         categories = _layout(layout)
         wall = time.time()
         size = sum(len(repr(chart)) for category in categories for chart in category.charts)
-        self._writer._put_record(SCALAR_LAYOUT_TAG, lambda: encode_scalar_layout(wall, categories), size)
+        self._records.record(SCALAR_LAYOUT_TAG, lambda: encode_scalar_layout(wall, categories), size)
 
     # -- graphs ----------------------------------------------------------------------
 
@@ -649,13 +654,13 @@ class SummaryWriter:
     def flush(self) -> None:
         """Return once everything added so far, in every run, is in the OS."""
         self._writer.flush()
-        for writer in self._runs.values():
+        for writer, _ in self._runs.values():
             writer.flush()
 
     def close(self) -> None:
         """Flush and close every run's file. Idempotent."""
         self._writer.close()
-        for writer in self._runs.values():
+        for writer, _ in self._runs.values():
             writer.close()
 
     def __enter__(self) -> SummaryWriter:

@@ -14,6 +14,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -52,7 +53,7 @@ from visualdl.sdk._provenance import provenance_record
 from visualdl.sdk._replicated import declare
 from visualdl.sdk._sink import DEFAULT_CLOSE_TIMEOUT, NullSink, Sink
 
-__all__ = ["LogWriter"]
+__all__ = ["LogWriter", "RecordPort", "record_port"]
 
 _INT64_MAX = 2**63 - 1
 _now = time.time
@@ -432,15 +433,15 @@ class LogWriter:
 
     def _put_scalar(self, tag: str, value: float, step: int, wall: float) -> None:
         """Queue a point whose value, step (any int64: negative too) and wall time the caller has
-        checked (the path of :class:`~visualdl.sdk._summary.SummaryWriter`, which stores torch's
-        ``int(global_step)``)."""
+        checked (:attr:`RecordPort.scalar`: :class:`~visualdl.sdk._summary.SummaryWriter` stores
+        torch's ``int(global_step)``)."""
         if tag not in self._known_tags:
             self._tag(tag)
         self._sink.put_scalar(tag, step, value, wall)
 
     def _put_record(self, tag: str, build: Callable[[], pb.Record], nbytes: int) -> None:
         """Queue a record whose arguments the caller has already checked; ``build`` runs on
-        the writer's thread (the path of adapters such as :class:`~visualdl.sdk._summary.SummaryWriter`)."""
+        the writer's thread (:attr:`RecordPort.record`)."""
         self._tag(tag)
         self._sink.put_item(build, nbytes)
 
@@ -601,3 +602,24 @@ class LogWriter:
 
     def __repr__(self) -> str:
         return f"LogWriter(logdir={self._logdir!r}, file={self._sink.path!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordPort:
+    """What an adapter over a :class:`LogWriter` (:class:`~visualdl.sdk._summary.SummaryWriter`)
+    writes through: values it has checked itself, in its own terms, queued as they are. Each
+    is the writer's; :func:`record_port` gives them."""
+
+    #: ``(tag, value, step, wall_time)``: one point, at any int64 step (negative too).
+    scalar: Callable[[str, float, int, float], None]
+    #: ``(tag, build, nbytes)``: a record that ``build()`` makes on the writer's thread.
+    record: Callable[[str, Callable[[], pb.Record], int], None]
+    #: ``(tag, step, wall_time, text, nbytes)``: a text checked by ``check_payload_text``.
+    text: Callable[[str, int, float, str, int], None]
+    #: ``(tag, step, wall_time, samples, sample_rate)``: a clip checked by ``check_audio``.
+    audio: Callable[[str, int, float, np.ndarray, int], None]
+
+
+def record_port(writer: LogWriter) -> RecordPort:
+    """The :class:`RecordPort` of ``writer`` (the writer does not keep it: no cycle)."""
+    return RecordPort(writer._put_scalar, writer._put_record, writer._put_text, writer._put_audio)

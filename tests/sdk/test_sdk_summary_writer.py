@@ -330,3 +330,23 @@ def test_summary_writer_api_answers_as_for_torchs_own_files(tmp_path, make_app):
                 assert value == pytest.approx(torchs[key][field], rel=1e-6, nan_ok=True), field
         else:
             assert ours[key] == torchs[key], key
+
+
+def test_summary_writer_reaches_into_its_writers_only_through_the_record_port():
+    """Besides LogWriter's public calls, SummaryWriter queues what it checked itself through
+    one port (``sdk._writer.RecordPort``): no private name of another object is read."""
+    import ast
+
+    from kit.paths import ROOT
+
+    with open(os.path.join(ROOT, "sdk", "_summary.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    private = sorted(
+        f"line {node.lineno}: .{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+    )
+    assert private == []
