@@ -12,7 +12,7 @@ Measured:
   the OS page cache is warm: the files are read once before the timed runs), median
   of several: ``LogReader(logdir)`` plus ``scalars(run, tag)`` of every series;
 * memory of that read: the subprocess's peak RSS (``ru_maxrss``) minus its RSS after
-  importing numpy and ``visualdl._index.logreader``, divided by the points; also what it keeps
+  importing numpy and ``visualdl._logreader``, divided by the points; also what it keeps
   (RSS at the end minus the same baseline);
 * ``poll()`` on a copy of the logdir, when nothing changed, and when one run got 1,000
   new points from a live writer (20 tags x 50 steps, flushed); also that poll plus
@@ -232,10 +232,10 @@ def build_peer(logdir: str, shape: Shape) -> float:
 def cold_read_child(logdir: str) -> dict[str, Any]:
     import gc
 
-    import visualdl._index.logreader
+    import visualdl._logreader
     from visualdl import LogReader
 
-    assert LogReader is visualdl._index.logreader.LogReader
+    assert LogReader is visualdl._logreader.LogReader
     gc.collect()
     base = rss_kb()
     t0 = perf_counter()

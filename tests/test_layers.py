@@ -33,13 +33,16 @@ EDGES = {
     "notebook": "notebook",
     "_notebook": "notebook",
     "integrations": "integrations",
+    "_logreader": "reader",
     "__init__": "face",
 }
 #: What an edge must never reach: the CLI and the notebook read the provider's values, never
-#: the server's JSON (``server._views``); the notebook never the HTTP layer either.
+#: the server's JSON (``server._views``); the notebook never the HTTP layer either; LogReader
+#: (the public facade over the index and the job analysis) never the server nor the writer.
 EDGE_MAY_NOT = {
     "cli": ("server._views", "notebook"),
     "notebook": ("server._views", "server._http", "cli"),
+    "reader": ("server", "sdk", "notebook", "cli", "integrations"),
     "face": (),
 }
 #: The integrations are on the SDK only (and the package's face, for ``LogWriter``).
@@ -68,7 +71,7 @@ def layer(module: str) -> tuple[int, str]:
         if third == "":
             return HTTP, "server"
         return QUERIES, "server." + third
-    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX, "types": INDEX, "_jobs": JOBS}
+    named = {"_kinds": KINDS, "_formats": FORMATS, "_storage": STORAGE, "_index": INDEX, "_jobs": JOBS, "types": JOBS}
     if second in named:
         return named[second], second
     if second in EDGES:
@@ -183,6 +186,8 @@ def test_layers_only_the_http_layer_imports_flask():
         ("visualdl._notebook.figures", "notebook"),
         ("visualdl.integrations.keras", "integrations"),
         ("visualdl.LogWriter", "face"),
+        ("visualdl._logreader", "reader"),
+        ("visualdl.types", "types"),
     ],
 )
 def test_layers_a_module_is_placed_by_its_folder(module, expected):

@@ -63,7 +63,7 @@ if _in_checkout() and _CheckoutFinder(_ROOT) not in _sys.meta_path:
     _sys.meta_path.insert(0, _CheckoutFinder(_ROOT))
 
 if TYPE_CHECKING:
-    from visualdl._index.logreader import LogReader
+    from visualdl._logreader import LogReader
     from visualdl.sdk._summary import SummaryWriter
     from visualdl.sdk._writer import LogWriter
 
@@ -88,7 +88,7 @@ def __getattr__(name: str) -> Any:
 
         return SummaryWriter
     if name == "LogReader":
-        from visualdl._index.logreader import LogReader
+        from visualdl._logreader import LogReader
 
         return LogReader
     raise AttributeError(f"module 'visualdl' has no attribute {name!r}")

@@ -19,6 +19,14 @@ them (modules whose names start with ``_``); import them from here::
   :class:`SystemSeries`, and :class:`HostMemory`.
 - What went wrong: :class:`FirstNonfinite`, :class:`Divergence`; in the files,
   :class:`Problem`. A poll's counts: :class:`PollResult`.
+- A job, as the Jobs page shows it: :class:`JobOverview` (:meth:`~visualdl.LogReader.job`:
+  :class:`RoleSize`, one :class:`WriterState` per file, :class:`Skew` and
+  :class:`Throughput` per role, :class:`Restarted`), its :class:`Goodput`
+  (:meth:`~visualdl.LogReader.goodput`, totals as :class:`GoodputTotals`), how its processes
+  ended, :class:`EndTimeline` (:meth:`~visualdl.LogReader.end_timeline`: a :class:`FirstEnd`
+  and :class:`EndGroup` of :class:`EndEntry`), and why its stragglers are slow,
+  :class:`StragglerReport` (:meth:`~visualdl.LogReader.stragglers`: each :class:`Straggler`
+  with its :class:`Cause`).
 """
 
 from __future__ import annotations
@@ -31,6 +39,10 @@ from visualdl._index.system import HostMemory, SystemSeries, WriterSystem
 from visualdl._index.tail import Problem
 from visualdl._index.writers import WriterInfo
 from visualdl._index.wrong import Divergence, FirstNonfinite
+from visualdl._jobs.ends import EndEntry, EndGroup, EndTimeline, FirstEnd
+from visualdl._jobs.goodput import Goodput, GoodputTotals, Throughput
+from visualdl._jobs.overview import JobOverview, Restarted, RoleSize, Skew, WriterState
+from visualdl._jobs.stragglers import Cause, Straggler, StragglerReport
 from visualdl._kinds.table import (
     AudioEvent,
     EmbeddingsEvent,
@@ -50,14 +62,22 @@ from visualdl._kinds.table import (
 
 __all__ = [
     "AudioEvent",
+    "Cause",
     "Divergence",
     "EmbeddingsEvent",
+    "EndEntry",
+    "EndGroup",
+    "EndTimeline",
+    "FirstEnd",
     "FirstNonfinite",
+    "Goodput",
+    "GoodputTotals",
     "GraphEvent",
     "HParamsEvent",
     "HistogramEvent",
     "HostMemory",
     "ImageEvent",
+    "JobOverview",
     "JobSeries",
     "LayoutCategory",
     "LayoutChart",
@@ -66,12 +86,19 @@ __all__ = [
     "Problem",
     "ProcessEnd",
     "RecordRef",
+    "Restarted",
     "RocCurveEvent",
+    "RoleSize",
     "ScalarLayoutEvent",
     "ScalarSeries",
+    "Skew",
+    "Straggler",
+    "StragglerReport",
     "Stream",
     "SystemSeries",
     "TextEvent",
+    "Throughput",
     "WriterInfo",
+    "WriterState",
     "WriterSystem",
 ]

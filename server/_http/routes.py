@@ -8,7 +8,7 @@ tests check every answer against them. No flask here.
 
 Two shapes of "tags" are worth telling apart: ``/api/tags`` answers
 ``{kind: {tag: [runs having it]}}`` over the runs asked for (what the web UI lists), while
-:meth:`visualdl._index.logreader.LogReader.tags` gives one run's ``{kind: [tags]}``.
+:meth:`visualdl._logreader.LogReader.tags` gives one run's ``{kind: [tags]}``.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ def test_process_exits_while_a_read_does_not_return(tmp_path, child_env):
     code = f"""
         import threading
         from visualdl._index import polling as _reader
-        from visualdl._index.logreader import LogReader
+        from visualdl._logreader import LogReader
         from visualdl._index.tail import LogFile
 
         read = LogFile.read

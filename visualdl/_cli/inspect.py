@@ -6,12 +6,10 @@ so that ``visualdl --help`` stays quick.
 
 from __future__ import annotations
 
-import functools
 import math
-import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from visualdl._index.wrong import Divergence, FirstNonfinite
@@ -79,42 +77,22 @@ def wrong_lines(found: tuple[list[FirstNonfinite], list[Divergence]]) -> list[st
     return lines
 
 
-def _system_members(reader: Any, run: str) -> dict[tuple[str, str, str], list[Any]]:
-    """Every system metric's series in ``run``, by ``(scope, name, unit)``."""
-    return {
-        (scope, name, unit): [m for m in reader.system_members(run, scope, name) if m.unit == unit]
-        for scope, name, unit in reader.system_catalog(run)
-    }
-
-
 def summarise(logdir: str) -> str:
     """What ``--inspect`` prints of ``logdir``: per run its files, how its processes ended,
     a job's goodput and stragglers, the first rank to go wrong, and each tag's size."""
-    from visualdl._index.index import Index
     from visualdl._index.runtable import attempts_of
-    from visualdl._index.series import CACHE_DIR_ENV
-    from visualdl._jobs.ends import end_timeline
-    from visualdl._jobs.goodput import measure_goodput
-    from visualdl._jobs.overview import job_overview
-    from visualdl._jobs.stragglers import job_stragglers
+    from visualdl._logreader import LogReader
 
-    # LogReader's calls, and file_progress and system_* besides; its scratch file where LogReader's goes
-    reader = Index(logdir, load=True, cache_dir=os.environ.get(CACHE_DIR_ENV))
+    reader = LogReader(logdir)
     lines = [f"{logdir}: {len(reader.runs())} run(s)"]
     for run in reader.runs():
         writers = reader.writers(run)
         graph_sizes = {graph.name: graph.size for graph in reader.graphs(run)}
         lines.append(f"  run {run!r}: {len(writers)} file(s)")
-        lines.extend(f"    {line}" for line in timeline_lines(end_timeline(writers)))
+        lines.extend(f"    {line}" for line in timeline_lines(reader.end_timeline(run)))
         if len({(w.role, w.rank) for w in writers if w.rank >= 0}) >= 2:  # a job
-            progress = reader.file_progress(run)
-            if progress:
-                lines.append(f"    {goodput_line(measure_goodput(progress).totals())}")
-            else:
-                lines.append("    ")
-            job = job_overview(progress, now=time.time())
-            report = job_stragglers(job, functools.partial(_system_members, reader, run))
-            lines.extend(f"    {line}" for line in straggler_lines(report))
+            lines.append(f"    {goodput_line(reader.goodput(run).totals())}")
+            lines.extend(f"    {line}" for line in straggler_lines(reader.stragglers(run)))
         lines.extend(f"    {line}" for line in wrong_lines((reader.first_nonfinite(run), reader.divergence(run))))
         times = attempts_of(writers)
         if times > 1 and not any(w.rank >= 0 for w in writers):  # a job's restarts are its goodput's

@@ -4,8 +4,9 @@ Every file of every run of a logdir, followed as it grows: runs and files found 
 store, the bytes added since the last poll decoded by their format, points stored columnar
 (spilled to a scratch file), events kept as references to their records, a job's ranks put
 together. :class:`~visualdl._index.index.Index` is the internal query API that the server,
-the notebook and :class:`~visualdl._index.logreader.LogReader` ask; ``LogReader`` is the
-public facade over it. Never imports the SDK: writing and reading stand side by side.
+the notebook and :class:`~visualdl.LogReader` (``visualdl/_logreader.py``, the public facade
+over it and over the job analysis) ask. Never imports the SDK: writing and reading stand
+side by side.
 
 Finding and following:
 
@@ -61,5 +62,5 @@ Runs as a table:
   each is read from (declared by the nearest experiment above the trial, or every scalar tag
   of its runs, as TensorBoard's hparams plugin; pure).
 
-The queries: ``index.py`` (:class:`Index`) and ``logreader.py`` (:class:`LogReader`).
+The queries: ``index.py`` (:class:`Index`).
 """

@@ -12,7 +12,7 @@ format a point came from (``WriterInfo.format`` says). What is wrong in the file
 directories that cannot be listed, and paths that are not regular files) is collected in
 :attr:`Index.problems` and never raised.
 
-Besides the queries :class:`~visualdl._index.logreader.LogReader` offers its users, the
+Besides the queries :class:`~visualdl._logreader.LogReader` offers its users, the
 index answers what a server needs by public names: :meth:`Index.generation`,
 :meth:`Index.prioritize`, :meth:`Index.exists` and :meth:`Index.file_progress`.
 """

@@ -29,7 +29,7 @@ MERGED_POINTS = 1 << 16
 #: :func:`gather` copies this many points per round at most (its index arrays stay bounded).
 GATHER_POINTS = 1 << 20
 #: The environment variable that names the directory of the scratch file, read where the
-#: configuration comes in (:class:`~visualdl._index.logreader.LogReader`, the server's
+#: configuration comes in (:class:`~visualdl._logreader.LogReader`, the server's
 #: ``Settings``) and passed down from there as ``cache_dir``.
 CACHE_DIR_ENV = "VISUALDL_CACHE_DIR"
 

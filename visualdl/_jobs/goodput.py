@@ -73,9 +73,13 @@ __all__ = ["Goodput", "GoodputTotals", "Throughput", "measure_goodput"]
 
 @dataclass(frozen=True, slots=True)
 class Goodput:
-    """Per place (in order of role then rank; ``index`` maps ``(role, rank)`` to a position)
-    its wall time, productive and lost seconds, restarts, steps done twice, throughput, and
-    one row per restart. Times in seconds; NaN where unknown."""
+    """Per place (in order of role then rank; ``index`` maps ``(role, rank)`` to a position),
+    one array entry each: its span (``begin``, ``end``; ``wall`` = end - begin), its
+    ``productive`` and ``lost`` seconds, ``restarts``, steps done ``twice``, throughput over
+    its productive time (``rate``) and over the last quarter of it (``recent``, steps/s), its
+    highest step (``last_step``) and whether it is still redoing lost work (``recovering``);
+    ``gaps`` has one row per restart. Times in seconds; NaN where unknown. :meth:`totals`
+    sums them for the job or a part of it (see the module docstring for the definitions)."""
 
     places: list[tuple[str, int]]
     index: dict[tuple[str, int], int]

@@ -1,15 +1,20 @@
 """LogReader: the one reading API of VisualDL for notebooks and scripts.
 
 ``LogReader(logdir)`` reads a logdir at once and follows it as it grows (:meth:`poll`).
-It is the public face of :class:`visualdl._index.index.Index`, which it holds: exactly the
-methods users call (pinned by ``tests/test_public_api.py``), each asking the index, so that
-the index can grow what the server needs without growing the public API. The values it
-returns are importable by their public names from :mod:`visualdl.types`.
+It is the public face of :class:`visualdl._index.index.Index`, which it holds, and of the
+job analysis (:mod:`visualdl._jobs`: a job's overview, goodput, end timeline and
+stragglers, the same values the Jobs page shows): exactly the methods users call (pinned
+by ``tests/test_public_api.py``), each asking the index or the analysis, so that both can
+grow what the server needs without growing the public API. The values it returns are
+importable by their public names from :mod:`visualdl.types`. An edge of the package (above
+the job analysis): it never imports the server.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import time
 from collections.abc import Callable, Collection, Iterator
 
 import numpy as np
@@ -18,16 +23,24 @@ from visualdl._index.ends import SILENT_AFTER
 from visualdl._index.index import Index
 from visualdl._index.runtable import IndexRuns, RunsTable, build_table
 from visualdl._index.series import CACHE_DIR_ENV
+from visualdl._index.systembands import Member
+from visualdl._jobs.ends import end_timeline
+from visualdl._jobs.goodput import measure_goodput
+from visualdl._jobs.overview import job_overview
+from visualdl._jobs.stragglers import job_stragglers
 from visualdl.types import (
     AudioEvent,
     Divergence,
     EmbeddingsEvent,
+    EndTimeline,
     FirstNonfinite,
+    Goodput,
     GraphEvent,
     HistogramEvent,
     HostMemory,
     HParamsEvent,
     ImageEvent,
+    JobOverview,
     JobSeries,
     PollResult,
     PrCurveEvent,
@@ -35,6 +48,7 @@ from visualdl.types import (
     RocCurveEvent,
     ScalarLayoutEvent,
     ScalarSeries,
+    StragglerReport,
     Stream,
     TextEvent,
     WriterInfo,
@@ -207,6 +221,39 @@ class LogReader:
         (one entry per scalar record written, and first one for the file's first point when
         its first record holds later ones too), and the number of scalar points."""
         return self._index.progress(run)
+
+    def job(self, run: str, *, now: float | None = None, silent_after: float = SILENT_AFTER) -> JobOverview:
+        """The job ``run`` at ``now`` (default: the time of the call), as the Jobs page shows
+        it: each file's state and span, the places alive over a time grid, the step skew and
+        throughput per role, the stragglers, the restarts, the timeline of ends and the
+        goodput (a writer is ``silent`` after ``silent_after`` seconds without a record)."""
+        moment = time.time() if now is None else now
+        return job_overview(self._index.file_progress(run), now=moment, silent_after=silent_after)
+
+    def goodput(self, run: str) -> Goodput:
+        """How much of each rank's wall time of ``run`` produced new steps, what each restart
+        cost and which steps were done twice; ``.totals()`` is the job's, ``.totals(mask)``
+        a part's (see :mod:`visualdl._jobs.goodput` for the definitions)."""
+        return measure_goodput(self._index.file_progress(run))
+
+    def end_timeline(self, run: str) -> EndTimeline:
+        """How ``run``'s processes ended: the first to end uncleanly (the first to close when
+        all closed), then the others grouped by how they ended, with counts and times."""
+        return end_timeline(self._index.writers(run))
+
+    def stragglers(self, run: str, *, now: float | None = None) -> StragglerReport:
+        """Why each straggler of ``run`` is slow: its system metric furthest from its role's
+        median at the same time, and its host's (nothing read when there is no straggler)."""
+        report = job_stragglers(self.job(run, now=now), functools.partial(self._system_members, run))
+        return report
+
+    def _system_members(self, run: str) -> dict[tuple[str, str, str], list[Member]]:
+        """Every system metric's series in ``run``, by ``(scope, name, unit)``."""
+        index = self._index
+        return {
+            (scope, name, unit): [m for m in index.system_members(run, scope, name) if m.unit == unit]
+            for scope, name, unit in index.system_catalog(run)
+        }
 
     def poll(self, progress: Callable[[int, int, int], None] | None = None) -> PollResult:
         """Find new files and runs, read the bytes added since the last poll, drop removed runs.
