@@ -121,6 +121,7 @@ def _spawned_writer(logdir: str, index: int, barrier) -> None:
     w.close()
 
 
+@pytest.mark.e2e  # writers in spawned processes: seconds of CPU
 def test_writer_processes_share_a_logdir(logdir):
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(PROCESSES)

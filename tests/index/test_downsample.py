@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -71,6 +72,7 @@ def test_select_range_is_inclusive():
     assert select_range(steps, 50, None) == (5, 5)
 
 
+@pytest.mark.e2e  # 300 generated series: seconds
 @settings(max_examples=300, deadline=None)
 @given(
     hnp.arrays(np.float64, st.integers(1, 2000), elements=finite_or_not),

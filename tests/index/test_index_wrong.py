@@ -93,6 +93,7 @@ def expected_divergence(tag: str) -> tuple[int, list[int]] | None:
     return None
 
 
+@pytest.mark.e2e  # the job fixture: ranks written by spawned processes, seconds of CPU
 def test_index_wrong_first_nonfinite_is_numpys_over_every_value(job):
     found = {f.tag: f for f in job.first_nonfinite("job")}
     for tag in TAGS:
@@ -108,6 +109,7 @@ def test_index_wrong_first_nonfinite_is_numpys_over_every_value(job):
     assert [f.tag for f in job.first_nonfinite("job")] == ["grad_norm", "loss"]  # by step
 
 
+@pytest.mark.e2e  # the job fixture's spawned ranks
 def test_index_wrong_divergence_is_numpys_and_per_rank_tags_never_diverge(job):
     found = {d.tag: d for d in job.divergence("job")}
     assert set(found) == {"loss", "grad_norm"}  # lr agrees; throughput differs by design
@@ -122,6 +124,7 @@ def test_index_wrong_divergence_is_numpys_and_per_rank_tags_never_diverge(job):
     assert found["loss"].majority == pytest.approx(3.0 / 71)
 
 
+@pytest.mark.e2e  # the job fixture's spawned ranks
 def test_index_wrong_replicated_by_name_or_test(job):
     by_name = {d.tag: d for d in job.divergence("job", replicated=["loss", "throughput"])}
     assert by_name["loss"].why == "setting"

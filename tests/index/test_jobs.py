@@ -37,6 +37,7 @@ def _rank_writer(logdir: str, rank: int, barrier) -> None:
                 w.add_scalar("sparse", float(rank), step)
 
 
+@pytest.mark.e2e  # eight ranks in spawned processes: seconds of CPU
 def test_jobs_eight_ranks_write_one_run_every_point_exactly_once(tmp_path):
     logdir = str(tmp_path / "job")
     ctx = multiprocessing.get_context("spawn")

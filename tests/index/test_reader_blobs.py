@@ -157,6 +157,7 @@ def _event(step: int, **value: Any) -> bytes:
     return frame(event.SerializeToString())
 
 
+@pytest.mark.e2e  # a 64 MB image written and indexed under tracemalloc: a CPU second
 def test_indexing_a_huge_image_in_an_event_file_never_reads_it_whole(logdir):
     """An event file's image of 64 MB (torch and tensorboardX write any size) is indexed
     holding a small part of it (its record checked a chunk at a time, the decoder given it

@@ -8,6 +8,7 @@ import os
 import zlib
 
 import numpy as np
+import pytest
 
 from visualdl import LogReader
 from visualdl._formats.framing import frame
@@ -43,6 +44,7 @@ def _ours(first: int) -> bytes:
     return encode_scalars(["loss"], [n], steps, np.zeros(n), np.full(n, 1.7e9)).SerializeToString()
 
 
+@pytest.mark.e2e  # millions of points inflated and read: seconds
 def test_reader_budget_refuses_points_past_it_and_names_the_file(logdir):
     n = MAX_POINTS_PER_RECORD
     crafted = os.path.join(logdir, "crafted", "a.vdlog")
