@@ -162,6 +162,7 @@ def _projection(client, timeout: float, **query: Any) -> Any:
     return wait_until(done, timeout, f"the {query['method']} projection", interval=0.2)
 
 
+@pytest.mark.e2e  # scikit-learn's t-SNE (an e2e extra) in a worker process: seconds
 def test_projector_tsne_runs_in_the_background_and_a_missing_package_is_named(env, monkeypatch):
     client, _ = env
     answer = _projection(client, 120, run="emb", tag="vectors", method="tsne", dims=2)

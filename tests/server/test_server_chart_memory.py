@@ -7,6 +7,7 @@ import os
 import tracemalloc
 
 import numpy as np
+import pytest
 
 from visualdl._formats.framing import frame
 from visualdl._index.downsample import downsample, select_range
@@ -33,6 +34,7 @@ def _long_log(logdir: str) -> tuple[np.ndarray, np.ndarray]:
     return steps, values
 
 
+@pytest.mark.e2e  # a long series written and read under tracemalloc: seconds
 def test_chart_of_a_long_series_holds_a_piece_of_it(logdir, make_app):
     steps, values = _long_log(logdir)
     app = make_app(logdir)

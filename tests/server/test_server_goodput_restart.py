@@ -38,6 +38,7 @@ def _steps(lines):
     return {int(a): float(b) for a, b in (line.split() for line in lines if line.strip() and line[0].isdigit())}
 
 
+@pytest.mark.e2e  # ranks in child processes, one killed: a CPU second
 def test_goodput_of_a_rank_killed_and_restarted_from_an_older_step(tmp_path, make_app, child_env):
     run = str(tmp_path / "g")
     steady = _start(child_env, run, 0, 0, 0, 40)

@@ -11,6 +11,8 @@ import pytest
 from visualdl import LogWriter
 from visualdl._index.index import Index
 
+pytestmark = pytest.mark.e2e  # jobs of ranks written by spawned processes: 9 CPU seconds
+
 RANKS = 6
 STEPS = 400
 

@@ -13,6 +13,8 @@ import pytest
 
 from visualdl import LogWriter
 
+pytestmark = pytest.mark.e2e  # jobs of 21 and 23 ranks written by spawned processes: seconds of CPU
+
 STEPS = 120
 EDGES = {"p5": 0.05, "p25": 0.25, "median": 0.5, "p75": 0.75, "p95": 0.95}
 #: 21 ranks: (21 - 1) q is whole for every quantile, so each edge is one rank's value.

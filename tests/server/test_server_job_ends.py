@@ -15,6 +15,8 @@ import pytest
 
 from visualdl import LogReader
 
+pytestmark = pytest.mark.e2e  # six ranks ended by real processes, then visualdl --inspect: seconds of CPU
+
 CHILD = """
 import ctypes, os, signal, sys, threading
 from visualdl import LogWriter

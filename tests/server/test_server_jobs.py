@@ -196,6 +196,7 @@ if how == "kill":
 """
 
 
+@pytest.mark.e2e  # ranks in child processes: a CPU second
 def test_server_job_writers_say_how_each_process_ended(tmp_path, make_app, child_env):
     import subprocess
     import sys

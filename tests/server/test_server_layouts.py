@@ -33,6 +33,7 @@ def _write(logdir: str, layout: dict[str, Any]) -> None:
         sw.add_custom_scalars(layout)
 
 
+@pytest.mark.e2e  # visualdl started in a process of its own
 def test_scalar_layout_backtracking_regex_answers_while_others_are_served_and_sigterm_stops(tmp_path):
     logdir = str(tmp_path / "logs")
     _write(logdir, {"Evil": EVIL})

@@ -128,6 +128,7 @@ def test_openapi_states_a_bound_for_every_parameter(document):
     assert document["components"]["responses"]["405"]["headers"]["Allow"]
 
 
+@pytest.mark.e2e  # every bound of every route probed on both sides: seconds
 def test_openapi_bounds_hold_on_both_sides(client, document):
     """Just outside a stated bound: 400. Just inside: anything documented but 400 (and never a 5xx)."""
     probed = 0

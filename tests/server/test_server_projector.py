@@ -5,6 +5,7 @@ and concurrent requests for one projection (computed once)."""
 from __future__ import annotations
 
 import base64
+import importlib.util
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 from kit.apps import build_app
+from kit.requirements import require
 from kit.servers import get_json, serve_cli
 from kit.waiting import wait_until
 
@@ -25,7 +27,11 @@ from visualdl.server._manifold import ProjectionFailed, embed_in_worker
 from visualdl.server._views import projector
 from visualdl.server._views.projector import Projector, pca
 
-pytest.importorskip("sklearn")
+
+@pytest.fixture
+def sklearn() -> None:
+    """scikit-learn installed, for the t-SNE workers (an e2e extra; PCA needs none)."""
+    require(importlib.util.find_spec("sklearn") is not None, "scikit-learn", "pip install -e '.[e2e]'")
 
 
 def _write(logdir: str, entries: dict[str, np.ndarray]) -> str:
@@ -49,7 +55,8 @@ def _done(fetch: Any, timeout: float, what: str) -> Any:
     return wait_until(done, timeout, what, interval=0.1)
 
 
-def test_projector_tsne_of_identical_rows_answers_and_the_server_lives(tmp_path):
+@pytest.mark.e2e  # scikit-learn's t-SNE (an e2e extra) behind a server process: seconds
+def test_projector_tsne_of_identical_rows_answers_and_the_server_lives(tmp_path, sklearn):
     rng = np.random.default_rng(0)
     logdir = _write(str(tmp_path / "logs"), {"constant": np.full((100, 8), 0.5), "zeros": np.zeros((30, 4)),
                                               "normal": rng.normal(size=(60, 8))})  # fmt: skip
@@ -69,7 +76,8 @@ def test_projector_tsne_of_identical_rows_answers_and_the_server_lives(tmp_path)
         assert coords.shape == (60, 2) and np.isfinite(coords).all() and coords.std(axis=0).min() > 0
 
 
-def test_projector_worker_crash_is_that_projections_error_not_the_servers():
+@pytest.mark.e2e  # scikit-learn's t-SNE (an e2e extra) crashing its worker process
+def test_projector_worker_crash_is_that_projections_error_not_the_servers(sklearn):
     with pytest.raises(ProjectionFailed, match=r"^its worker process died of SIGSEGV"):
         embed_in_worker("tsne", np.ones((100, 8), np.float32), 2)  # scikit-learn's Barnes-Hut t-SNE segfaults
 
@@ -131,7 +139,8 @@ def _alive(pid: int) -> bool:
     return state not in ([], ["Z"], ["X"])
 
 
-def test_projector_worker_out_of_memory_is_answered_422_for_that_projection(tmp_path):
+@pytest.mark.e2e  # scikit-learn's t-SNE (an e2e extra) out of memory in its worker process
+def test_projector_worker_out_of_memory_is_answered_422_for_that_projection(tmp_path, sklearn):
     logdir = _write(str(tmp_path / "logs"), {"vectors": np.random.default_rng(2).normal(size=(50, 8))})
     app = build_app(logdir)
     app.extensions["visualdl.projector"] = Projector(app.extensions["visualdl.provider"], worker_memory=16 << 20)

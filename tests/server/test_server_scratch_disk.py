@@ -17,6 +17,8 @@ from visualdl import LogReader, LogWriter
 from visualdl._index.series import CACHE_DIR_ENV, SpillFile
 from visualdl.proto import tb
 
+pytestmark = pytest.mark.e2e  # a small disk mounted, megabytes spilled and read again: seconds of CPU
+
 RUNS, POINTS = 3, 40_000  # 2.9 MB spilled (24 bytes a point)
 DISK, FILLER = 8 << 20, 7_600_000  # a tmpfs of 8 MiB, all but 0.8 MB of it taken
 

@@ -26,6 +26,7 @@ def sweep(tmp_path_factory):
     return logdir, names, app.test_client()
 
 
+@pytest.mark.e2e  # the sweep fixture: 1,200 runs written and indexed, 20 CPU seconds
 def test_more_runs_than_a_get_takes_are_selected_by_a_query(sweep):
     _, names, client = sweep
     assert len(names) > 1000
@@ -38,6 +39,7 @@ def test_more_runs_than_a_get_takes_are_selected_by_a_query(sweep):
     assert "1200 runs selected" in too_many.get_json()["error"] and "group_by" in too_many.get_json()["error"]
 
 
+@pytest.mark.e2e  # the sweep fixture's 1,200 runs
 def test_every_run_grouped_by_its_lr_draws_ten_bands_equal_to_the_members_extremes(sweep):
     _, names, client = sweep
     answer = client.get("/api/scalars", query_string={"tag": "eval/loss", "group_by": "lr"})
@@ -57,6 +59,7 @@ def test_every_run_grouped_by_its_lr_draws_ten_bands_equal_to_the_members_extrem
             assert band["count"][i] == SEEDS
 
 
+@pytest.mark.e2e  # the sweep fixture's 1,200 runs
 def test_auto_groups_by_the_hparams_that_are_not_seeds(sweep):
     client = sweep[2]
     answer = client.get("/api/scalars", query_string={"tag": "eval/acc", "group_by": ":auto"}).get_json()
@@ -66,6 +69,7 @@ def test_auto_groups_by_the_hparams_that_are_not_seeds(sweep):
     assert answer["runs"][0]["group"]["key"] == {"lr": 0.01, "opt": "adam"}
 
 
+@pytest.mark.e2e  # the sweep fixture's 1,200 runs
 def test_groups_by_a_field_a_regex_and_a_query_together(sweep):
     client = sweep[2]
     answer = client.get(
@@ -84,6 +88,7 @@ def test_groups_by_a_field_a_regex_and_a_query_together(sweep):
     assert labels == [str(d) for d in range(1, 10)] + ["no match"]  # lr0.1 has no 0.0 prefix
 
 
+@pytest.mark.e2e  # the sweep fixture's 1,200 runs
 @pytest.mark.parametrize(
     ("query", "says"),
     [
@@ -101,6 +106,7 @@ def test_bad_selections_are_400_naming_the_problem(sweep, query, says):
     assert says in answer.get_json()["error"]
 
 
+@pytest.mark.e2e  # the sweep fixture's 1,200 runs
 def test_unknown_fields_to_group_or_sort_by_are_404_like_unknown_tags(sweep):
     for path, query in (
         ("/api/scalars", {"tag": "eval/loss", "group_by": "momentum"}),
@@ -111,6 +117,7 @@ def test_unknown_fields_to_group_or_sort_by_are_404_like_unknown_tags(sweep):
         assert "no field 'momentum'" in answer.get_json()["error"]
 
 
+@pytest.mark.e2e  # the sweep fixture's 1,200 runs
 def test_the_runs_table_pages_filters_and_sorts_by_a_metric(sweep):
     logdir, names, client = sweep
     first = client.get("/api/runs/table", query_string={"limit": 5}).get_json()
