@@ -147,6 +147,7 @@ def test_a_poll_through_a_dead_endpoint_returns_and_catches_up(bucket, faults):
     w.close()
 
 
+@pytest.mark.e2e  # a 6 MB segment through the fault proxy: seconds of CPU
 def test_close_during_an_upload_attempt_of_a_big_segment_is_bounded(bucket, faults):
     """An attempt already under way when ``close()`` starts is given a time from its segment's
     size (64 s for 16 MiB at a slow link's pace); ``close_timeout`` cuts it short all the same."""

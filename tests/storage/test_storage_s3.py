@@ -122,6 +122,7 @@ _RANK_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e  # three ranks in processes of their own: seconds of CPU
 def test_writers_in_several_processes_into_one_job_prefix(bucket, s3):
     url = f"{bucket}/job/run"
     procs = [subprocess.Popen([sys.executable, "-c", _RANK_SCRIPT, url, str(rank)], env=_env(s3)) for rank in range(3)]
@@ -152,6 +153,7 @@ _SHARED_NAME_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e  # eight ranks in processes of their own against the S3 server: 10 CPU seconds
 def test_writers_given_one_file_name_never_overwrite_each_others_segments(bucket, s3):
     """Eight ranks of one ``file_name`` flushing at the same instants, as after a barrier:
     every upload is an object of its own and every point reads back."""
@@ -419,6 +421,7 @@ def test_two_servers_over_one_bucket_answer_alike(bucket, make_app):
     assert "job" in json.dumps(clients[0].get("/api/runs").get_json())
 
 
+@pytest.mark.e2e  # visualdl --inspect in a process of its own
 def test_the_server_inspect_and_notebook_take_a_url(bucket, s3):
     w = LogWriter(f"{bucket}/exp/run0", upload_secs=3600)
     for step in range(20):
@@ -436,6 +439,7 @@ def test_the_server_inspect_and_notebook_take_a_url(bucket, s3):
     assert any(list(trace.y) == pytest.approx([s / 20 for s in range(20)]) for trace in figure.data)
 
 
+@pytest.mark.e2e  # visualdl --inspect in a process of its own
 def test_a_logdir_url_that_is_itself_a_run_is_run_dot_everywhere(bucket, s3, make_app):
     """``visualdl --logdir s3://bkt/exp/job42`` where job42 holds the logs: run ``.``, as a
     local directory with the same layout is, for the server, ``--inspect`` and the reader."""
