@@ -64,6 +64,7 @@ def _metric(writer, scope: str, name: str, gpu: int = -1):
     return m
 
 
+@pytest.mark.e2e  # a writer process sampling for seconds: a CPU second or more
 def test_sdk_sysmetrics_process_and_host_values_are_plausible(tmp_path, child_env):
     body = """
     ballast = bytearray(b"x" * (150 << 20))
@@ -89,6 +90,7 @@ def test_sdk_sysmetrics_process_and_host_values_are_plausible(tmp_path, child_en
     assert reader.tags(run)["scalars"] == ["loss"]  # apart from the user's tags
 
 
+@pytest.mark.e2e  # two writer processes sampling for seconds: seconds of CPU
 def test_sdk_sysmetrics_host_metrics_only_from_local_rank_zero(tmp_path, child_env):
     for rank in (0, 1):
         _child(str(tmp_path), child_env, "", rank=rank, local_rank=rank, world_size=2, role="trainer")
@@ -105,6 +107,7 @@ GPU_VALUES: dict[int, dict[str, float]] = {
 }  # fmt: skip
 
 
+@pytest.mark.e2e  # a writer process sampling for seconds: a CPU second or more
 def test_sdk_sysmetrics_fake_nvml_two_gpus_read_back_exactly(tmp_path, child_env):
     env = {k: v for k, v in child_env.items() if k != "CUDA_VISIBLE_DEVICES"}
     _child(str(tmp_path), env, "", before="import fake_nvml; fake_nvml.install()")

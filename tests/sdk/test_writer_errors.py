@@ -261,6 +261,7 @@ def _log_for(w, seconds: float) -> tuple[list[int], list[float], int]:
     return kept, costs, peak
 
 
+@pytest.mark.e2e  # adds points for 3 s: as many CPU seconds on an idle machine
 def test_full_disk_backs_off_logs_once_and_stays_within_the_bound(small_disk, caplog):
     logdir = small_disk / "logs"
     limit = 1 << 20
@@ -284,6 +285,7 @@ def test_full_disk_backs_off_logs_once_and_stays_within_the_bound(small_disk, ca
     assert LogReader(str(logdir)).scalars(".", "x").steps.tolist() == kept
 
 
+@pytest.mark.e2e  # adds points for 3 s: as many CPU seconds on an idle machine
 def test_failing_writes_are_retried_with_backoff_not_at_every_call(logdir, monkeypatch, caplog):
     w = LogWriter(logdir, max_pending_bytes=1 << 20, flush_secs=0.05)
     attempts = {"n": 0}
