@@ -162,6 +162,7 @@ def test_reader_reports_a_directory_it_cannot_list_and_keeps_its_runs(tmp_path, 
     assert reader.problems == []  # listed again: nothing wrong now
 
 
+@pytest.mark.e2e  # visualdl started in a process of its own: a CPU second
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_server_stops_with_a_fifo_in_the_logdir(tmp_path, child_env, sig, free_port):
     _write_run(str(tmp_path / "good"))
