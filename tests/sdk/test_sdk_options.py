@@ -11,6 +11,7 @@ import pytest
 
 from visualdl import LogWriter
 from visualdl.sdk._options import WriterOptions
+from visualdl.sdk._sink import Sink
 
 
 def test_options_take_every_argument_of_logwriter():
@@ -21,8 +22,8 @@ def test_options_take_every_argument_of_logwriter():
 
 def test_options_are_frozen_and_filled_in(logdir):
     with LogWriter(logdir, file_name="train", max_queue=7, flush_secs=2, rank=3, role="PSERVER") as w:
-        options = w._options
-        assert w._sink.options is options  # the sink reads the writer's value
+        options, sink = w._options, w._sink
+        assert isinstance(sink, Sink) and sink.options is options  # the sink reads the writer's value
     assert dataclasses.is_dataclass(options)
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.max_queue = 1  # type: ignore[misc]
@@ -48,7 +49,7 @@ def test_options_default_logdir_is_runs_time_host_comment(tmp_path, monkeypatch)
 
 def test_options_refuse_an_upload_as_large_as_the_memory_bound_only_where_uploads_wait(logdir):
     sizes = {"upload_bytes": 1 << 20, "max_pending_bytes": 1 << 20}
-    options = WriterOptions.check(**{**_defaults(), "logdir": logdir, **sizes}, env={})  # type: ignore[arg-type]
+    options = WriterOptions.check(**{**_defaults(), "logdir": logdir, **sizes}, env={})
     options.check_store(appends=True)  # a local file: nothing waits for an upload
     with pytest.raises(ValueError, match=r"upload_bytes \(1048576\) must be less than max_pending_bytes \(1048576\)"):
         options.check_store(appends=False)

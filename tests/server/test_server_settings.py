@@ -72,7 +72,7 @@ def test_settings_cache_dir_is_given_or_the_environment_variable_and_reaches_the
     assert Settings().cache_dir is None  # the system's temporary directory
     monkeypatch.setenv(CACHE_DIR_ENV, str(from_env))
     assert Settings().cache_dir == str(from_env)  # read where the settings are built
-    settings = Settings(logdirs=(("", str(tmp_path)),), background=False, cache_dir=given)  # type: ignore[arg-type]
+    settings = Settings(logdirs=(("", str(tmp_path)),), background=False, cache_dir=given)
     assert settings.cache_dir == str(given)
     provider = DataProvider(settings)
     assert [source.reader._spill.directory for source in provider._sources] == [str(given)]
