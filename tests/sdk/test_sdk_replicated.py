@@ -38,7 +38,7 @@ def test_sdk_replicated_changed_declaration_is_written_again_and_the_last_wins(t
     assert _kinds(os.path.join(tmp_path, "a.vdlog")).count("tag_info") == 2
     reader = LogReader(tmp_path)
     (logfile,) = reader._index._runs["."].files.values()
-    assert getattr(logfile.decoder, "tag_info", None) == {"loss": False}
+    assert logfile.writer.tag_info == {"loss": False}
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, None.__class__])
