@@ -100,7 +100,11 @@ def _tag_info(message: pb.TagInfo, state: WriterState, path: str, offset: int) -
 
 
 def _declared_tag(state: WriterState, info: tuple[str, bool]) -> WriterState:
+    """The tag declared so (a declaration already made, by a writer appending to the file
+    again, keeps the state as it is)."""
     tag, replicated = info
+    if state.tag_info.get(tag) is replicated:
+        return state
     return replace(state, tag_info={**state.tag_info, tag: replicated})
 
 
