@@ -174,7 +174,7 @@ def _entries(
     try:
         chart = provider.read_chart(tag=tag, runs=runs, max_points=max_points, ranks=ranks, max_runs=None)
     except NotFound:  # a run removed meanwhile: each of the others alone
-        entries = []
+        entries: list[tuple[str, RunScalars]] = []
         for run in runs:
             try:
                 chart = provider.read_chart(tag=tag, runs=[run], max_points=max_points, ranks=ranks)
