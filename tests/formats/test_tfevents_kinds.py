@@ -10,17 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_tfevents_reader import WRITERS, TorchWriter, XWriter  # the real writers, required
+from kit.writers import WRITERS, summary_writer, torch, torch_writer
+from test_tfevents_reader import XWriter  # tensorboardX's writer, required
 
 from visualdl import LogReader
 from visualdl._formats import framing as _framing
 from visualdl._kinds.table import HPARAMS_TAG, SCALAR_LAYOUT_TAG, LayoutCategory, LayoutChart, ScalarLayoutEvent
 from visualdl.proto import tb
-
-try:
-    import torch
-except ImportError:  # pragma: no cover - CI installs it (test_tfevents_reader requires it)
-    torch = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 LABELS = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 0])
@@ -47,9 +43,10 @@ def _values(logdir: str, tag: str) -> list[tuple[Any, Any]]:
     return out
 
 
+@pytest.mark.e2e  # torch's writer (torch: an e2e extra)
 def test_tfevents_audio_is_the_wav_torch_wrote(tmp_path):
-    clip = torch.tensor(np.sin(np.arange(400) / 7.0) * 0.8)
-    w = TorchWriter(str(tmp_path))
+    clip = torch().tensor(np.sin(np.arange(400) / 7.0) * 0.8)
+    w = torch_writer()(str(tmp_path))
     w.add_audio("speech", clip, 3, sample_rate=16000)
     w.add_audio("speech", -clip, 5, sample_rate=16000)
     w.close()
@@ -71,9 +68,9 @@ def test_tfevents_audio_is_the_wav_torch_wrote(tmp_path):
     assert reader.problems == []
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_tfevents_pr_curves_are_what_the_writer_computed(tmp_path, writer):
-    w = WRITERS[writer](str(tmp_path))
+    w = summary_writer(writer)(str(tmp_path))
     w.add_pr_curve("eval/pr", LABELS, PREDICTIONS, 2, num_thresholds=7)
     w.add_pr_curve("eval/pr", LABELS, PREDICTIONS[::-1].copy(), 4, num_thresholds=7)
     w.close()
@@ -95,9 +92,9 @@ def test_tfevents_pr_curves_are_what_the_writer_computed(tmp_path, writer):
     assert reader.problems == []
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_tfevents_hparams_are_the_session_start_and_the_metrics(tmp_path, writer):
-    w = WRITERS[writer](str(tmp_path))
+    w = summary_writer(writer)(str(tmp_path))
     w.add_hparams({"lr": 0.1, "batch": 32, "opt": "sgd", "bn": True}, {"hp/acc": 0.9, "hp/loss": 0.25})
     w.close()
     reader = LogReader(str(tmp_path))
@@ -117,9 +114,9 @@ def test_tfevents_hparams_are_the_session_start_and_the_metrics(tmp_path, writer
     assert reader.problems == []
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_tfevents_custom_scalars_are_the_layout(tmp_path, writer):
-    w = WRITERS[writer](str(tmp_path))
+    w = summary_writer(writer)(str(tmp_path))
     w.add_custom_scalars(LAYOUT)
     w.close()
     reader = LogReader(str(tmp_path))

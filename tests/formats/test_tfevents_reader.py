@@ -11,6 +11,7 @@ import struct
 import numpy as np
 import pytest
 from kit.requirements import require
+from kit.writers import WRITERS, summary_writer, torch_writer
 from PIL import Image
 
 from visualdl import LogReader
@@ -19,17 +20,10 @@ try:
     from tensorboardX import SummaryWriter as XWriter
 except ImportError:  # pragma: no cover - CI installs it
     XWriter = None
-try:
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
-except ImportError:  # pragma: no cover - CI installs it
-    TorchWriter = None  # type: ignore[misc,assignment]
 
 require(XWriter is not None, "tensorboardX", "pip install -e '.[bench]'")
-require(TorchWriter is not None, "torch.utils.tensorboard", "pip install -e '.[test,bench]'")
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
-
-WRITERS = {"tensorboardX": XWriter, "torch": TorchWriter}
 
 
 def _f32(x: float) -> float:
@@ -43,9 +37,9 @@ def _same(got: list[float], want: list[float]) -> bool:
     )
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_tfevents_scalars_value_for_value(logdir, writer):
-    cls = WRITERS[writer]
+    cls = summary_writer(writer)
     run = os.path.join(logdir, "train")
     w = cls(run)
     steps = [0, 1, 2, 5, 9, 100, 101, 10**12]  # gapped, and past 2^32
@@ -67,8 +61,9 @@ def test_tfevents_scalars_value_for_value(logdir, writer):
     assert reader.problems == []
 
 
+@pytest.mark.e2e  # torch's writer (torch: an e2e extra)
 def test_tfevents_torch_new_style_rank0_tensors(logdir):
-    w = TorchWriter(logdir)
+    w = torch_writer()(logdir)
     for step, value in enumerate([0.25, float("nan"), float("inf"), 1.1]):
         w.add_scalar("acc", value, step, new_style=True)
         w.add_scalar("dbl", value, step, new_style=True, double_precision=True)
@@ -79,11 +74,11 @@ def test_tfevents_torch_new_style_rank0_tensors(logdir):
     assert reader.scalars(".", "acc").steps.tolist() == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_tfevents_add_scalars_subdirectories_are_runs(logdir, writer):
     """Each sub-tag is a run in a subdirectory: tensorboardX's ``loss/train``, torch's ``loss_train``."""
     sep = "/" if writer == "tensorboardX" else "_"
-    w = WRITERS[writer](os.path.join(logdir, "exp"))
+    w = summary_writer(writer)(os.path.join(logdir, "exp"))
     for step in range(3):
         w.add_scalars("loss", {"train": 1.0 + step, "eval": 2.0 + step}, step)
     w.add_scalar("lr", 0.5, 0)
@@ -112,8 +107,9 @@ def test_tfevents_writer_closed_and_reopened_files_merge(logdir):
     assert series.steps.tolist() == list(range(10)) and series.values.tolist() == [float(s) for s in range(10)]
 
 
+@pytest.mark.e2e  # torch's writer (torch: an e2e extra)
 def test_tfevents_live_file_is_followed(logdir):
-    w = TorchWriter(logdir, flush_secs=3600)  # its flush() drains its queue; tensorboardX's does not
+    w = torch_writer()(logdir, flush_secs=3600)  # its flush() drains its queue; tensorboardX's does not
     w.add_scalar("x", 1.0, 0)
     w.flush()
     reader = LogReader(logdir)
@@ -148,9 +144,9 @@ def test_tfevents_torn_tail_is_waited_for_then_read(logdir):
     assert reader.scalars(".", "x").steps.tolist() == [0, 1, 2]
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_tfevents_images_histograms_text(logdir, writer):
-    w = WRITERS[writer](logdir)
+    w = summary_writer(writer)(logdir)
     pixels = np.zeros((3, 4, 5), np.uint8)
     pixels[0] = 255
     w.add_image("img", pixels, 2)
@@ -197,11 +193,11 @@ def test_tfevents_next_to_our_files_in_one_run(logdir):
     assert sorted(info.format for info in reader.writers(".")) == ["tfevents", "visualdl"]
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_tfevents_purge_step_replaces_orphaned_points(logdir, writer):
     """A writer reopened with ``purge_step=5`` supersedes the points from step 5 on, as
     TensorBoard drops them; they stay readable as replaced points."""
-    cls = WRITERS[writer]
+    cls = summary_writer(writer)
     first = cls(logdir, filename_suffix=".first")
     for step in range(10):
         first.add_scalar("x", float(step), step)
@@ -217,10 +213,11 @@ def test_tfevents_purge_step_replaces_orphaned_points(logdir, writer):
     assert reader.scalars(".", "x", replaced=True).steps.tolist() == [5, 6, 7, 8, 9]
 
 
+@pytest.mark.e2e  # torch's writer (torch: an e2e extra)
 def test_tfevents_session_start_within_a_file(logdir):
     from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 
-    w = TorchWriter(logdir)
+    w = torch_writer()(logdir)
     for step in range(6):
         w.add_scalar("x", float(step), step)
         w.add_scalar("y", -float(step), step)

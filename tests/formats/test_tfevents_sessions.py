@@ -8,21 +8,19 @@ from __future__ import annotations
 
 import pytest
 from kit.requirements import require
+from kit.writers import WRITERS, summary_writer, torch_writer
 
 from visualdl import LogReader
 
 try:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-    from tensorboardX import SummaryWriter as XWriter
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
 except ImportError:  # pragma: no cover - the test extras install them
-    EventAccumulator = XWriter = TorchWriter = None  # type: ignore[misc,assignment]
+    EventAccumulator = None
 
-require(EventAccumulator is not None, "tensorboard, tensorboardX, torch", "pip install -e '.[test,bench]'")
+require(EventAccumulator is not None, "tensorboard", "pip install -e '.[test,bench]'")
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
-WRITERS = {"tensorboardX": XWriter, "torch": TorchWriter}
 OLD = 1_000_000_000.0  # 2001: wall times older than any session start
 
 
@@ -37,9 +35,9 @@ def _ours(logdir, tag):
     return sorted(zip(series.steps.tolist(), series.values.tolist(), strict=True))
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_purge_step_with_wall_times_older_than_the_session_keeps_what_follows_it(tmp_path, writer):
-    cls = WRITERS[writer]
+    cls = summary_writer(writer)
     first = cls(str(tmp_path), filename_suffix=".a")
     for step in range(150):
         first.add_scalar("x", float(step), step)
@@ -55,9 +53,9 @@ def test_purge_step_with_wall_times_older_than_the_session_keeps_what_follows_it
     assert replaced.steps.tolist() == list(range(60, 150)) and replaced.values.tolist()[0] == 60.0
 
 
-@pytest.mark.parametrize("writer", list(WRITERS))
+@pytest.mark.parametrize("writer", WRITERS)
 def test_a_first_file_opening_with_purge_step_zero_loses_nothing(tmp_path, writer):
-    w = WRITERS[writer](str(tmp_path), purge_step=0)
+    w = summary_writer(writer)(str(tmp_path), purge_step=0)
     for step in range(150):
         w.add_scalar("x", float(step), step, walltime=OLD + step)
     w.close()
@@ -66,9 +64,10 @@ def test_a_first_file_opening_with_purge_step_zero_loses_nothing(tmp_path, write
     assert _ours(tmp_path, "x") == want
 
 
+@pytest.mark.e2e  # torch's writer (torch: an e2e extra)
 def test_two_sessions_without_a_start_keep_both_points_as_tensorboard_shows_them(tmp_path):
     for suffix, offset in ((".a", 0.0), (".b", 100.0)):
-        w = TorchWriter(str(tmp_path), filename_suffix=suffix)
+        w = torch_writer()(str(tmp_path), filename_suffix=suffix)
         for step in range(5):
             w.add_scalar("x", offset + step, step)
         w.close()
@@ -77,7 +76,9 @@ def test_two_sessions_without_a_start_keep_both_points_as_tensorboard_shows_them
     assert _ours(tmp_path, "x") == want
 
 
+@pytest.mark.e2e  # torch's writer (torch: an e2e extra)
 def test_a_start_orphans_every_tag_of_earlier_files_even_one_its_file_lacks(tmp_path):
+    TorchWriter = torch_writer()
     first = TorchWriter(str(tmp_path), filename_suffix=".a")
     for step in range(10):
         first.add_scalar("x", float(step), step)
