@@ -14,21 +14,20 @@ import numpy as np
 import pytest
 from kit.apps import build_app
 from kit.requirements import require
+from kit.writers import torch, torch_writer
 from PIL import Image
 
 from visualdl import LogReader
 
 try:
-    import torch
     from tensorboard.compat.proto import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
     from tensorboard.plugins.image import metadata as image_metadata
     from tensorboardX import FileWriter
     from tensorboardX.proto.summary_pb2 import Summary as XSummary
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
 except ImportError:  # pragma: no cover - CI installs them
     FileWriter = None
 
-require(FileWriter is not None, "tensorboardX, tensorboard and torch", "pip install -e '.[test,bench]'")
+require(FileWriter is not None, "tensorboardX and tensorboard", "pip install -e '.[test,bench]'")
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
@@ -109,12 +108,13 @@ def test_image_batches_api_numbers_samples_and_serves_each(batch_logs):
     assert missing.status_code == 404 and "sample 2" in missing.get_json()["error"]
 
 
+@pytest.mark.e2e  # torch's writer (torch: an e2e extra)
 def test_image_batches_torch_add_images_stay_one_tiled_image_per_step(logdir):
     """torch's writer (as tensorboardX's) tiles a batch into one grid image before writing:
     one image per step whatever the batch's size, one tag."""
-    w = TorchWriter(os.path.join(logdir, "torch"))
-    w.add_images("grid", torch.rand(2, 3, H, W), 0)
-    w.add_images("grid", torch.rand(3, 3, H, W), 1)
+    w = torch_writer()(os.path.join(logdir, "torch"))
+    w.add_images("grid", torch().rand(2, 3, H, W), 0)
+    w.add_images("grid", torch().rand(3, 3, H, W), 1)
     w.close()
     reader = LogReader(logdir)
     assert reader.tags("torch")["images"] == ["grid"]

@@ -13,21 +13,14 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 from kit.apps import build_app
-from kit.requirements import require
+from kit.writers import torch, torch_writer
 
 from visualdl import LogWriter
 
-try:
-    import torch
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
-
-    HAVE_TORCH = True
-except ImportError:  # pragma: no cover - CI installs it
-    HAVE_TORCH = False
-
-require(HAVE_TORCH, "torch and tensorboard", "pip install -e '.[test,bench]'")
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+pytestmark = [
+    pytest.mark.e2e,  # torch's writer (torch: an e2e extra)
+    pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning"),
+]
 
 ROWS, DIM = 40, 6
 
@@ -50,10 +43,10 @@ def env(tmp_path_factory) -> tuple[Any, dict[int, np.ndarray], list[list[str]], 
     rng = np.random.default_rng(0)
     table = [[f"word{i}", f"class {i % 4}"] for i in range(ROWS)]
     matrices = {step: rng.normal(size=(ROWS, DIM)).astype(np.float32) for step in (0, 50)}
-    w = TorchWriter(os.path.join(logdir, "torch"))
+    w = torch_writer()(os.path.join(logdir, "torch"))
     for step, m in matrices.items():
-        w.add_embedding(torch.from_numpy(m), metadata=table, metadata_header=["word", "class"], global_step=step,
-                        tag="words", label_img=torch.rand(ROWS, 3, 5, 5))  # fmt: skip
+        w.add_embedding(torch().from_numpy(m), metadata=table, metadata_header=["word", "class"], global_step=step,
+                        tag="words", label_img=torch().rand(ROWS, 3, 5, 5))  # fmt: skip
     w.close()
     with LogWriter(os.path.join(logdir, "ours")) as ours:  # the same vectors through our own record
         ours.add_embeddings("words", mat=matrices[50], metadata=[list(c) for c in zip(*table, strict=True)],

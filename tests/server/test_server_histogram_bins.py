@@ -5,26 +5,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from kit.apps import build_app
-from kit.requirements import require
+from kit.writers import summary_writer, torch
 
 from visualdl import LogReader
-
-try:
-    import torch
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
-except ImportError:  # pragma: no cover - CI installs it
-    torch = TorchWriter = None  # type: ignore[assignment,misc]
-try:
-    from tensorboardX import SummaryWriter as XWriter
-except ImportError:  # pragma: no cover - CI installs it
-    XWriter = None
-
-require(TorchWriter is not None, "torch.utils.tensorboard", "pip install -e '.[e2e,bench]'")
-require(XWriter is not None, "tensorboardX", "pip install -e '.[bench]'")
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
@@ -36,19 +24,29 @@ FLAT = 1.2
 
 
 @pytest.fixture(scope="module")
-def uniform(tmp_path_factory):
-    """A logdir of runs ``torch`` and ``tbx``, each a histogram of 100k uniform values in (-0.1, 0.1)
-    per step, written by the writer's default buckets; and the values of each run's steps."""
+def uniform(tmp_path_factory) -> Callable[[str], tuple[str, list[np.ndarray]]]:
+    """Factory: ``uniform(run)`` -> (the logdir, the values of each step) where run ``torch`` or
+    ``tbx`` holds a histogram of 100k uniform values in (-0.1, 0.1) per step, written by that
+    writer's default buckets (each run written once, when first asked for)."""
     logdir = str(tmp_path_factory.mktemp("uniform"))
     rng = np.random.default_rng(7)
-    values = {}
-    for run, writer in (("torch", TorchWriter), ("tbx", XWriter)):
-        w = writer(os.path.join(logdir, run))
-        values[run] = [rng.uniform(-0.1, 0.1, SAMPLES) for _ in STEPS]
-        for step, v in zip(STEPS, values[run], strict=True):
-            w.add_histogram("uniform", torch.from_numpy(v), step)
-        w.close()
-    return logdir, values
+    values = {run: [rng.uniform(-0.1, 0.1, SAMPLES) for _ in STEPS] for run in ("torch", "tbx")}
+    written: set[str] = set()
+
+    def write(run: str) -> tuple[str, list[np.ndarray]]:
+        if run not in written:
+            w = summary_writer("torch" if run == "torch" else "tensorboardX")(os.path.join(logdir, run))
+            for step, v in zip(STEPS, values[run], strict=True):
+                w.add_histogram("uniform", torch().from_numpy(v) if run == "torch" else v, step)
+            w.close()
+            written.add(run)
+        return logdir, values[run]
+
+    return write
+
+
+#: The runs the tests draw: torch's writer is an e2e extra.
+RUNS = [pytest.param("torch", marks=pytest.mark.e2e), "tbx"]
 
 
 def _answer(logdir: str, run: str, **params: int) -> dict:
@@ -58,18 +56,18 @@ def _answer(logdir: str, run: str, **params: int) -> dict:
     return response.get_json()
 
 
-@pytest.mark.parametrize("run", ["torch", "tbx"])
+@pytest.mark.parametrize("run", RUNS)
 def test_histogram_bins_draw_uniform_values_flat(uniform, run):
-    logdir, values = uniform
+    logdir, values = uniform(run)
     body = _answer(logdir, run, bins=30)
     assert body["bins"] == 30 and [e["step"] for e in body["entries"]] == list(STEPS)
     grid = np.asarray(body["entries"][0]["edges"])
     width = np.diff(grid)
     assert grid.size == 31 and np.allclose(width, width[0], rtol=1e-9)
-    lowest = min(v.min() for v in values[run])
-    highest = max(v.max() for v in values[run])
+    lowest = min(v.min() for v in values)
+    highest = max(v.max() for v in values)
     assert (grid[0], grid[-1]) == pytest.approx((lowest, highest), abs=1e-7)  # torch writes float32 min and max
-    for entry, v in zip(body["entries"], values[run], strict=True):
+    for entry, v in zip(body["entries"], values, strict=True):
         assert entry["edges"] == grid.tolist()  # one grid for every step
         counts = np.asarray(entry["counts"])
         assert math.isclose(counts.sum(), SAMPLES, rel_tol=1e-12) and entry["count"] == SAMPLES
@@ -80,9 +78,9 @@ def test_histogram_bins_draw_uniform_values_flat(uniform, run):
         np.testing.assert_allclose(counts, np.histogram(v, grid)[0], rtol=0.05)
 
 
-@pytest.mark.parametrize("run", ["torch", "tbx"])
+@pytest.mark.parametrize("run", RUNS)
 def test_histogram_without_bins_answers_the_buckets_as_written(uniform, run):
-    logdir, _ = uniform
+    logdir, _ = uniform(run)
     body = _answer(logdir, run)
     assert body["bins"] is None
     written = LogReader(logdir).histograms(run, "uniform")
@@ -98,8 +96,8 @@ def test_histogram_without_bins_answers_the_buckets_as_written(uniform, run):
 
 
 def test_histogram_bins_out_of_range_are_refused(uniform):
-    logdir, _ = uniform
+    logdir, _ = uniform("tbx")  # the bins are checked alike for either writer's run
     client = build_app(logdir).test_client()
     for bad in ("0", "1001", "x"):
-        response = client.get(f"/api/histograms?run=torch&tag=uniform&bins={bad}")
+        response = client.get(f"/api/histograms?run=tbx&tag=uniform&bins={bad}")
         assert response.status_code == 400 and "'bins'" in response.get_json()["error"]
