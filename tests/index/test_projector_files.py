@@ -9,23 +9,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from typing import Any
 
 import numpy as np
 import pytest
-from kit.requirements import require
+from kit.writers import tensorboardx_writer, torch, torch_writer
 
 from visualdl import LogReader
 
-try:
-    import tensorboardX
-    import torch
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
-except ImportError:  # pragma: no cover - CI installs them
-    tensorboardX = None
-
-require(tensorboardX is not None, "tensorboardX and torch", "pip install -e '.[test,bench]'")
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+pytestmark = [
+    pytest.mark.e2e,  # torch's writer beside tensorboardX's in every test (torch: an e2e extra)
+    pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning"),
+]
 
 
 def _matrix(seed: int, rows: int, dim: int) -> np.ndarray:
@@ -41,8 +36,8 @@ def _matrix(seed: int, rows: int, dim: int) -> np.ndarray:
 ROWS = 16
 
 
-def _label_images(seed: int) -> torch.Tensor:
-    return torch.from_numpy(np.random.default_rng(seed).random((ROWS, 3, 4, 4), dtype=np.float32))
+def _label_images(seed: int) -> Any:
+    return torch().from_numpy(np.random.default_rng(seed).random((ROWS, 3, 4, 4), dtype=np.float32))
 
 
 #: What each run's writer wrote: tag -> step -> (matrix, header, rows of labels).
@@ -51,13 +46,13 @@ WRITTEN: dict[str, dict[str, dict[int, tuple[np.ndarray, tuple[str, ...], list[t
 
 def _write(logdir: str) -> None:
     WRITTEN.clear()
-    for run, writer in (("torch", TorchWriter), ("tbx", tensorboardX.SummaryWriter)):
+    for run, writer in (("torch", torch_writer()), ("tbx", tensorboardx_writer())):
         w = writer(os.path.join(logdir, run))
         written = WRITTEN.setdefault(run, {})
         words = [f"w{i} é" for i in range(ROWS)]
         for step, seed in ((0, 1), (7, 2)):
             m = _matrix(seed, ROWS, 5)
-            w.add_embedding(torch.from_numpy(m), metadata=words, label_img=_label_images(seed), global_step=step)
+            w.add_embedding(torch().from_numpy(m), metadata=words, label_img=_label_images(seed), global_step=step)
             written.setdefault("default", {})[step] = (m, ("label",), [(x,) for x in words])
         table = [[i, f"class {i % 3}", f"{i / 7:.3f}"] for i in range(9)]
         m = _matrix(3, 9, 16)
@@ -105,7 +100,7 @@ def test_projector_files_of_torch_and_tensorboardx_read_back_as_written(projecto
 def test_projector_files_are_followed_as_the_logdir_grows(projector_logs):
     reader = LogReader(projector_logs)
     # A later process appends a block (its event file named apart: tensorboardX's names have no pid).
-    x = tensorboardX.SummaryWriter(os.path.join(projector_logs, "tbx"), filename_suffix=".later")
+    x = tensorboardx_writer()(os.path.join(projector_logs, "tbx"), filename_suffix=".later")
     m = _matrix(9, 4, 5)
     x.add_embedding(m, metadata=list("abcd"), global_step=20)
     x.close()
@@ -244,7 +239,7 @@ def test_projector_block_appended_again_is_one_entry(projector_logs):
     """A script run twice into one directory: tensorboardX appends the same block again
     (and writes the step's files anew); the entry is listed, and read, once."""
     m = _matrix(5, ROWS, 5)
-    x = tensorboardX.SummaryWriter(os.path.join(projector_logs, "tbx"), filename_suffix=".again")
+    x = tensorboardx_writer()(os.path.join(projector_logs, "tbx"), filename_suffix=".again")
     x.add_embedding(m, metadata=[f"w{i} é" for i in range(ROWS)], label_img=_label_images(5), global_step=7)
     x.close()
     with open(os.path.join(projector_logs, "tbx", "projector_config.pbtxt")) as f:

@@ -7,19 +7,14 @@ import math
 
 import numpy as np
 import pytest
-from kit.requirements import require
+from kit.writers import torch, torch_writer
 
 from visualdl import notebook
 
-try:
-    import torch
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
-except ImportError:  # pragma: no cover - CI installs it
-    torch = TorchWriter = None  # type: ignore[assignment,misc]
-
-require(TorchWriter is not None, "torch.utils.tensorboard", "pip install -e '.[e2e,bench]'")
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+pytestmark = [
+    pytest.mark.e2e,  # torch's writer (torch: an e2e extra)
+    pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning"),
+]
 
 STEPS = (0, 10, 20)
 
@@ -28,9 +23,9 @@ STEPS = (0, 10, 20)
 def logs(tmp_path_factory):
     logdir = tmp_path_factory.mktemp("uniform")
     rng = np.random.default_rng(11)
-    w = TorchWriter(str(logdir / "torch"))
+    w = torch_writer()(str(logdir / "torch"))
     for step in STEPS:
-        w.add_histogram("uniform", torch.from_numpy(rng.uniform(-0.1, 0.1, 100_000)), step)
+        w.add_histogram("uniform", torch().from_numpy(rng.uniform(-0.1, 0.1, 100_000)), step)
     w.close()
     return logdir
 
