@@ -8,7 +8,7 @@ import os
 
 import pytest
 from kit.foreign import write_tfevents
-from kit.writers import torch, torch_writer
+from kit.writers import import_torch, torch_writer
 
 from visualdl import LogReader
 from visualdl.proto import tb
@@ -66,9 +66,9 @@ def test_every_event_field_is_read_listed_or_a_control_record(tmp_path, what):
 @pytest.mark.e2e  # torch's writer and a torch model (torch: an e2e extra)
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's add_graph traces with torch.jit
 def test_a_torch_models_graph_is_read_and_its_step_stats_listed_as_unshown(tmp_path):
-    nn, zeros = torch().nn, torch().zeros
+    torch = import_torch()
     w = torch_writer()(str(tmp_path / "run"))
-    w.add_graph(nn.Sequential(nn.Linear(4, 2), nn.ReLU()), zeros(1, 4))
+    w.add_graph(torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.ReLU()), torch.zeros(1, 4))
     w.add_scalar("loss", 1.0, 0)
     w.close()
     reader = LogReader(str(tmp_path))

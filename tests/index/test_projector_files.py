@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kit.writers import tensorboardx_writer, torch, torch_writer
+from kit.writers import import_torch, tensorboardx_writer, torch_writer
 
 from visualdl import LogReader
 
@@ -37,7 +37,7 @@ ROWS = 16
 
 
 def _label_images(seed: int) -> Any:
-    return torch().from_numpy(np.random.default_rng(seed).random((ROWS, 3, 4, 4), dtype=np.float32))
+    return import_torch().from_numpy(np.random.default_rng(seed).random((ROWS, 3, 4, 4), dtype=np.float32))
 
 
 #: What each run's writer wrote: tag -> step -> (matrix, header, rows of labels).
@@ -46,13 +46,14 @@ WRITTEN: dict[str, dict[str, dict[int, tuple[np.ndarray, tuple[str, ...], list[t
 
 def _write(logdir: str) -> None:
     WRITTEN.clear()
+    torch = import_torch()
     for run, writer in (("torch", torch_writer()), ("tbx", tensorboardx_writer())):
         w = writer(os.path.join(logdir, run))
         written = WRITTEN.setdefault(run, {})
         words = [f"w{i} é" for i in range(ROWS)]
         for step, seed in ((0, 1), (7, 2)):
             m = _matrix(seed, ROWS, 5)
-            w.add_embedding(torch().from_numpy(m), metadata=words, label_img=_label_images(seed), global_step=step)
+            w.add_embedding(torch.from_numpy(m), metadata=words, label_img=_label_images(seed), global_step=step)
             written.setdefault("default", {})[step] = (m, ("label",), [(x,) for x in words])
         table = [[i, f"class {i % 3}", f"{i / 7:.3f}"] for i in range(9)]
         m = _matrix(3, 9, 16)

@@ -36,6 +36,6 @@ def tensorboardx_writer() -> Any:
     return require_import("tensorboardX", BENCH_INSTALL).SummaryWriter
 
 
-def torch() -> Any:
-    """torch itself, imported by the test that uses it."""
+def import_torch() -> Any:
+    """torch itself, imported by the test that uses it: ``torch = import_torch()``."""
     return require_import("torch", E2E_INSTALL)

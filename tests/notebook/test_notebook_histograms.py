@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from kit.writers import torch, torch_writer
+from kit.writers import import_torch, torch_writer
 
 from visualdl import notebook
 
@@ -23,9 +23,10 @@ STEPS = (0, 10, 20)
 def logs(tmp_path_factory):
     logdir = tmp_path_factory.mktemp("uniform")
     rng = np.random.default_rng(11)
+    torch = import_torch()
     w = torch_writer()(str(logdir / "torch"))
     for step in STEPS:
-        w.add_histogram("uniform", torch().from_numpy(rng.uniform(-0.1, 0.1, 100_000)), step)
+        w.add_histogram("uniform", torch.from_numpy(rng.uniform(-0.1, 0.1, 100_000)), step)
     w.close()
     return logdir
 

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 from kit.apps import build_app
-from kit.writers import torch, torch_writer
+from kit.writers import import_torch, torch_writer
 
 from visualdl import LogWriter
 
@@ -43,10 +43,11 @@ def env(tmp_path_factory) -> tuple[Any, dict[int, np.ndarray], list[list[str]], 
     rng = np.random.default_rng(0)
     table = [[f"word{i}", f"class {i % 4}"] for i in range(ROWS)]
     matrices = {step: rng.normal(size=(ROWS, DIM)).astype(np.float32) for step in (0, 50)}
+    torch = import_torch()
     w = torch_writer()(os.path.join(logdir, "torch"))
     for step, m in matrices.items():
-        w.add_embedding(torch().from_numpy(m), metadata=table, metadata_header=["word", "class"], global_step=step,
-                        tag="words", label_img=torch().rand(ROWS, 3, 5, 5))  # fmt: skip
+        w.add_embedding(torch.from_numpy(m), metadata=table, metadata_header=["word", "class"], global_step=step,
+                        tag="words", label_img=torch.rand(ROWS, 3, 5, 5))  # fmt: skip
     w.close()
     with LogWriter(os.path.join(logdir, "ours")) as ours:  # the same vectors through our own record
         ours.add_embeddings("words", mat=matrices[50], metadata=[list(c) for c in zip(*table, strict=True)],

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from kit.apps import build_app
-from kit.writers import summary_writer, torch
+from kit.writers import import_torch, summary_writer
 
 from visualdl import LogReader
 
@@ -37,7 +37,7 @@ def uniform(tmp_path_factory) -> Callable[[str], tuple[str, list[np.ndarray]]]:
         if run not in written:
             w = summary_writer("torch" if run == "torch" else "tensorboardX")(os.path.join(logdir, run))
             for step, v in zip(STEPS, values[run], strict=True):
-                w.add_histogram("uniform", torch().from_numpy(v) if run == "torch" else v, step)
+                w.add_histogram("uniform", import_torch().from_numpy(v) if run == "torch" else v, step)
             w.close()
             written.add(run)
         return logdir, values[run]

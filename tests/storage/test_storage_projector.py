@@ -11,7 +11,7 @@ import time
 import fsspec
 import numpy as np
 import pytest
-from kit.writers import torch, torch_writer
+from kit.writers import import_torch, torch_writer
 
 from visualdl import LogReader
 from visualdl._storage import open_store
@@ -39,9 +39,10 @@ def store_url(request) -> str:
 def test_store_projector_files_read_from_objects_as_from_disk(store_url, tmp_path):
     local = str(tmp_path / "logs")
     m = np.random.default_rng(0).normal(size=(20, 3)).astype(np.float32)
+    torch = import_torch()
     w = torch_writer()(os.path.join(local, "run"))
-    w.add_embedding(torch().from_numpy(m), metadata=[f"p{i}" for i in range(20)], global_step=4, tag="emb")
-    w.add_embedding(torch().from_numpy(m[:5] * 2), global_step=9, tag="emb")
+    w.add_embedding(torch.from_numpy(m), metadata=[f"p{i}" for i in range(20)], global_step=4, tag="emb")
+    w.add_embedding(torch.from_numpy(m[:5] * 2), global_step=9, tag="emb")
     w.close()
     with open(os.path.join(local, "run", "projector_config.pbtxt"), "a") as f:
         f.write('embeddings { tensor_name: "up:1" tensor_path: "../../secret.tsv" }\n'
