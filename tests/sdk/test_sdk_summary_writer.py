@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
+from kit.writers import import_torch, torch_writer
 from PIL import Image
 
 from visualdl import LogReader, SummaryWriter
@@ -41,17 +41,25 @@ METHODS = [
 WALL = 1_700_000_000.5
 
 
-class _Net(torch.nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fc = torch.nn.Linear(4, 3)
+def _net() -> Any:
+    """A torch module (``_Net``) of one linear layer."""
+    torch = import_torch()
+    module: Any = torch.nn.Module
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(self.fc(x))
+    class _Net(module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 3)
+
+        def forward(self, x: Any) -> Any:
+            return torch.relu(self.fc(x))
+
+    return _Net()
 
 
 def _torch_script(writer_class, log_dir):
     """The calls of a torch.utils.tensorboard script; only ``writer_class`` changes."""
+    torch = import_torch()
     writer = writer_class(log_dir)
     for step in range(3):
         writer.add_scalar("loss", torch.tensor(1.0 / (step + 1)), step, walltime=WALL + step)
@@ -67,7 +75,7 @@ def _torch_script(writer_class, log_dir):
     writer.add_embedding(torch.eye(3), metadata=["a", "b", "c"], global_step=8, tag="emb")
     writer.add_embedding(torch.eye(2), metadata=[[1, "x"], [2, "y"]], metadata_header=["n", "s"], tag="emb2")
     writer.add_hparams({"lr": 0.1, "bsize": 32, "opt": "sgd", "nesterov": True}, {"hparam/acc": 0.75}, run_name="hp")
-    writer.add_graph(_Net(), torch.zeros(1, 4))
+    writer.add_graph(_net(), torch.zeros(1, 4))
     writer.add_custom_scalars(
         {"Training": {"Loss": ["Multiline", ["loss", "run_14h"]], "Band": ["Margin", ["loss", "lo", "hi"]]}}
     )
@@ -75,6 +83,7 @@ def _torch_script(writer_class, log_dir):
     writer.close()
 
 
+@pytest.mark.e2e  # torch (an e2e extra, seconds to import): imported by the test
 def test_summary_writer_runs_a_torch_script_read_back_exactly(tmp_path):
     _torch_script(SummaryWriter, tmp_path / "exp")
     reader = LogReader(tmp_path)
@@ -167,17 +176,39 @@ def test_summary_writer_default_log_dir_is_torchs(tmp_path, monkeypatch):
         (lambda w: w.add_scalar("x", 1.0, 1, walltime=1.7e12), ValueError, "seconds since the epoch"),
         (lambda w: w.add_scalars("m", {"a/../../up": 1.0}, 1), ValueError, "'..' parts"),
         (lambda w: w.add_histogram("h", [1.0], 1, bins="nope"), ValueError, "bins must be"),
-        (lambda w: w.add_image("i", torch.ones(5, 4, 3), 1), ValueError, "channels"),
-        (lambda w: w.add_images("i", torch.ones(3, 4, 5), 1), ValueError, "needs 4 dimensions"),
+        pytest.param(
+            lambda w: w.add_image("i", import_torch().ones(5, 4, 3), 1), ValueError, "channels", marks=pytest.mark.e2e
+        ),
+        pytest.param(
+            lambda w: w.add_images("i", import_torch().ones(3, 4, 5), 1),
+            ValueError,
+            "needs 4 dimensions",
+            marks=pytest.mark.e2e,
+        ),
         (lambda w: w.add_pr_curve_raw("r", [1], [1], [1], [1], [1], [1], 1), ValueError, "num_thresholds=127"),
-        (lambda w: w.add_embedding(torch.eye(2), metadata=["a"]), ValueError, "one label per row"),
+        pytest.param(
+            lambda w: w.add_embedding(import_torch().eye(2), metadata=["a"]),
+            ValueError,
+            "one label per row",
+            marks=pytest.mark.e2e,
+        ),
         (lambda w: w.add_hparams({"lr": 0.1}, [0.5]), TypeError, "must be dicts"),
         (lambda w: w.add_hparams({"lr": 0.1}, {}, {"lr": [0.2]}), ValueError, "not one of"),
         (lambda w: w.add_custom_scalars({"c": {"t": ["Pie", ["a"]]}}), ValueError, "'Multiline' or 'Margin'"),
         (lambda w: w.add_custom_scalars({"c": {"t": ["Margin", ["a"]]}}), ValueError, "needs 3 tags"),
-        (lambda w: w.add_graph(_Net()), ValueError, "input_to_model is needed"),
-        (lambda w: w.add_graph(_Net(), torch.zeros(1, 7)), ValueError, "could not export _Net"),
-        (lambda w: w.add_graph("model.onnx", torch.zeros(1)), TypeError, "torch.nn.Module"),
+        pytest.param(lambda w: w.add_graph(_net()), ValueError, "input_to_model is needed", marks=pytest.mark.e2e),
+        pytest.param(
+            lambda w: w.add_graph(_net(), import_torch().zeros(1, 7)),
+            ValueError,
+            "could not export _Net",
+            marks=pytest.mark.e2e,
+        ),
+        pytest.param(
+            lambda w: w.add_graph("model.onnx", import_torch().zeros(1)),
+            TypeError,
+            "torch.nn.Module",
+            marks=pytest.mark.e2e,
+        ),
     ],
 )
 def test_summary_writer_refuses_bad_input_on_the_callers_thread(tmp_path, call, error, message):
@@ -198,14 +229,17 @@ def test_summary_writer_add_graph_of_no_torch_module_is_a_type_error_without_tor
             writer.add_graph(model)
 
 
+@pytest.mark.e2e  # torch (an e2e extra, seconds to import): imported by the test
 def test_summary_writer_warns_that_label_img_is_not_stored(tmp_path):
+    torch = import_torch()
     with SummaryWriter(tmp_path) as writer, pytest.warns(UserWarning, match="label_img is not stored"):
         writer.add_embedding(torch.eye(2), label_img=torch.zeros(2, 3, 4, 4))
     assert LogReader(tmp_path).embeddings(".", "default")[0].rows == 2
 
 
+@pytest.mark.e2e  # torch (an e2e extra, seconds to import): imported by the test
 def test_summary_writer_signatures_equal_torchs():
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    TorchWriter = torch_writer()
 
     def shape(function):
         return [(p.name, p.default, p.kind) for p in inspect.signature(function).parameters.values()]
@@ -214,13 +248,14 @@ def test_summary_writer_signatures_equal_torchs():
     assert ours == {m: shape(getattr(TorchWriter, m)) for m in METHODS}
 
 
+@pytest.mark.e2e  # torch (an e2e extra, seconds to import): imported by the test
 @pytest.mark.filterwarnings("ignore:`torch.jit.trace.* is deprecated:DeprecationWarning")  # torch's add_graph
 def test_summary_writer_reads_back_as_torchs_own_writer_does(tmp_path):
     """The same script through torch's SummaryWriter (TensorBoard event files) and through
     this one: every kind both keep reads back equal. torch's add_embedding writes projector
     files beside the events and its add_graph a GraphDef: both are read, compared elsewhere
     (tests/index/test_projector_files.py, tests/e2e/export/test_graphdef_torch.py)."""
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    TorchWriter = torch_writer()
 
     _torch_script(TorchWriter, tmp_path / "torch")
     _torch_script(SummaryWriter, tmp_path / "ours")
@@ -288,12 +323,13 @@ def test_summary_writer_reads_back_as_torchs_own_writer_does(tmp_path):
         assert a is None or a.categories == b.categories
 
 
+@pytest.mark.e2e  # torch (an e2e extra, seconds to import): imported by the test
 @pytest.mark.filterwarnings("ignore:`torch.jit.trace.* is deprecated:DeprecationWarning")  # torch's add_graph
 def test_summary_writer_api_answers_as_for_torchs_own_files(tmp_path, make_app):
     """The same script through torch's writer and ours, served: the API answers alike."""
     from urllib.parse import urlencode
 
-    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    TorchWriter = torch_writer()
 
     _torch_script(TorchWriter, tmp_path / "torch")
     _torch_script(SummaryWriter, tmp_path / "ours")

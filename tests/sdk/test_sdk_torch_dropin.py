@@ -18,11 +18,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
+from kit.writers import import_torch, torch_writer
 from PIL import Image
-from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
 from visualdl import LogReader, SummaryWriter
+
+# torch's writer beside ours in every test (torch: an e2e extra); torch imported by each test.
+pytestmark = pytest.mark.e2e
 
 NAN, INF = math.nan, math.inf
 
@@ -32,7 +34,7 @@ def _write_both(tmp_path, calls: Callable[[Any], None]) -> tuple[LogReader, list
     and on ours (run ``ours``); the reader of both, and the messages of the warnings ours gave."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with TorchWriter(str(tmp_path / "torch")) as theirs:
+        with torch_writer()(str(tmp_path / "torch")) as theirs:
             calls(theirs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -52,6 +54,7 @@ def _pixels(reader: LogReader, run: str, tag: str) -> list[tuple[int, np.ndarray
 
 
 def test_dropin_scalars_of_every_dtype_and_steps_as_torch_stores_them(tmp_path):
+    torch = import_torch()
     values: dict[str, Any] = {
         "bf16": torch.tensor(1.3).bfloat16(),
         "fp16": torch.tensor([0.7]).half(),
@@ -94,6 +97,7 @@ def test_dropin_scalars_of_every_dtype_and_steps_as_torch_stores_them(tmp_path):
 
 def _images() -> dict[str, tuple[Any, str, bool]]:
     """tag -> (img_tensor, dataformats, whether torch's writer clips it)."""
+    torch = import_torch()
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     return {
@@ -118,6 +122,7 @@ def _images() -> dict[str, tuple[Any, str, bool]]:
 
 
 def _batches() -> dict[str, tuple[Any, str, bool]]:
+    torch = import_torch()
     torch.manual_seed(1)
     return {
         "batch_bf16": (torch.rand(10, 3, 4, 5).bfloat16(), "NCHW", False),
@@ -127,6 +132,7 @@ def _batches() -> dict[str, tuple[Any, str, bool]]:
 
 
 def test_dropin_images_of_every_dtype_scaled_and_clipped_as_torch_does(tmp_path):
+    torch = import_torch()
     images, batches = _images(), _batches()
 
     def calls(w: Any) -> None:
@@ -157,6 +163,7 @@ def test_dropin_images_of_every_dtype_scaled_and_clipped_as_torch_does(tmp_path)
 
 
 def test_dropin_pr_curves_bin_predictions_as_torch_does(tmp_path):
+    torch = import_torch()
     torch.manual_seed(2)
     labels = torch.tensor([0, 1, 1, 0, 1, 0, 1, 1])
     many = torch.randint(0, 2, (2000,))
@@ -207,6 +214,7 @@ def test_dropin_pr_curves_bin_predictions_as_torch_does(tmp_path):
 
 
 def test_dropin_histograms_of_every_dtype_bucket_as_torchs(tmp_path):
+    torch = import_torch()
     values: dict[str, Any] = {
         "bf16": torch.linspace(-3, 5, 1000).bfloat16(),
         "fp16": torch.linspace(-1, 1, 101).half(),
@@ -243,6 +251,8 @@ def test_dropin_histograms_of_every_dtype_bucket_as_torchs(tmp_path):
 
 
 def test_dropin_negative_steps_on_every_kind(tmp_path):
+    torch = import_torch()
+
     def calls(w: Any) -> None:
         w.add_text("note", "hello", -2)
         w.add_audio("clip", torch.zeros(1, 10), -2)
@@ -263,6 +273,7 @@ def test_dropin_negative_steps_on_every_kind(tmp_path):
 
 
 def test_dropin_bfloat16_embeddings_and_audio_are_taken(tmp_path):
+    torch = import_torch()
     torch.manual_seed(3)
     mat = torch.randn(4, 3).bfloat16()
     clip = torch.linspace(-1, 1, 100).bfloat16()
@@ -287,7 +298,9 @@ def test_dropin_bfloat16_embeddings_and_audio_are_taken(tmp_path):
 
 
 def test_dropin_meta_tensors_log_nothing_where_torchs_writer_logs_noise(tmp_path):
-    def meta() -> torch.Tensor:
+    torch = import_torch()
+
+    def meta() -> Any:
         return torch.empty((), device="meta")
 
     def calls(w: Any) -> None:
@@ -326,38 +339,51 @@ def test_dropin_meta_tensors_log_nothing_where_torchs_writer_logs_noise(tmp_path
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda w: w.add_scalar("x", 1.0, NAN), ValueError, "global_step must be an integer, or a number int() takes"),
-        (lambda w: w.add_scalar("x", 1.0, INF), ValueError, "got float inf (cannot convert float infinity"),
-        (lambda w: w.add_scalar("x", 1.0, 2**63), ValueError, "global_step must be within int64"),
-        (lambda w: w.add_scalar("x", 1.0, -(2**63) - 1), ValueError, "global_step must be within int64"),
-        (lambda w: w.add_scalar("x", 1.0, np.array([4.2])), TypeError, "got ndarray array([4.2])"),
-        (lambda w: w.add_scalar("x", 1.0, torch.tensor(3, device="meta")), ValueError, "on the meta device"),
-        (lambda w: w.add_scalar("x", torch.tensor([1.0, 2.0]), 1), ValueError, "must be a single number"),
-        (lambda w: w.add_scalar("x", "one", 1), TypeError, "scalar_value must be a real number; got str 'one'"),
-        (lambda w: w.add_histogram("x", torch.tensor([]), 1), ValueError, "values must not be empty"),
-        (lambda w: w.add_image("x", torch.rand(5, 4, 3), 1), ValueError, "1, 2, 3 or 4 channels; got 5"),
-        (lambda w: w.add_image("x", torch.rand(4, 3), 1, dataformats="HH"), ValueError, "an order of the letters"),
-        (lambda w: w.add_images("x", torch.rand(2, 3, 4, 5, 6), 1), ValueError, "needs 4 dimensions"),
-        (lambda w: w.add_pr_curve("x", torch.tensor([0, 1, 1]), torch.rand(2), 1), ValueError, "one element each"),
+        (
+            lambda w, torch: w.add_scalar("x", 1.0, NAN),
+            ValueError,
+            "global_step must be an integer, or a number int() takes",
+        ),
+        (lambda w, torch: w.add_scalar("x", 1.0, INF), ValueError, "got float inf (cannot convert float infinity"),
+        (lambda w, torch: w.add_scalar("x", 1.0, 2**63), ValueError, "global_step must be within int64"),
+        (lambda w, torch: w.add_scalar("x", 1.0, -(2**63) - 1), ValueError, "global_step must be within int64"),
+        (lambda w, torch: w.add_scalar("x", 1.0, np.array([4.2])), TypeError, "got ndarray array([4.2])"),
+        (lambda w, torch: w.add_scalar("x", 1.0, torch.tensor(3, device="meta")), ValueError, "on the meta device"),
+        (lambda w, torch: w.add_scalar("x", torch.tensor([1.0, 2.0]), 1), ValueError, "must be a single number"),
+        (lambda w, torch: w.add_scalar("x", "one", 1), TypeError, "scalar_value must be a real number; got str 'one'"),
+        (lambda w, torch: w.add_histogram("x", torch.tensor([]), 1), ValueError, "values must not be empty"),
+        (lambda w, torch: w.add_image("x", torch.rand(5, 4, 3), 1), ValueError, "1, 2, 3 or 4 channels; got 5"),
+        (
+            lambda w, torch: w.add_image("x", torch.rand(4, 3), 1, dataformats="HH"),
+            ValueError,
+            "an order of the letters",
+        ),
+        (lambda w, torch: w.add_images("x", torch.rand(2, 3, 4, 5, 6), 1), ValueError, "needs 4 dimensions"),
+        (
+            lambda w, torch: w.add_pr_curve("x", torch.tensor([0, 1, 1]), torch.rand(2), 1),
+            ValueError,
+            "one element each",
+        ),
     ]
     + [
         (call, TypeError, "on the meta device, which holds no values")
         for call in (
-            lambda w: w.add_image("x", torch.empty(3, 4, 5, device="meta"), 1),
-            lambda w: w.add_images("x", torch.empty(2, 3, 4, 5, device="meta"), 1),
-            lambda w: w.add_audio("x", torch.empty(1, 100, device="meta"), 1),
-            lambda w: w.add_pr_curve("x", torch.tensor([0, 1, 1]), torch.empty(3, device="meta"), 1),
+            lambda w, torch: w.add_image("x", torch.empty(3, 4, 5, device="meta"), 1),
+            lambda w, torch: w.add_images("x", torch.empty(2, 3, 4, 5, device="meta"), 1),
+            lambda w, torch: w.add_audio("x", torch.empty(1, 100, device="meta"), 1),
+            lambda w, torch: w.add_pr_curve("x", torch.tensor([0, 1, 1]), torch.empty(3, device="meta"), 1),
         )
     ],
 )
 def test_dropin_refuses_what_torchs_writer_refuses(tmp_path, call, error, message):
+    torch = import_torch()
     with pytest.raises(Exception):  # noqa: B017 - torch's writer raises all sorts
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with TorchWriter(str(tmp_path / "torch")) as theirs:
-                call(theirs)
+            with torch_writer()(str(tmp_path / "torch")) as theirs:
+                call(theirs, torch)
     with SummaryWriter(tmp_path / "ours") as ours:
         with pytest.raises(error, match=re.escape(message)):
-            call(ours)
+            call(ours, torch)
         ours.add_scalar("still", 1.0, 1)
     assert LogReader(tmp_path / "ours").scalars(".", "still").values.tolist() == [1.0]
