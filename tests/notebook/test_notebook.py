@@ -14,11 +14,10 @@ import textwrap
 import time
 import urllib.request
 
-import nbformat
 import numpy as np
 import pytest
 from kit.paths import DATA, ROOT
-from nbclient import NotebookClient
+from kit.requirements import require_import
 from PIL import Image
 
 from visualdl import LogWriter, notebook
@@ -199,6 +198,8 @@ def test_notebook_figures_need_no_ipython(logs):
 
 @pytest.mark.e2e  # a real Jupyter kernel: seconds to start
 def test_notebook_runs_in_a_real_kernel_with_the_magic(logs, tmp_path):
+    nbformat = require_import("nbformat", "pip install -e '.[e2e]'")
+    NotebookClient = require_import("nbclient", "pip install -e '.[e2e]'").NotebookClient
     logdir = str(logs)
     cells = [
         f"import sys\nsys.path.insert(0, {ROOT!r})\nfrom visualdl import LogWriter, notebook",
