@@ -142,6 +142,7 @@ w.close()
 """
 
 
+@pytest.mark.e2e  # writers in processes of their own, one killed: a CPU second a case
 @pytest.mark.parametrize(("available", "cause"), [(0.5e9, OUT_OF_MEMORY), (40e9, "")])
 def test_ends_inferred_out_of_memory_from_the_host_sampler_of_another_writer(tmp_path, child_env, available, cause):
     import subprocess

@@ -92,6 +92,7 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e  # ranks in processes of their own, one killed: a CPU second
 def test_jobs_killed_rank_restarted_from_a_checkpoint_replaces_its_rewound_steps(tmp_path):
     logdir = str(tmp_path / "job")
     with subprocess.Popen(

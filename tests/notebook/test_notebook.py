@@ -181,6 +181,7 @@ def test_notebook_bad_arguments_are_named(logs, call, message):
         call(logs)
 
 
+@pytest.mark.e2e  # a process of its own importing the notebook module and plotly: a CPU second
 def test_notebook_figures_need_no_ipython(logs):
     code = textwrap.dedent(
         f"""
@@ -297,6 +298,7 @@ def test_notebook_smooths_eight_points_as_tensorboard_does_unless_asked_otherwis
         notebook.scalars(tmp_path, smoothing_mode="tb")
 
 
+@pytest.mark.e2e  # a process of its own importing the notebook module
 def test_notebook_display_without_ipython_names_the_extra(tmp_path):
     code = (
         "import builtins, sys\n"

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from visualdl import LogReader, LogWriter
 
 
@@ -37,6 +39,7 @@ def _spawn(logdir: str, how: str) -> int | None:
     return p.exitcode
 
 
+@pytest.mark.e2e  # multiprocessing workers, each a process importing visualdl: a CPU second
 def test_sdk_ends_multiprocessing_worker_exception_is_its_end(tmp_path):
     assert _spawn(str(tmp_path), "raise") == 1
     end = _ended(str(tmp_path))
@@ -45,6 +48,7 @@ def test_sdk_ends_multiprocessing_worker_exception_is_its_end(tmp_path):
     assert end.message.startswith("CUDA out of memory") and "_worker" in end.traceback
 
 
+@pytest.mark.e2e  # multiprocessing workers, each a process importing visualdl: a CPU second
 def test_sdk_ends_multiprocessing_worker_exit_status(tmp_path):
     assert _spawn(str(tmp_path / "a"), "exit1") == 3
     end = _ended(str(tmp_path / "a"))

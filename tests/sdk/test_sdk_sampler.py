@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 from kit.paths import TESTS
 
 from visualdl import LogReader
@@ -60,6 +61,7 @@ def _series(system, scope: str, name: str):
     return m
 
 
+@pytest.mark.e2e  # fifty writers sampling in a process of their own: a CPU second
 def test_sdk_sampler_fifty_writers_share_one_thread_and_one_host_record(tmp_path, child_env):
     said = _run(str(tmp_path), child_env, """
     ws = open_writers(50)
@@ -162,6 +164,7 @@ def test_sdk_sampler_writers_of_the_same_gpus_share_one_nvml_probe(tmp_path, chi
         assert [(m.gpu, set(m.values)) for m in util] == [(0, {87.0}), (1, {35.0})]
 
 
+@pytest.mark.e2e  # a forked child sampling for seconds: a CPU second
 def test_sdk_sampler_a_forked_child_samples_on_its_own(tmp_path, child_env):
     said = _run(str(tmp_path), child_env, """
     (parent,) = open_writers(1)

@@ -123,6 +123,7 @@ def test_sdk_sysmetrics_fake_nvml_two_gpus_read_back_exactly(tmp_path, child_env
     assert "GPU 1 (NVIDIA A100-PCIE-40GB): power is not supported by NVML" in writer.skipped
 
 
+@pytest.mark.e2e  # a writer process sampling for seconds: a CPU second or more
 def test_sdk_sysmetrics_local_rank_picks_its_gpu_among_all_visible(tmp_path, child_env):
     env = {k: v for k, v in child_env.items() if k != "CUDA_VISIBLE_DEVICES"}
     _child(str(tmp_path), env, "", before="import fake_nvml; fake_nvml.install()", rank=1, local_rank=1)
@@ -143,6 +144,7 @@ def test_sdk_sysmetrics_visible_gpus():
     assert visible_indices({}, 2, uuids[:2], 5) == []
 
 
+@pytest.mark.e2e  # a writer process sampling for seconds: a CPU second or more
 def test_sdk_sysmetrics_without_psutil_records_the_gpus_and_says_so_once(tmp_path, child_env):
     before = "sys.modules['psutil'] = None; import fake_nvml; fake_nvml.install()"
     env = {k: v for k, v in child_env.items() if k != "CUDA_VISIBLE_DEVICES"}
@@ -194,6 +196,7 @@ def test_sdk_sysmetrics_switch_must_be_a_bool(tmp_path):
         LogWriter(tmp_path, system_metrics="yes")  # type: ignore[arg-type]
 
 
+@pytest.mark.e2e  # writer processes forked and sampling: a CPU second
 def test_sdk_sysmetrics_neither_keeps_the_process_alive_nor_breaks_fork(tmp_path, child_env):
     """A writer never closed: the process still ends, its file closed with samples; a forked
     child (no sampler of its own) logs and exits while the parent's sampler goes on."""

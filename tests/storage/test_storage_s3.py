@@ -191,6 +191,7 @@ _KILLED_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e  # a writer in a process of its own: a CPU second
 def test_a_writer_killed_after_an_upload_keeps_every_uploaded_point(bucket, s3):
     proc = subprocess.Popen(
         [sys.executable, "-c", _KILLED_SCRIPT, f"{bucket}/run"], env=_env(s3), stdout=subprocess.PIPE, text=True
@@ -208,6 +209,7 @@ def test_a_writer_killed_after_an_upload_keeps_every_uploaded_point(bucket, s3):
     assert not info.closed
 
 
+@pytest.mark.e2e  # a writer in a process of its own: a CPU second
 def test_sigterm_uploads_what_waits(bucket, s3):
     proc = subprocess.Popen(
         [sys.executable, "-c", _KILLED_SCRIPT, f"{bucket}/run"], env=_env(s3), stdout=subprocess.PIPE, text=True
@@ -459,6 +461,7 @@ def test_a_logdir_url_that_is_itself_a_run_is_run_dot_everywhere(bucket, s3, mak
     assert LogReader(url).runs() == ["."]
 
 
+@pytest.mark.e2e  # a writer and visualdl, each in a process of its own: seconds of CPU
 def test_a_live_writers_points_reach_the_server_within_the_upload_and_reload_intervals(bucket, s3):
     port_probe = __import__("socket").socket()
     port_probe.bind(("127.0.0.1", 0))
@@ -506,6 +509,7 @@ def test_memory_urls_write_and_read_through_a_generic_filesystem():
     assert reader.writers("run")[0].closed
 
 
+@pytest.mark.e2e  # a writer in a process of its own: a CPU second
 def test_a_writer_left_open_uploads_what_waits_at_exit(bucket, s3):
     script = "import sys\nfrom visualdl import LogWriter\nw = LogWriter(sys.argv[1], upload_secs=3600)\n"
     script += "for step in range(300):\n    w.add_scalar('loss', float(step), step)\n"
@@ -540,6 +544,7 @@ def test_the_readmes_s3_variant_of_the_main_job_runs_end_to_end(tmp_path):
     assert "ps-sync-elastic" in out and "train/loss" in out
 
 
+@pytest.mark.e2e  # visualdl in a process of its own, once per URL
 @pytest.mark.parametrize(
     ("url", "message"),
     [("nosuch://bucket/logs", "unknown protocol 'nosuch'"), ("gs://bucket/logs", "pip install 'visualdl[gcs]'")],
@@ -565,6 +570,7 @@ _inherited: list[LogWriter] = []
 _inherited_barrier: list[Any] = []
 
 
+@pytest.mark.e2e  # forked pool workers uploading: a CPU second
 def test_a_writer_inherited_by_forked_pool_workers_uploads_their_points(bucket):
     import multiprocessing
 
