@@ -198,10 +198,9 @@ def _big_graphdef(n: int) -> graph_pb2.GraphDef:
     return g
 
 
-def _convert_and_open(n: int) -> tuple[Graph, dict[str, Any], float]:
-    """The n-node chain converted and its default (collapsed) view laid out; the CPU seconds
-    of this thread that took (a loaded machine's other work is not counted)."""
-    data = _big_graphdef(n).SerializeToString()
+def _convert_and_open(data: bytes) -> tuple[Graph, dict[str, Any], float]:
+    """The GraphDef converted and its default (collapsed) view laid out; the CPU seconds of
+    this thread that took (a loaded machine's other work is not counted)."""
     gc.collect()
     start = time.thread_time()
     graph = Graph.build(graphdef_model(data, warnings=[]).graph)
@@ -213,8 +212,9 @@ def test_graphdef_converts_and_opens_collapsed_in_linear_time():
     """8 times the nodes cost about 8 times the CPU time, measured in this run (the best of 3
     each): 24 times is the bound, a quadratic step would cost 64 times. The seconds at 20,000
     nodes (about 1 s each on one core): ``benchmarks/bench_graphdef.py``."""
-    small = min(_convert_and_open(500)[2] for _ in range(3))
-    runs = [_convert_and_open(4_000) for _ in range(3)]
+    small_data, large_data = (_big_graphdef(n).SerializeToString() for n in (500, 4_000))
+    small = min(_convert_and_open(small_data)[2] for _ in range(3))
+    runs = [_convert_and_open(large_data) for _ in range(3)]
     graph, view, _ = runs[0]
     large = min(seconds for _, _, seconds in runs)
     assert len(graph.nodes) == 3_999 and len(graph.hidden) == 1_333  # x is the graph's input
