@@ -1,5 +1,6 @@
 """Fixtures every test folder shares: an app and its client, a free port, a running server,
-logdirs (the browser and its pages: ``e2e/browser/conftest.py``).
+logdirs (the browser and its pages: ``e2e/browser/conftest.py``); and the inner tier's CPU
+budget (``kit/cpu_budget.py``: a test outside the e2e tier above it fails, named).
 
 Helpers that fixtures and test bodies call directly live in ``kit/`` (see its package
 docstring); a folder's own conftest adds what only its tests use.
@@ -22,6 +23,10 @@ from kit.logdirs import write_kinds
 from kit.paths import ROOT
 from kit.ports import free_port as _free_port
 from kit.servers import serve_app
+
+#: pytester runs pytest on made-up test modules (``test_kit.py``); ``kit.cpu_budget`` fails a
+#: test outside the e2e tier whose call uses more CPU time than the inner tier's budget.
+pytest_plugins = ("pytester", "kit.cpu_budget")
 
 
 @pytest.fixture(scope="session", autouse=True)
