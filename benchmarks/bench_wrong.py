@@ -93,7 +93,7 @@ def bench_index(ranks: int, tags: int, steps: int) -> dict[str, float]:
     for rank in range(ranks):
         path = f"r{rank}.vdlog"
         state.files[path] = types.SimpleNamespace(  # type: ignore[assignment]  # what the index reads of a log file
-            header=types.SimpleNamespace(**{**vars(header), "rank": rank}), decoder=types.SimpleNamespace(tag_info={})
+            header=types.SimpleNamespace(**{**vars(header), "rank": rank}), writer=types.SimpleNamespace(tag_info={})
         )
         parts = []
         for t in range(tags):
