@@ -61,5 +61,5 @@ GOODPUT = obj(
         "ranks": mapping(_RANKS, "per role: its ranks' goodput"),
         "gaps": array(_GAP),
     },
-    description="time producing new steps and time lost to restarts (see server/_views/goodput.py)",
+    description="time producing new steps and time lost to restarts (see visualdl/_jobs/goodput.py)",
 )

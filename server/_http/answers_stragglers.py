@@ -14,7 +14,7 @@ _CAUSE = obj(
         "label": STRING,
         "value": {**NUMBER, "description": "the straggler's mean over the window"},
         "median": {**NUMBER, "description": "the median of its role (of the hosts it ran on, for scope host)"},
-        "deviation": {**NUMBER, "description": "signed, in robust units (server/_views/stragglers.py)"},
+        "deviation": {**NUMBER, "description": "signed, in robust units (visualdl/_jobs/stragglers.py)"},
     }
 )
 

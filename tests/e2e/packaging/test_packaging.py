@@ -46,7 +46,9 @@ def test_wheel_holds_only_the_visualdl_namespace(wheel):
         "visualdl/proto/visualdl_log_pb2.py",
         "visualdl/proto/visualdl_log.proto",
         "visualdl/frontend_static/README.md",
-        "visualdl/_cli.py",
+        "visualdl/_cli/__init__.py",
+        "visualdl/_jobs/overview.py",
+        "visualdl/server/_provider/__init__.py",
     ]
     assert [n for n in needed if n not in names] == []
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
