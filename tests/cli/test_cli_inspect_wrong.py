@@ -43,6 +43,7 @@ def test_cli_inspect_wrong_lines(tmp_path, child_env):
     assert not any(line.startswith("loss: ranks disagree") for line in lines)
 
 
+@pytest.mark.e2e  # visualdl in a process of its own
 def test_cli_replicated_tags_bad_pattern_is_an_error(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "visualdl", "--logdir", str(tmp_path), "--replicated-tags", "(a"],

@@ -292,6 +292,7 @@ print(pid, os.waitstatus_to_exitcode(status), w.file_name)
 """
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_writer_fork_child_that_never_logs_creates_no_file(logdir, child_env):
     result = subprocess.run(
         [sys.executable, "-c", _FORKING_PARENT, logdir],

@@ -108,6 +108,7 @@ def test_poll_goes_on_without_a_file_whose_read_does_not_return(tmp_path, monkey
     assert reader.scalars("stuck", "x").values.tolist() == [1.5]
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_process_exits_while_a_read_does_not_return(tmp_path, child_env):
     _write_run(str(tmp_path / "stuck"))
     _write_run(str(tmp_path / "fine"))

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 _CHILD = textwrap.dedent(
     """
     import atexit
@@ -32,6 +34,7 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_notebook_registers_its_exit_at_the_first_start_not_at_import(child_env):
     out = subprocess.run(
         [sys.executable, "-c", _CHILD], env=child_env, capture_output=True, text=True, timeout=120, check=True

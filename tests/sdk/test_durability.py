@@ -13,6 +13,7 @@ import subprocess
 import sys
 from typing import IO
 
+import pytest
 from kit.waiting import wait_until
 
 from visualdl import LogReader
@@ -123,6 +124,7 @@ def _kill(proc: subprocess.Popen[str]) -> None:
     proc.communicate(timeout=30)
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_writer_killed_keeps_every_flushed_point(logdir, child_env):
     proc = _start(_KILLED_CHILD, logdir, child_env)
     try:
@@ -163,6 +165,7 @@ def _whole_records_end(data: bytes) -> int:
     return pos
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_writer_killed_mid_write_torn_tail_is_not_a_problem(logdir, child_env):
     proc = _start(_TORN_CHILD, logdir, child_env)
     try:
@@ -189,6 +192,7 @@ def test_writer_killed_mid_write_torn_tail_is_not_a_problem(logdir, child_env):
     assert reader.problems == []
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_writer_background_flush_without_flush_call(logdir, child_env):
     proc = _start(_IDLE_CHILD, logdir, child_env)
     try:
@@ -212,6 +216,7 @@ def test_writer_background_flush_without_flush_call(logdir, child_env):
         _kill(proc)
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_writer_interpreter_exit_without_close_writes_all_and_footer(logdir, child_env):
     proc = _start(_EXITING_CHILD, logdir, child_env)
     out, err = proc.communicate(timeout=60)

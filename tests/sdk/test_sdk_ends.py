@@ -39,6 +39,7 @@ def _end(logdir: str) -> ProcessEnd | None:
     return writer.ended
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_close_is_a_clean_end(tmp_path, child_env):
     done = _run(str(tmp_path), "w.close()\n", child_env)
     assert done.returncode == 0, done.stderr
@@ -47,6 +48,7 @@ def test_sdk_ends_close_is_a_clean_end(tmp_path, child_env):
     assert (end.how, end.step, end.thread, end.exception_type, end.signal) == ("closed", 1204, "MainThread", "", "")
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_exit_without_close_is_a_clean_end(tmp_path, child_env):
     done = _run(str(tmp_path), "", child_env)
     assert done.returncode == 0, done.stderr
@@ -54,6 +56,7 @@ def test_sdk_ends_exit_without_close_is_a_clean_end(tmp_path, child_env):
     assert end is not None and (end.how, end.step) == ("closed", 1204)
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_main_thread_exception_with_traceback_and_step(tmp_path, child_env):
     body = """
     calls = []
@@ -80,6 +83,7 @@ def test_sdk_ends_main_thread_exception_with_traceback_and_step(tmp_path, child_
     assert "in train" in end.traceback and end.traceback.endswith("RuntimeError: CUDA out of memory\n")
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_thread_exception_wins_over_the_later_close(tmp_path, child_env):
     body = """
     class LoaderError(Exception):
@@ -107,6 +111,7 @@ def test_sdk_ends_thread_exception_wins_over_the_later_close(tmp_path, child_env
     assert "in load" in end.traceback
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_thread_exception_is_written_at_once(tmp_path, child_env):
     body = """
     t = threading.Thread(target=lambda: 1 / 0, name="worker-2")
@@ -121,6 +126,7 @@ def test_sdk_ends_thread_exception_is_written_at_once(tmp_path, child_env):
     assert (end.how, end.exception_type, end.thread, end.step) == ("exception", "ZeroDivisionError", "worker-2", 1204)
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_sdk_ends_signal(tmp_path, child_env, signum):
     code = PROLOGUE + 'print("ready", flush=True)\nthreading.Event().wait(60)\n'
@@ -148,6 +154,7 @@ def test_sdk_ends_signal(tmp_path, child_env, signum):
         assert end.exception_type == "KeyboardInterrupt" and "KeyboardInterrupt" in end.traceback
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_hooks_only_while_a_writer_is_open(tmp_path, child_env):
     """In a process of its own: a writer another test left open would keep the hooks here."""
     body = """

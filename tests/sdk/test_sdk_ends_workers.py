@@ -58,6 +58,7 @@ def test_sdk_ends_multiprocessing_worker_exit_status(tmp_path):
     assert end is not None and end.how == "closed"
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_with_block_left_by_an_exception(tmp_path, child_env):
     code = textwrap.dedent(
         """

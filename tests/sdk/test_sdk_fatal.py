@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from visualdl import LogReader
 
 PROLOGUE = """
@@ -59,6 +61,7 @@ print(steps)
 """
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_fatal_close_takes_the_sidecar_back_and_gives_faulthandler_back(tmp_path, child_env):
     # In a process of its own: pytest enables faulthandler in its own.
     env = _without_faulthandler(child_env)
@@ -67,6 +70,7 @@ def test_sdk_fatal_close_takes_the_sidecar_back_and_gives_faulthandler_back(tmp_
     assert done.stdout.strip() == "[False, (True, 1, 0), (True, 0, 1), (False, 0, 0)]"
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_fatal_the_programs_faulthandler_is_left_alone(tmp_path, child_env):
     env = {**child_env, "PYTHONFAULTHANDLER": "1"}
     done = _run(str(tmp_path), "def crash():\n    ctypes.string_at(0)\ncrash()\n", env)
@@ -94,6 +98,7 @@ def test_sdk_fatal_a_forked_child_does_not_crash_into_its_parents_sidecar(tmp_pa
     assert _sidecars(tmp_path) == []  # nothing was written after the parent's line: taken back
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_fatal_os_abort_reads_as_sigabrt_with_its_traceback(tmp_path, child_env):
     done = _run(str(tmp_path), "def give_up():\n    os.abort()\ngive_up()\n", _without_faulthandler(child_env))
     assert done.returncode == -signal.SIGABRT

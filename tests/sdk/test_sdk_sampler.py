@@ -81,6 +81,7 @@ def test_sdk_sampler_fifty_writers_share_one_thread_and_one_host_record(tmp_path
     assert with_host == ["w0"]  # no local rank given: one writer of the process, the first
 
 
+@pytest.mark.e2e  # writer processes sampling: a CPU second
 def test_sdk_sampler_writers_due_together_share_their_reads(tmp_path, child_env):
     """Periods of 0.5 s and 1 s: every sample of the slower writer is taken at a tick of the
     faster one, from the same reads (the same wall time, the same RSS and thread count)."""
@@ -101,6 +102,7 @@ def test_sdk_sampler_writers_due_together_share_their_reads(tmp_path, child_env)
     assert fast.values.size > slow.values.size
 
 
+@pytest.mark.e2e  # writer processes sampling: a CPU second
 def test_sdk_sampler_close_of_one_leaves_the_others_sampling_and_hands_on_the_host(tmp_path, child_env):
     said = _run(str(tmp_path), child_env, """
     first, second, third = open_writers(3)
@@ -126,6 +128,7 @@ def test_sdk_sampler_close_of_one_leaves_the_others_sampling_and_hands_on_the_ho
     assert np.isfinite(cpu).all() and ((cpu >= 0) & (cpu <= 100)).all()  # its rates from the handover on
 
 
+@pytest.mark.e2e  # writer processes sampling: a CPU second
 def test_sdk_sampler_local_rank_zero_records_the_host_beside_writers_without_one(tmp_path, child_env):
     _run(str(tmp_path), child_env, """
     ranked = [LogWriter(sys.argv[1], system_metrics=True, system_metrics_secs=0.5, display_name=f"rank{r}",
@@ -140,6 +143,7 @@ def test_sdk_sampler_local_rank_zero_records_the_host_beside_writers_without_one
     assert scopes == {"rank0": {"process", "host"}, "rank1": {"process"}, "w0": {"process", "host"}, "w1": {"process"}}
 
 
+@pytest.mark.e2e  # writer processes sampling: a CPU second
 def test_sdk_sampler_writers_of_the_same_gpus_share_one_nvml_probe(tmp_path, child_env):
     env = {k: v for k, v in child_env.items() if k != "CUDA_VISIBLE_DEVICES"}
     said = _run(str(tmp_path), env, """

@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from visualdl import LogReader
 
 PROLOGUE = """
@@ -33,6 +35,7 @@ def _end_of(logdir: str):
     return writer.ended
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_sigterm_parent_sees_minus_sigterm_from_a_blocked_main_thread(tmp_path, child_env):
     # As torchrun's agent does: wait for the worker to be busy, SIGTERM it, wait for it.
     child = _start(
@@ -54,6 +57,7 @@ def test_sdk_sigterm_parent_sees_minus_sigterm_from_a_blocked_main_thread(tmp_pa
     assert end is not None and (end.how, end.signal, end.step) == ("signal", "SIGTERM", 7)
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_sigterm_handler_set_before_the_writer_is_the_programs(tmp_path, child_env):
     child = _start(
         str(tmp_path),
@@ -75,6 +79,7 @@ def test_sdk_sigterm_handler_set_before_the_writer_is_the_programs(tmp_path, chi
     assert end is not None and end.how == "closed"
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_sigterm_handler_set_after_the_writer_decides_alone(tmp_path, child_env):
     # A program that handles SIGTERM itself after opening a writer (to checkpoint, then exit
     # on its own) is neither hammered with SIGTERM nor ended by the writer's watcher.

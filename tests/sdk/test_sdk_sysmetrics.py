@@ -155,6 +155,7 @@ def test_sdk_sysmetrics_without_psutil_records_the_gpus_and_says_so_once(tmp_pat
     assert any(s.startswith("psutil is not installed") for s in writer.skipped)
 
 
+@pytest.mark.e2e  # a writer process sampling: a CPU second
 def test_sdk_sysmetrics_nothing_to_measure_is_a_note_in_the_log(tmp_path, child_env):
     before = "sys.modules['psutil'] = None; sys.modules['pynvml'] = None"
     done = _child(str(tmp_path), child_env, "", before=before)

@@ -103,6 +103,7 @@ _SERVER_KILLED = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e  # a process of its own and its projection worker: a CPU second
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_projector_worker_dies_with_a_server_killed_by_sigkill(child_env, tmp_path):
     started = tmp_path / "started"

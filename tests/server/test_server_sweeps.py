@@ -147,6 +147,7 @@ def test_the_runs_table_pages_filters_and_sorts_by_a_metric(sweep):
     assert [r["name"] for r in page["rows"]] == descending[3:7]
 
 
+@pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_a_run_written_twice_counts_two_attempts_and_a_crash_is_its_status(tmp_path):
     logdir = tmp_path / "runs"
     write_sweep(logdir, lrs=(0.1,), seeds=2, steps=3)
