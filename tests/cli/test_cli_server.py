@@ -28,6 +28,18 @@ def _start(args, env):
     return proc, line
 
 
+def _stop(proc, sig=signal.SIGTERM, timeout: float = 20.0) -> tuple[str, str]:
+    """Stop ``proc`` with ``sig``: its output, once it exits; killed (and the wait raised) when it
+    does not exit within ``timeout`` seconds, so that no server outlives its test."""
+    proc.send_signal(sig)
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+
+
 def _answer(url: str):
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
@@ -92,8 +104,7 @@ def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env, free_po
             w.add_scalar("x", 1.0, 0)
         _wait_until(lambda: [r["name"] for r in _get(f"http://127.0.0.1:{port}/api/runs")["runs"]] == ["."])
     finally:
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        _, err = _stop(proc, signal.SIGINT)
     assert "does not exist yet; watching for it" in err and "Traceback" not in err
 
 
@@ -130,8 +141,7 @@ def test_other_host_warns_that_logs_are_visible(tmp_path, child_env, free_port):
     try:
         assert f"http://0.0.0.0:{port}/" in line
     finally:
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=20)
+        _, err = _stop(proc, signal.SIGTERM)
     assert "visible to the network" in err
     assert "only requests for localhost, 127.0.0.1, [::1] are answered" in err and "--allow-host '*'" in err
 
@@ -159,8 +169,7 @@ def test_allow_host_and_proxy_url_host_are_answered_others_get_403(tmp_path, chi
         assert status == 403 and "--allow-host attacker.example" in body["error"]
         assert str(tmp_path) not in json.dumps(body)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=20)
+        _, err = _stop(proc, signal.SIGTERM)
     assert "warning" not in err and "Traceback" not in err
 
 
@@ -171,8 +180,7 @@ def test_allow_host_any_name_is_said_in_a_warning(tmp_path, child_env, free_port
         _get(f"http://127.0.0.1:{port}/api/health")
         assert _status(port, "anything.example")[0] == 200
     finally:
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=20)
+        _, err = _stop(proc, signal.SIGTERM)
     assert "answering any Host name (--allow-host '*')" in err and "DNS rebinding" in err
     assert "visible to the network" not in err  # bound to 127.0.0.1
 
@@ -220,5 +228,4 @@ def test_http_server_errors_are_json_too(tmp_path, child_env, request_bytes, sta
         assert b"Content-Type: application/json" in head
         assert json.loads(body)["error"]
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=20)
+        _stop(proc, signal.SIGTERM)
