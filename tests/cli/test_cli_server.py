@@ -11,6 +11,7 @@ import sys
 import urllib.request
 
 import pytest
+from kit.servers import stop_process
 from kit.waiting import wait_until
 
 from visualdl import LogWriter
@@ -26,18 +27,6 @@ def _start(args, env):
     assert proc.stdout is not None
     line = proc.stdout.readline()  # the URL line comes once the port is bound
     return proc, line
-
-
-def _stop(proc, sig=signal.SIGTERM, timeout: float = 20.0) -> tuple[str, str]:
-    """Stop ``proc`` with ``sig``: its output, once it exits; killed (and the wait raised) when it
-    does not exit within ``timeout`` seconds, so that no server outlives its test."""
-    proc.send_signal(sig)
-    try:
-        return proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise
 
 
 def _answer(url: str):
@@ -104,7 +93,7 @@ def test_missing_logdir_is_watched_until_it_appears(tmp_path, child_env, free_po
             w.add_scalar("x", 1.0, 0)
         _wait_until(lambda: [r["name"] for r in _get(f"http://127.0.0.1:{port}/api/runs")["runs"]] == ["."])
     finally:
-        _, err = _stop(proc, signal.SIGINT)
+        _, err = stop_process(proc, signal.SIGINT)
     assert "does not exist yet; watching for it" in err and "Traceback" not in err
 
 
@@ -141,7 +130,7 @@ def test_other_host_warns_that_logs_are_visible(tmp_path, child_env, free_port):
     try:
         assert f"http://0.0.0.0:{port}/" in line
     finally:
-        _, err = _stop(proc, signal.SIGTERM)
+        _, err = stop_process(proc, signal.SIGTERM)
     assert "visible to the network" in err
     assert "only requests for localhost, 127.0.0.1, [::1] are answered" in err and "--allow-host '*'" in err
 
@@ -169,7 +158,7 @@ def test_allow_host_and_proxy_url_host_are_answered_others_get_403(tmp_path, chi
         assert status == 403 and "--allow-host attacker.example" in body["error"]
         assert str(tmp_path) not in json.dumps(body)
     finally:
-        _, err = _stop(proc, signal.SIGTERM)
+        _, err = stop_process(proc, signal.SIGTERM)
     assert "warning" not in err and "Traceback" not in err
 
 
@@ -180,7 +169,7 @@ def test_allow_host_any_name_is_said_in_a_warning(tmp_path, child_env, free_port
         _get(f"http://127.0.0.1:{port}/api/health")
         assert _status(port, "anything.example")[0] == 200
     finally:
-        _, err = _stop(proc, signal.SIGTERM)
+        _, err = stop_process(proc, signal.SIGTERM)
     assert "answering any Host name (--allow-host '*')" in err and "DNS rebinding" in err
     assert "visible to the network" not in err  # bound to 127.0.0.1
 
@@ -228,4 +217,4 @@ def test_http_server_errors_are_json_too(tmp_path, child_env, request_bytes, sta
         assert b"Content-Type: application/json" in head
         assert json.loads(body)["error"]
     finally:
-        _stop(proc, signal.SIGTERM)
+        stop_process(proc, signal.SIGTERM)

@@ -47,6 +47,18 @@ def serve_app(app: Any) -> Iterator[str]:
         thread.join(10)
 
 
+def stop_process(proc: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: float = 20.0) -> tuple[Any, Any]:
+    """Stop ``proc`` with ``sig``: its output, once it exits; killed (and the wait raised) when
+    it does not exit within ``timeout`` seconds, so that no process outlives its test."""
+    proc.send_signal(sig)
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+
+
 def _loaded(base: str, proc: subprocess.Popen[bytes]) -> bool:
     assert proc.poll() is None, "the server exited"
     try:

@@ -23,6 +23,7 @@ import pytest
 from kit.paths import DATA, ROOT
 from kit.requirements import require
 from kit.s3 import CREDENTIALS
+from kit.servers import stop_process
 from kit.waiting import wait_until
 
 from visualdl import LogReader, LogWriter
@@ -492,8 +493,7 @@ def test_a_live_writers_points_reach_the_server_within_the_upload_and_reload_int
         wait_until(lambda: steps() == [0, 1], 60 - (logged - start), "a live point", interval=0.1)
         print(f"live point shown {time.monotonic() - logged:.2f} s after add_scalar (upload 1 s + reload 1 s)")
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
+        stop_process(proc, signal.SIGINT, timeout=30)
         w.close()
 
 
