@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 
 #: CPU seconds a test of the inner tier may use in its call. When it was chosen the dearest
-#: inner tests used 2 to 3.5 s (the unit fuzzers, the frontend's units under node), the most
-#: on a loaded machine, and the tier's 1,500 calls 130 s in all: three times the dearest,
-#: that a loaded or slower machine does not fail them, and a test above it is slow anywhere.
+#: inner tests used 2 to 3.3 s on a loaded machine (the unit fuzzers, the frontend's units
+#: under node; a third less unloaded), the tier's 1,489 calls 100 s and the whole run 140 s:
+#: three times the dearest, that a loaded or slower machine does not fail them, and a test
+#: above it is slow anywhere.
 BUDGET_S = 10.0
 
 #: The key of the figure in a test report's ``user_properties`` (which pytest-xdist's
