@@ -12,6 +12,13 @@ calls per block, never a read of a series):
 * per step the index keeps the two values, how many points matched each, how many matched
   neither, and the first rank of each group: 48 bytes per distinct step, however many
   ranks (10,000 ranks x 20 tags x 500 steps: 480 KB per run);
+* at most :data:`MAX_STEPS` steps per role and tag: past them a tag is compared on a
+  sample of its steps, those whose hash (a multiplicative hash of the step) has its top
+  ``level`` bits zero, ``level`` growing by one (the sample halving) each time the steps
+  kept would pass the bound. The sample is the same whatever the order the points come in
+  and whatever the steps' pattern (every 10th, odd ones), so memory stays bounded however
+  long the run, and a divergence that lasts (a rank that went wrong stays wrong) is found
+  within about ``2 ** level`` steps of where it began;
 * two values agree when they are equal (NaN with NaN, an infinity with itself) or within
   :data:`TOLERANCE` of each other, relative to the larger magnitude.
 
@@ -28,12 +35,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MIN_COMPARED", "TOLERANCE", "Consensus", "Split", "agree"]
+__all__ = ["MAX_STEPS", "MIN_COMPARED", "TOLERANCE", "Consensus", "Split", "agree"]
 
 #: Relative difference up to which two values are the same value.
 TOLERANCE = 1e-6
 #: Steps logged by at least two points a tag needs before it can be found replicated.
 MIN_COMPARED = 5
+#: Steps a :class:`Consensus` keeps at most (72 MiB at most with its spare capacity); past
+#: them it keeps a sample (see the module docstring).
+MAX_STEPS = 1 << 20
+#: The multiplier of the steps' hash (2^64 over the golden ratio, odd): consecutive steps
+#: spread over the whole range, so its top bits sample any pattern of steps evenly.
+_HASH = np.uint64(0x9E3779B97F4A7C15)
 
 _FIELDS = ("steps", "ref", "alt", "n_ref", "n_alt", "n_other", "ref_rank", "alt_rank", "other_rank")
 _DTYPES = (np.int64, np.float64, np.float64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32)
@@ -63,10 +76,13 @@ class Split:
 class Consensus:
     """The per-step comparison of one run's role's tag (see the module docstring)."""
 
-    __slots__ = ("n", "steps", "ref", "alt", "n_ref", "n_alt", "n_other", "ref_rank", "alt_rank", "other_rank")
+    __slots__ = (
+        "n", "level", "steps", "ref", "alt", "n_ref", "n_alt", "n_other", "ref_rank", "alt_rank", "other_rank",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.n = 0  # steps held; each column's first n entries, by step
+        self.level = 0  # the steps held are those whose hash has this many top bits zero
         self.steps = np.empty(0, np.int64)
         self.ref = np.empty(0)  # the first value logged at the step
         self.alt = np.empty(0)  # the first value that differed from it
@@ -93,6 +109,11 @@ class Consensus:
             last = np.ones(steps.size, bool)  # a step twice in a block: its last point
             last[:-1] = steps[1:] != steps[:-1]
             steps, values = steps[last], values[last]
+        if self.level:
+            kept = self._sampled(steps, self.level)
+            steps, values = steps[kept], values[kept]
+            if not steps.size:
+                return
         n = self.n
         if n and steps.size <= n and steps[0] == self.steps[0] and steps[-1] == self.steps[steps.size - 1]:
             if np.array_equal(steps, self.steps[: steps.size]):  # the common case: the same steps as the first rank
@@ -127,7 +148,37 @@ class Consensus:
         self.other_rank[others[self.n_other[others] == 0]] = rank
         self.n_other[others] += 1
 
+    @staticmethod
+    def _sampled(steps: np.ndarray, level: int) -> np.ndarray:
+        """Which of ``steps`` a consensus of ``level`` keeps (all of them at level 0)."""
+        with np.errstate(over="ignore"):
+            top = (steps.astype(np.uint64) * _HASH) >> np.uint64(64 - level)
+        kept: np.ndarray = top == 0
+        return kept
+
+    def _thin(self, incoming: np.ndarray) -> np.ndarray:
+        """Raise the level until the steps held and the ``incoming`` new ones kept fit in
+        :data:`MAX_STEPS`, dropping the steps held that the new level does not keep; which
+        of ``incoming`` to insert."""
+        take = np.ones(incoming.size, bool)
+        while self.n + int(np.count_nonzero(take)) > MAX_STEPS and self.level < 64:
+            self.level += 1
+            n = self.n
+            held = self._sampled(self.steps[:n], self.level)
+            if not held.all():
+                for name in _FIELDS:
+                    column = getattr(self, name)
+                    column[: int(np.count_nonzero(held))] = column[:n][held]
+                self.n = int(np.count_nonzero(held))
+            take = self._sampled(incoming, self.level)
+        return take
+
     def _insert(self, rank: int, steps: np.ndarray, values: np.ndarray) -> None:
+        if self.n + steps.size > MAX_STEPS:
+            take = self._thin(steps)
+            steps, values = steps[take], values[take]
+            if not steps.size:
+                return
         k = steps.size
         new = (
             steps,
@@ -143,7 +194,7 @@ class Consensus:
         n = self.n
         if n == 0 or steps[0] > self.steps[n - 1]:  # appended: amortised, into spare capacity
             if n + k > self.steps.size:
-                capacity = max(64, n + k, (n * 3) // 2)
+                capacity = max(64, n + k, min((n * 3) // 2, MAX_STEPS))
                 for name in _FIELDS:
                     old = getattr(self, name)
                     grown = np.empty(capacity, old.dtype)

@@ -36,10 +36,11 @@ __all__ = [
 CACHE_BYTES = 64 << 20
 #: Scalar points a log file may hold per byte of it read, beyond :data:`FREE_POINTS`. Our
 #: writer stores at most 14.3 points a byte (a constant value with constant wall times, its
-#: columns deflated at level 1); deflate at its best lets a crafted file claim 64, which
-#: would make a 1.6 MB file 100M points (a 2.5 GB scratch file). Points past the budget
-#: are not read, and the file is named in a problem.
-POINTS_PER_BYTE = 32
+#: columns deflated at level 1; with real clocks 7.3 at most), and the TensorBoard and
+#: VisualDL 2 formats, which do not compress, less than one; deflate at its best lets a
+#: crafted file claim 64, which would make a 1.6 MB file 100M points (a 2.5 GB scratch file).
+#: Points past the budget are not read, and the file is named in a problem.
+POINTS_PER_BYTE = 16
 #: Scalar points any file may hold, whatever its size.
 FREE_POINTS = 1 << 20
 
@@ -63,8 +64,12 @@ class Run:
     firsts: dict[str, dict[str, Firsts]] = field(default_factory=dict)
     #: tag -> the paths whose ``firsts`` of the tag hold a non-finite point
     nonfinite: dict[str, set[str]] = field(default_factory=dict)
-    #: (role, tag) -> the ranks' agreement on the tag, step by step (visualdl._index.wrong)
+    #: (role, tag) -> the ranks' agreement on the tag, step by step (visualdl._index.wrong),
+    #: once a second ranked file of the role holds the tag
     consensus: dict[tuple[str, str], Consensus] = field(default_factory=dict)
+    #: (role, tag) -> the one ranked file of the role that holds the tag so far (no agreement
+    #: to keep yet: a run of one process costs nothing per step)
+    solo: dict[tuple[str, str], str] = field(default_factory=dict)
     #: path -> the file's system-metrics samples (kept apart from the tags)
     system: dict[str, SystemStore] = field(default_factory=dict)
     #: counts the rounds that read bytes of its files (and files forgotten): what a view

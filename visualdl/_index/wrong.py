@@ -2,7 +2,8 @@
 
 Kept as points are stored (:func:`note_points`, called by the poller under the index lock,
 a few numpy calls per tag and round): per file and tag a :class:`~visualdl._index.firsts.Firsts`,
-per role and tag a :class:`~visualdl._index.consensus.Consensus` over the ranked files. The
+per role and tag a :class:`~visualdl._index.consensus.Consensus` over the ranked files, from
+the second file of the role that holds the tag on (the first one's points read back then). The
 queries (:func:`first_nonfinite`, :func:`divergence`) read those, never a series, except to
 name the ranks of a minority of more than one at a divergence (``minority``, given by the
 index: one step's value of each rank).
@@ -101,7 +102,12 @@ def _note(
         if rank >= 0:
             consensus = state.consensus.get((role, tag))
             if consensus is None:
-                consensus = state.consensus[(role, tag)] = Consensus()
+                solo = state.solo.setdefault((role, tag), path)
+                if solo == path:
+                    continue  # the only file of its role with the tag: nothing to compare yet
+                del state.solo[(role, tag)]  # a second file: the first one's points are compared first
+                consensus = _rebuilt(state, role, tag, exclude=path)
+                state.consensus[(role, tag)] = consensus
             consensus.add(rank, steps, values)
 
 
@@ -114,15 +120,37 @@ def forget_file(state: Run, path: str, tags: list[str]) -> None:
         if not of_tag:
             state.firsts.pop(tag, None)
         state.nonfinite.get(tag, set()).discard(path)
-    for r, tag in list(state.consensus):
-        if tag in tags:
-            del state.consensus[(r, tag)]
-            per_file = state.data.get(("scalars", tag), {})
-            for other in sorted(per_file):
-                header = state.files[other].header if other in state.files else None
-                if header is not None and header.rank >= 0 and stream_of(header)[0] == r:
-                    view = per_file[other].view()
-                    state.consensus.setdefault((r, tag), Consensus()).add(int(header.rank), view.steps, view.values)
+    for r, tag in list(state.consensus) + list(state.solo):
+        if tag not in tags:
+            continue
+        state.consensus.pop((r, tag), None)
+        state.solo.pop((r, tag), None)
+        paths = _ranked_files(state, r, tag, exclude=path)
+        if len(paths) == 1:
+            state.solo[(r, tag)] = paths[0][0]
+        elif paths:
+            state.consensus[(r, tag)] = _rebuilt(state, r, tag, exclude=path)
+
+
+def _ranked_files(state: Run, role: str, tag: str, *, exclude: str) -> list[tuple[str, int]]:
+    """The ranked files of ``role`` that hold points of ``tag``, but ``exclude``, in order of
+    path, with their ranks."""
+    out = []
+    for other in sorted(state.data.get(("scalars", tag), {})):
+        header = state.files[other].header if other in state.files else None
+        if other != exclude and header is not None and header.rank >= 0 and stream_of(header)[0] == role:
+            out.append((other, int(header.rank)))
+    return out
+
+
+def _rebuilt(state: Run, role: str, tag: str, *, exclude: str) -> Consensus:
+    """The agreement on ``tag`` of the ranked files of ``role`` but ``exclude``, from their stored points."""
+    consensus = Consensus()
+    per_file = state.data.get(("scalars", tag), {})
+    for other, rank in _ranked_files(state, role, tag, exclude=exclude):
+        view = per_file[other].view()
+        consensus.add(rank, view.steps, view.values)
+    return consensus
 
 
 def _cuts(state: Run, tag: str, paths: list[str]) -> dict[str, float]:
