@@ -127,7 +127,11 @@ def auto_group(table: RunsTable, runs: list[str]) -> tuple[list[str], str | None
 
 
 def _positions(table: RunsTable, runs: list[str]) -> np.ndarray:
+    """Each run's row; :class:`NotFound` for a run the table does not have, as a chart of it says."""
     index = {name: i for i, name in enumerate(table.names)}
+    unknown = next((r for r in runs if r not in index), None)
+    if unknown is not None:
+        raise NotFound(f"unknown run {unknown!r}")
     return np.fromiter((index[r] for r in runs), np.int64, len(runs))
 
 
