@@ -5,13 +5,17 @@ A file holds a writer's ``Header`` first, then records of the kinds of the table
 records that say something of the writer (meta, provenance, tag info, system metrics), and
 a ``ProcessEnd`` and a ``Footer`` when its writer closed it; a writer appending to the file
 later starts with a header of its own. Records of a format version newer than this one are
-skipped (and said once). Pure: parsed records in, ``(kind, tag, event)`` items out; the
-per-writer records change :attr:`RecordDecoder.writer` through their table
-(:data:`visualdl._formats.vdlog.writerrecords.WRITER_RECORDS`).
+skipped (and said once). A writer to an object store uploads its log as segments, each
+starting with the writer's header again (:mod:`visualdl._storage.segments`): a header of
+the writer whose records come before it goes on with that writer's stretch, its system
+metrics' columns still declared; a header of another writer starts a stretch of its own.
+Pure: parsed records in, ``(kind, tag, event)`` items out; the per-writer records change
+:attr:`RecordDecoder.writer` through their table (:data:`visualdl._formats.vdlog.writerrecords.WRITER_RECORDS`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from visualdl._formats.format import UNREADABLE, unreadable
@@ -26,7 +30,7 @@ class RecordDecoder:
     """Follows the records of one of our files: its writer (:attr:`writer`), the system
     samples until taken, and the problems until taken."""
 
-    __slots__ = ("writer", "problems", "system")
+    __slots__ = ("writer", "problems", "system", "_writer_id")
 
     def __init__(self) -> None:
         #: What the file's records said of its writer so far (replaced, never changed).
@@ -35,6 +39,8 @@ class RecordDecoder:
         self.problems: list[tuple[int, str]] = []
         #: System samples decoded and not yet taken by the reader (which empties it).
         self.system: list[SystemBatch] = []
+        # the writer of the stretch being read (its header's id; "" before any, or unknown)
+        self._writer_id = ""
 
     def decode(self, path: str, items: list[tuple[int, Any]]) -> list[tuple[str, str, object]]:
         """Records as ``(kind, tag, event)``; the per-writer records update :attr:`writer`."""
@@ -75,7 +81,13 @@ class RecordDecoder:
         problem = entry.problem(value)
         if problem:
             self.problems.append((offset, problem))
-        self.writer = entry.apply(self.writer, value)
+        before = self.writer
+        self.writer = entry.apply(before, value)
+        if entry.field == "header":
+            same = bool(value.writer_id) and value.writer_id == self._writer_id
+            self._writer_id = value.writer_id
+            if same and before.declared:  # the next segment of the same writer: its columns hold
+                self.writer = replace(self.writer, declared=before.declared)
         if entry.samples:
             self.system.append(value)
 
