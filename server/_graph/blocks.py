@@ -145,6 +145,28 @@ def _pieces(nodes: list[dict[str, Any]], drawn: list[int], producer: dict[str, i
     return pieces
 
 
+def _repeats(signatures: list[tuple[str, ...]]) -> list[np.ndarray]:
+    """``[p - 1][k]``: how many times the ``p`` pieces from piece ``k`` on repeat back to back
+    (1: once), for each period ``p`` up to :data:`_MAX_PERIOD`; linear in the pieces.
+
+    The pieces from ``k`` repeat ``r`` times when every piece from ``k`` on, up to ``(r - 1) * p``
+    of them, equals the one ``p`` after it: ``1 + L // p``, ``L`` the length of the run of such
+    equalities from ``k`` (signatures compared as numbers, one per distinct signature)."""
+    ids: dict[tuple[str, ...], int] = {}
+    codes = np.array([ids.setdefault(sig, len(ids)) for sig in signatures], np.int64)
+    n = len(codes)
+    out = []
+    for period in range(1, _MAX_PERIOD + 1):
+        equal = codes[:-period] == codes[period:] if n > period else np.zeros(0, bool)
+        at = np.arange(len(equal))
+        # The first position from each on where the next piece a period on differs.
+        stop = np.minimum.accumulate(np.where(equal, len(equal), at)[::-1])[::-1]
+        run = np.zeros(n, np.int64)
+        run[: len(equal)] = stop - at
+        out.append(1 + run // period)
+    return out
+
+
 def repeated_blocks(
     nodes: list[dict[str, Any]], hidden: set[int], producer: dict[str, int]
 ) -> tuple[list[tuple[str, ...]], dict[str, str]] | None:
@@ -153,25 +175,23 @@ def repeated_blocks(
     drawn = [i for i in range(len(nodes)) if i not in hidden]
     pieces = _pieces(nodes, drawn, producer)
     small = [len(piece) < MIN_BLOCK for piece in pieces]
-    signature = [tuple(nodes[i]["op_type"] for i in piece) for piece in pieces]
+    sizes = [len(piece) for piece in pieces]
+    repeats_of = _repeats([tuple(nodes[i]["op_type"] for i in piece) for piece in pieces])
     # Runs: a period of 1 to _MAX_PERIOD pieces repeated; the longest cover wins, the shortest period on a tie.
     found: list[tuple[int, int, int]] = []  # (first piece, pieces per block, repeats)
     k = 0
     while k < len(pieces):
         best = (1, 1)
         for period in range(1, _MAX_PERIOD + 1):
-            unit = signature[k : k + period]
-            if len(unit) < period:
+            if k + period > len(pieces):
                 break
-            repeats = 1
-            while signature[k + repeats * period : k + (repeats + 1) * period] == unit:
-                repeats += 1
+            repeats = int(repeats_of[period - 1][k])
             if repeats > 1 and repeats * period > best[0] * best[1]:
                 best = (period, repeats)
         period, repeats = best
         if repeats == 1 and not small[k] and k + 1 < len(pieces) and small[k + 1]:
             period = 2  # a block alone takes the op or two after it (the ReLU after a residual Add)
-        if sum(len(p) for p in pieces[k : k + period]) >= MIN_BLOCK:
+        if sum(sizes[k : k + period]) >= MIN_BLOCK:
             found.append((k, period, repeats))
             k += period * repeats
         else:

@@ -450,18 +450,18 @@ class Graph:
         missing_outputs = [o.name for o in graph.output if o.name not in producer and o.name not in known]
         if missing_outputs:
             raise GraphError(f"graph {graph.name!r} outputs {missing_outputs[:5]!r}, which nothing produces")
-        _check_acyclic(nodes, producer, graph.name)
+        order = _check_acyclic(nodes, producer, graph.name)
         scopes = [scope_of(n.name) for n in graph.node]
         self = cls(
             graph.name, nodes, values, inputs, [o.name for o in graph.output], params, producer, dict(consumers), scopes
         )
         self.protos = list(graph.node)
-        self._fold()
+        self._fold(order)
         self._find_structure()
         self._build_groups()
         return self
 
-    def _fold(self) -> None:
+    def _fold(self, order: list[int]) -> None:
         """Fold the nodes that only compute constants into the nodes that take their values.
 
         A node feeds constants when it has no subgraph, gives no graph output, and takes
@@ -475,43 +475,38 @@ class Graph:
         n = len(self.nodes)
         outputs = set(self.outputs)
         feeds = [False] * n
-        changed = True
-        while changed:  # a pass per link of the longest chain of feeders; usually two or three
-            changed = False
-            for i, node in enumerate(self.nodes):
-                if feeds[i] or node["subgraphs"] or any(o in outputs for o in node["outputs"]):
-                    continue
-                # A value no node produces (a graph input, an outer graph's value) is no constant:
-                # its lookup falls back to feeds[i], still False here.
-                if all(not v or v in self.params or feeds[self.producer.get(v, i)] for v in node["inputs"]):
-                    feeds[i] = changed = True
+        # One pass in topological order: a node's producers are decided before it is.
+        for i in order:
+            node = self.nodes[i]
+            if node["subgraphs"] or any(o in outputs for o in node["outputs"]):
+                continue
+            # A value no node produces (a graph input, an outer graph's value) is no constant:
+            # its lookup falls back to feeds[i], still False here.
+            if all(not v or v in self.params or feeds[self.producer.get(v, i)] for v in node["inputs"]):
+                feeds[i] = True
+        # The non-feeders each feeder reaches through feeders, in reverse topological order: a
+        # feeder's set is its consumers' (shared, never copied, when one feeder alone is all it feeds).
+        empty: frozenset[int] = frozenset()
+        reaches: list[frozenset[int]] = [empty] * n
         folded: list[set[int]] = [set() for _ in range(n)]
-        reaches: dict[int, set[int]] = {}
-
-        def targets(i: int) -> set[int]:
-            """The non-feeders that take node i's values, through feeders."""
-            hit = reaches.get(i)
-            if hit is not None:
-                return hit
-            out: set[int] = set()
-            stack = [i]
-            seen = {i}
-            while stack:
-                j = stack.pop()
-                for value in self.nodes[j]["outputs"]:
-                    for k in self.consumers.get(value, ()):
-                        if feeds[k]:
-                            if k not in seen:
-                                seen.add(k)
-                                stack.append(k)
-                        else:
-                            out.add(k)
-            reaches[i] = out
-            return out
-
         hidden = set()
-        for i in (i for i in range(n) if feeds[i]):
-            reached = targets(i)
+        for i in reversed(order):
+            if not feeds[i]:
+                continue
+            parts: list[frozenset[int]] = []
+            direct: set[int] = set()
+            for value in self.nodes[i]["outputs"]:
+                for k in self.consumers.get(value, ()):
+                    if feeds[k]:
+                        if reaches[k] and (not parts or parts[-1] is not reaches[k]):
+                            parts.append(reaches[k])
+                    else:
+                        direct.add(k)
+            if direct or len(parts) > 1:
+                reached = frozenset(direct.union(*parts))
+            else:
+                reached = parts[0] if parts else empty
+            reaches[i] = reached
             if reached:
                 hidden.add(i)
                 for k in reached:
@@ -792,8 +787,8 @@ def _stacked(
     return out_items, list(merged.values())
 
 
-def _check_acyclic(nodes: list[dict[str, Any]], producer: dict[str, int], graph_name: str) -> None:
-    """Kahn's algorithm over the node graph; a cycle is a GraphError naming some of its nodes."""
+def _check_acyclic(nodes: list[dict[str, Any]], producer: dict[str, int], graph_name: str) -> list[int]:
+    """The nodes in a topological order (Kahn's algorithm); a cycle is a GraphError naming some of its nodes."""
     n = len(nodes)
     indegree = np.zeros(n, np.int64)
     succ: list[list[int]] = [[] for _ in range(n)]
@@ -804,17 +799,18 @@ def _check_acyclic(nodes: list[dict[str, Any]], producer: dict[str, int], graph_
                 succ[p].append(i)
                 indegree[i] += 1
     ready = [i for i in range(n) if indegree[i] == 0]
-    seen = 0
+    order: list[int] = []
     while ready:
         i = ready.pop()
-        seen += 1
+        order.append(i)
         for j in succ[i]:
             indegree[j] -= 1
             if indegree[j] == 0:
                 ready.append(j)
-    if seen < n:
+    if len(order) < n:
         stuck = [nodes[i]["name"] for i in np.flatnonzero(indegree > 0)[:5]]
         raise GraphError(f"graph {graph_name!r} has a cycle through nodes {stuck!r}: an ONNX graph must be acyclic")
+    return order
 
 
 def subgraph(model: ModelProto, path: list[tuple[int, str, int]]) -> tuple[GraphProto, set[str], list[str]]:
