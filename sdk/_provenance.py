@@ -5,13 +5,21 @@ Built on the writer's background thread, never the training thread (the dirty fl
 ``git status``), once per process and kept: every writer of a process has the same. The
 commit and the branch are read from the repository's files (``HEAD``, the ref, or
 ``packed-refs``), so a machine without git still records them; the dirty flag needs git and
-is left unknown when git is missing, fails, or takes more than :data:`GIT_TIMEOUT` seconds.
+is left unknown when git is missing, fails, or takes more than :data:`GIT_TIMEOUT` seconds
+(then git and whatever it started are killed).
+
+No lock is held while it is built (``git status`` takes seconds in a large repository): the
+first writer's thread builds it and publishes it under the lock, the other writers' threads
+wait for it. A process forked meanwhile (a fork-based ``multiprocessing.Pool`` or DataLoader
+started right after the writer) has no thread building it: it starts afresh, with a lock of
+its own, and builds its own when its first writer asks.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import signal
 import subprocess
 import sys
 import threading
@@ -29,19 +37,40 @@ KEY_PACKAGES = (
     "pytorch_lightning", "accelerate", "deepspeed", "visualdl",
 )  # fmt: skip
 
-_lock = threading.Lock()
+_lock = threading.Lock()  # guards the two below, never held while building
 _cached: tuple[pb.Provenance, int] | None = None  # and the pid it was built in
+_building: tuple[threading.Event, int] | None = None  # set when the one being built is published
 
 
 def provenance() -> pb.Provenance:
     """This process's provenance (see the module docstring); ``wall_time`` is now. A forked
-    child keeps its parent's (same code, same command line) but its own package list."""
-    global _cached
-    with _lock:
-        if _cached is None or _cached[1] != os.getpid():
-            _cached = (_build(), os.getpid())
-        out = pb.Provenance()
-        out.CopyFrom(_cached[0])
+    child builds its own (its own package list) when its first writer asks."""
+    global _cached, _building
+    pid = os.getpid()
+    while True:
+        with _lock:
+            if _cached is not None and _cached[1] == pid:
+                built = _cached[0]
+                break
+            other = _building[0] if _building is not None and _building[1] == pid else None
+            if other is None:
+                done = threading.Event()
+                _building = (done, pid)
+        if other is not None:
+            other.wait()  # another thread builds it; no lock is held meanwhile
+            continue
+        try:
+            built = _build()  # outside the lock: git status takes seconds
+            with _lock:
+                _cached = (built, pid)
+        finally:
+            with _lock:
+                if _building is not None and _building[0] is done:
+                    _building = None
+            done.set()
+        break
+    out = pb.Provenance()
+    out.CopyFrom(built)
     out.wall_time = time.time()
     return out
 
@@ -158,16 +187,45 @@ def _is_sha(text: str) -> bool:
 
 def _dirty(top: str) -> bool | None:
     try:
-        done = subprocess.run(
+        git = subprocess.Popen(
             ["git", "-C", top, "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
             stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},  # never take the index's lock
+            start_new_session=True,  # its own process group: killed with what it started
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
+    try:
+        out, _ = git.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _kill_group(git)
         return None
-    return bool(done.stdout.strip())
+    if git.returncode != 0:
+        return None
+    return bool(out.strip())
+
+
+def _kill_group(git: subprocess.Popen[bytes]) -> None:
+    """git and whatever it started (which would hold its output open) killed, and reaped."""
+    try:
+        os.killpg(git.pid, signal.SIGKILL)
+    except OSError:
+        git.kill()
+    try:
+        git.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:  # a process of another group holds the pipe: let it be
+        if git.stdout is not None:
+            git.stdout.close()
+        git.wait()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has no thread building the parent's provenance (nor holding its lock)."""
+    global _lock, _building
+    _lock = threading.Lock()
+    _building = None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
