@@ -26,6 +26,10 @@ the one the ONNX view has. The mapping:
 * a function of the graph's library (TensorFlow 2's ``StatelessIf``/``While`` branches,
   a ``PartitionedCall``'s tf.function) is a subgraph of each node that calls it, which
   opens as an If's branches do: its arguments the inputs, a ``_Retval`` node per output.
+  The nodes this produces (each body, and its copy in each caller) are counted while they
+  are: a library calling itself in layers is opened as deep as :data:`_MAX_PRODUCED` nodes
+  allow, and the warnings name the calls left closed; a function reaching itself is not
+  opened inside itself, and said.
 
 Linear in the graph's nodes and edges: 20,000 nodes convert in a fraction of a second.
 """
@@ -122,8 +126,9 @@ _READS_MODULE = "prim::GetAttr"
 _NEXT_ITERATION = {"NextIteration", "RefNextIteration"}
 #: Functions opened inside functions, at most this deep.
 _MAX_DEPTH = 16
-#: Nodes of function bodies attached to their callers, at most (a body is copied into each caller).
-_MAX_ATTACHED = 200_000
+#: Nodes of the library's function bodies produced, at most: each body converted and each copy
+#: attached to a caller (a body is copied into each caller), the copies a body holds included.
+_MAX_PRODUCED = 200_000
 
 
 def graphdef_model(
@@ -144,8 +149,11 @@ def graphdef_model(
         raise GraphError(f"{source} is a GraphDef without nodes: there is nothing to draw")
     notes = warnings if warnings is not None else []
     library = _Library(graph.library.function, notes)
+    if library.functions:
+        library.limit = library.levels(graph.node)
     model = _Converter(graph.node, notes, library).model(graph, name or "graph", source)
-    unused = [name for name in library.functions if name not in library.done]
+    notes.extend(library.warnings())
+    unused = [name for name in library.functions if name not in library.called]
     if unused:
         notes.append(
             f"{len(unused)} function(s) of the graph's library are called by no node and not shown: "
@@ -308,45 +316,145 @@ class _Converter:
 
 
 class _Library:
-    """The graph's functions, each converted once into the graph its callers open."""
+    """The graph's functions, each converted once into the graph its callers open.
+
+    A body is copied into each caller (an ONNX subgraph is the caller's own), and a body that
+    calls functions holds their copies: a library of a few kilobytes that calls itself in layers
+    would give a graph of billions of nodes. So the nodes produced are counted as they are:
+    each body converted, with the copies it holds, and each copy attached. Past
+    :data:`_MAX_PRODUCED` a call is not opened (its attribute names the function) and the
+    warnings say how many calls of which functions were cut; a function reaching itself
+    (directly or through others) is not opened inside itself, and that is said too."""
 
     def __init__(self, functions: Any, notes: list[str]) -> None:
         self.functions = {f.signature.name: f for f in functions}
         self.notes = notes
         #: name -> the converted body (None: being converted, or too deep).
         self.done: dict[str, GraphProto | None] = {}
-        self.attached = 0
+        #: name -> the nodes of its converted body, the copies of bodies it holds included.
+        self.sizes: dict[str, int] = {}
+        #: Nodes produced so far (bodies converted and copies attached).
+        self.produced = 0
+        #: The nodes of the bodies being converted (innermost last), copies attached included.
+        self.open: list[int] = []
+        #: Calls not opened, by function: past the budget, too deep, or of a function inside itself.
+        self.cut: dict[str, int] = {}
+        self.deep: dict[str, int] = {}
+        self.recursive: set[str] = set()
         self.depth = 0
+        #: Calls are opened this many functions deep at most: :data:`_MAX_DEPTH`, or fewer when
+        #: opening that deep would pass the budget (:meth:`levels`), so that the budget is spent
+        #: on the outer calls, which the graph shows first, rather than on the innermost.
+        self.limit = _MAX_DEPTH
+        #: The functions some node calls (the graph's or a function's).
+        self.called: set[str] = set()
 
     def body(self, name: str) -> GraphProto | None:
         """The body of function ``name`` to attach to one more caller; None when the graph has
-        no such function, it calls itself, or the bodies attached reach :data:`_MAX_ATTACHED` nodes."""
+        no such function, it reaches itself, it is nested deeper than :data:`_MAX_DEPTH`, or
+        the nodes produced would pass :data:`_MAX_PRODUCED`."""
         function = self.functions.get(name)
         if function is None:
             return None
         if name not in self.done:
-            if self.depth >= _MAX_DEPTH:
+            if self.depth >= self.limit:
+                self.deep[name] = self.deep.get(name, 0) + 1
+                return None
+            if self.produced + len(function.node_def) > _MAX_PRODUCED:
+                self.cut[name] = self.cut.get(name, 0) + 1
                 return None
             self.done[name] = None  # a function reaching itself is not opened inside itself
             self.depth += 1
+            self.open.append(0)
             try:
                 notes: list[str] = []
                 built = GraphProto()
                 _Converter(_function_nodes(function), notes, self).fill(built, name)
                 self.notes.extend(f"function {name!r}: {note}" for note in notes)
                 self.done[name] = built
+                self.sizes[name] = len(built.node) + self.open[-1]
+                self.produced += len(built.node)
             finally:
                 self.depth -= 1
+                self.open.pop()
         graph = self.done[name]
         if graph is None:
+            if name in self.sizes or self.depth:
+                self.recursive.add(name)
             return None
-        if self.attached + len(graph.node) > _MAX_ATTACHED:
-            if self.attached <= _MAX_ATTACHED:
-                self.notes.append(f"function bodies past {_MAX_ATTACHED:,} nodes are not attached to their callers")
-                self.attached = _MAX_ATTACHED + 1
+        size = self.sizes[name]
+        if self.produced + size > _MAX_PRODUCED:
+            self.cut[name] = self.cut.get(name, 0) + 1
             return None
-        self.attached += len(graph.node)
+        self.produced += size
+        if self.open:
+            self.open[-1] += size
         return graph
+
+    def levels(self, graph_nodes: Any) -> int:
+        """The depth to open calls to, from the call counts alone (nothing is built): the
+        deepest, up to :data:`_MAX_DEPTH`, whose copies (twice over: the bodies converted and
+        those attached) stay within :data:`_MAX_PRODUCED` nodes; 1 when none does."""
+        calls = {name: _calls(f.node_def, self.functions) for name, f in self.functions.items()}
+        own = {name: len(f.node_def) + len(f.signature.input_arg) + len(f.signature.output_arg)
+               for name, f in self.functions.items()}  # fmt: skip
+        top = _calls(graph_nodes, self.functions)
+        self.called = set(top).union(*calls.values())
+        cap = _MAX_PRODUCED + 1
+        size = dict(own)  # opened 0 levels below: the body alone
+        for depth in range(1, _MAX_DEPTH + 1):
+            total = sum(size[name] for name in top)
+            if 2 * total > _MAX_PRODUCED:
+                return max(1, depth - 1)
+            size = {name: min(cap, own[name] + sum(size[c] for c in calls[name])) for name in self.functions}
+        return _MAX_DEPTH
+
+    def warnings(self) -> list[str]:
+        """What was not opened, said once for the whole library."""
+        out = []
+        if self.recursive:
+            names = sorted(self.recursive)
+            out.append(
+                f"{len(names)} function(s) of the graph's library reach themselves (directly or through others): "
+                + _names(names)
+                + "; inside itself such a function is not opened, its call names it"
+            )
+        if self.cut:
+            out.append(
+                f"the library's function bodies opened in their callers reached {_MAX_PRODUCED:,} nodes: "
+                f"{sum(self.cut.values()):,} call(s) are not opened and name their function instead ("
+                + _counts(self.cut)
+                + ")"
+            )
+        if self.deep:
+            why = "" if self.limit == _MAX_DEPTH else f", to keep the graph within {_MAX_PRODUCED:,} nodes"
+            out.append(
+                f"functions called more than {self.limit} deep are not opened{why}: "
+                f"{sum(self.deep.values()):,} call(s) (" + _counts(self.deep) + ")"
+            )
+        return out
+
+
+def _calls(nodes: Any, functions: dict[str, Any]) -> list[str]:
+    """The functions of the library that ``nodes`` call, once per call."""
+    out = []
+    for node in nodes:
+        for attr in node.attr.values():
+            kind = attr.WhichOneof("value")
+            if kind == "func" and attr.func.name in functions:
+                out.append(attr.func.name)
+            elif kind == "list":
+                out.extend(f.name for f in attr.list.func[:_MAX_ITEMS] if f.name in functions)
+    return out
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(repr(n[:80]) for n in names[:5]) + (", ..." if len(names) > 5 else "")
+
+
+def _counts(calls: dict[str, int]) -> str:
+    top = sorted(calls.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{n:,} of {f[:80]!r}" for f, n in top[:5]) + (", ..." if len(top) > 5 else "")
 
 
 def _function_nodes(function: Any) -> Any:
