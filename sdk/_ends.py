@@ -2,6 +2,13 @@
 thread or any other) or a signal (SIGTERM; SIGINT, which Python raises as
 ``KeyboardInterrupt``). ``close()`` tells its own writer (:mod:`~visualdl.sdk._sink`).
 
+What happened at the end of the process is its end; what it lived through is an *event*
+of its timeline. The main thread's uncaught exception ends the interpreter: an end. A
+helper thread's uncaught exception ends that thread only (``threading.excepthook``
+reports it and the program goes on): an event, written at once (a kill may follow), and
+followed by the end the process comes to (``close()``'s, a signal's, the main thread's
+exception); a kill without a trace after it leaves the event as the last word.
+
 :func:`install` wraps ``sys.excepthook`` and ``threading.excepthook`` while a writer is
 open (:mod:`~visualdl.sdk._lifecycle` calls it when a writer opens and :func:`uninstall`
 when the last one closes); each wrapper tells the writers, then calls the hook it
@@ -29,8 +36,9 @@ __all__ = ["exception_end", "install", "signal_end", "uninstall"]
 
 log = logging.getLogger("visualdl.writer")
 
-#: Told how the process ends: records it on every open writer and has it written.
-Tell = Callable[[ProcessEnd], None]
+#: Told how the process ends, or what it went through (``final`` False: an event, the
+#: process goes on): records it on every open writer and has it written.
+Tell = Callable[[ProcessEnd, bool], None]
 
 _tell: Tell | None = None
 _previous_sys: Callable[[type[BaseException], BaseException, TracebackType | None], object] | None = None
@@ -80,12 +88,12 @@ def signal_end(signum: int) -> ProcessEnd:
     return ProcessEnd("signal", time.time(), signal=signal.Signals(signum).name, thread=threading.main_thread().name)
 
 
-def _told(end: ProcessEnd) -> None:
+def _told(end: ProcessEnd, final: bool) -> None:
     tell = _tell
     if tell is None:
         return
     try:
-        tell(end)
+        tell(end, final)
     except Exception:  # boundary: the program's own error is what must be reported
         log.exception("recording how the process ended failed")
 
@@ -96,7 +104,8 @@ def _sys_hook(kind: type[BaseException], exc: BaseException, tb: TracebackType |
         return
     _running.sys = True
     try:
-        _told(exception_end(exc, tb, threading.current_thread().name))
+        thread = threading.current_thread()  # a program's thread hook may call this one
+        _told(exception_end(exc, tb, thread.name), thread is threading.main_thread())
         previous = _previous_sys if _previous_sys is not None else sys.__excepthook__
         previous(kind, exc, tb)
     finally:
@@ -111,7 +120,7 @@ def _threading_hook(args: threading.ExceptHookArgs) -> None:
     try:
         if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
             name = args.thread.name if args.thread is not None else threading.current_thread().name
-            _told(exception_end(args.exc_value, args.exc_traceback, name))
+            _told(exception_end(args.exc_value, args.exc_traceback, name), False)
         previous = _previous_threading if _previous_threading is not None else threading.__excepthook__
         previous(args)
     finally:

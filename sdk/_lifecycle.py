@@ -14,11 +14,20 @@ an uncaught exception in any thread and SIGTERM are written at once, before the 
 write a sidecar next to a local log (:mod:`~visualdl.sdk._fatal`). So SIGTERM is caught
 (and the pending data written) in every process whose main thread opened a writer, not only in children, unless the
 program handles SIGTERM itself.
+
+What the process lives through is an event, not its end: a helper thread's exception, and a
+SIGTERM whose handler is the program's own (which decides whether the process ends). Both
+are written and flushed at once, without cutting the uploads off: the writers go on as
+before, and the end is what comes later. Only a SIGTERM that ends the process (our handler)
+is an end; it is the pool's normal end, ``closed``, for a ``multiprocessing.Pool`` worker
+waiting for its next task (``with Pool()`` terminates its idle workers), and it takes the
+process's fatal-signal sidecars back (no segfault can follow).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import signal
@@ -26,6 +35,8 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from visualdl._kinds.table import ProcessEnd
@@ -36,11 +47,31 @@ from visualdl.sdk import _sigterm as sigterm
 if TYPE_CHECKING:
     from visualdl.sdk._sink import Sink
 
-__all__ = ["forget", "guard_child_exit", "guard_uploads", "reopened", "track"]
+__all__ = ["forget", "guard_child_exit", "guard_uploads", "opening", "reopened", "track"]
 
 log = logging.getLogger("visualdl.writer")
 
 _LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
+#: Sinks being opened now (:func:`opening`), and the condition telling when that changes.
+_opening = 0
+_opened = threading.Condition()
+
+
+@contextlib.contextmanager
+def opening() -> Iterator[None]:
+    """A sink is being opened: SIGTERM is heard from before its file exists, and a SIGTERM
+    meanwhile waits (until its deadline) for the sink to be tracked, so that the sink's
+    end is recorded (a pool that terminates a worker still opening its writer)."""
+    global _opening
+    sigterm.install(_flush_all)
+    with _opened:
+        _opening += 1
+    try:
+        yield
+    finally:
+        with _opened:
+            _opening -= 1
+            _opened.notify_all()
 
 
 def track(sink: Sink) -> None:
@@ -103,23 +134,79 @@ def _close_child_sink(sink: Sink) -> None:
     sink.close()
 
 
-def _flush_all(deadline: float) -> None:
-    """SIGTERM: record it as the end of each writer, then write what is pending."""
-    end = ends.signal_end(signal.SIGTERM)
-    for sink in list(_LIVE):
-        sink.record_end(end)
-    for sink in list(_LIVE):
-        sink.flush_before_exit(deadline)
+def _flush_all(deadline: float, ending: bool) -> None:
+    """SIGTERM: record it on each writer (its end when it ends the process, else an event),
+    then write what is pending; a process that ends gives its fatal-signal sidecars back."""
+    with _opened:  # a sink being opened: wait for it to be tracked
+        _opened.wait_for(lambda: _opening == 0, timeout=max(0.0, deadline - time.monotonic()))
+    sinks = list(_LIVE)
+    if ending:
+        end = _idle_pool_worker_end() or ends.signal_end(signal.SIGTERM)
+        for sink in sinks:
+            sink.record_end(end)
+    else:
+        event = ends.signal_end(signal.SIGTERM)
+        for sink in sinks:
+            sink.record_event(event)
+    for sink in sinks:
+        sink.flush_before_exit(deadline, exiting=ending)
+    if ending:
+        for sink in sinks:
+            if sink.local_path:
+                fatal.release(sink.local_path)
 
 
-def _tell_all(end: ProcessEnd) -> None:
-    """An uncaught exception: record it as the end of each writer, and have it written now
-    (a thread's exception may be followed by a kill; the main thread's, by the exit's close)."""
+def _tell_all(end: ProcessEnd, final: bool) -> None:
+    """An uncaught exception: record it on each writer (the main thread's as its end, a helper
+    thread's as an event) and have it written now (a thread's exception may be followed by a
+    kill; the main thread's, by the exit's close, which bounds the uploads itself)."""
     for sink in list(_LIVE):
-        sink.record_end(end)
+        if final:
+            sink.record_end(end)
+        else:
+            sink.record_event(end)
     deadline = time.monotonic() + sigterm.FLUSH_SECS
     for sink in list(_LIVE):
         sink.flush_before_exit(deadline)
+
+
+def _idle_pool_worker_end() -> ProcessEnd | None:
+    """A clean end when this process is a ``multiprocessing.Pool`` worker that runs no task:
+    its main thread waits for the next one, or is still in the pool's ``initializer`` (the
+    pool ends its workers by SIGTERM, ``with Pool()``'s exit and ``terminate()``, however
+    far they got in starting); None otherwise (a task interrupted). Reads the main thread's
+    stack: from the innermost frame out, only ``multiprocessing``'s own (and this SIGTERM
+    handler's) down to the pool's ``worker`` loop, or any down to its initializer's call."""
+    pool = sys.modules.get("multiprocessing.pool")
+    worker = getattr(pool, "worker", None)
+    main = threading.main_thread()
+    if worker is None or not _in_multiprocessing_child() or main.ident is None:
+        return None
+    frame = sys._current_frames().get(main.ident)
+    package = os.path.dirname(getattr(pool, "__file__", "") or "")
+    ours = sigterm.__file__
+    idle = True
+    inner = None
+    while frame is not None:
+        code = frame.f_code
+        if code is worker.__code__:
+            if not idle and not _starting(frame, inner):
+                return None
+            return ProcessEnd("closed", time.time(), thread=main.name)
+        inside = os.path.dirname(code.co_filename) == package and code.co_name not in ("mapstar", "starmapstar")
+        idle = idle and (inside or code.co_filename == ours)
+        inner, frame = frame, frame.f_back
+    return None
+
+
+def _starting(worker: FrameType, inner: FrameType | None) -> bool:
+    """Whether the pool's ``worker`` frame calls its ``initializer`` (``inner``: the frame it calls)."""
+    try:
+        initializer = worker.f_locals.get("initializer")
+    except Exception:  # noqa: BLE001 - boundary: another thread's frame, read as it runs
+        return False
+    code = getattr(initializer, "__code__", None)
+    return inner is not None and code is not None and inner.f_code is code
 
 
 def _close_all() -> None:
@@ -149,6 +236,8 @@ def _close_before_executors_stop() -> None:
 
 
 def _after_fork() -> None:
+    global _opening, _opened
+    _opening, _opened = 0, threading.Condition()  # the parent's opening is not the child's
     for sink in list(_LIVE):
         sink.after_fork_in_child()
 

@@ -18,9 +18,11 @@ process itself (exit status 143).
 
 Nothing is installed when SIGTERM already has a handler or a wakeup fd is in use (the
 program's own wins), or off the main thread (Python allows signal handlers only there).
-A handler the program sets later replaces ours: SIGTERM is then still recorded and the
-pending data written, but the program's handler alone decides whether and how the
-process ends (the watcher neither re-sends SIGTERM nor ends the process).
+A handler the program sets later replaces ours: SIGTERM is then still recorded (as an
+event: the process may go on) and the pending data written, but the program's handler
+alone decides whether and how the process ends (the watcher neither re-sends SIGTERM nor
+ends the process). The flush is told which (its ``ending`` argument): only a process that
+ends may have its uploads cut off at the deadline.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ class _Guard:
     pid: int
     read_fd: int
     write_fd: int
-    flush: Callable[[float], None]
+    flush: Callable[[float, bool], None]
     flushed: threading.Event = field(default_factory=threading.Event)
     watcher: threading.Thread | None = None
 
@@ -72,10 +74,11 @@ class _Guard:
 _guard: _Guard | None = None
 
 
-def install(flush: Callable[[float], None]) -> None:
-    """On SIGTERM, call ``flush(deadline)`` (``time.monotonic()``) on a watcher thread,
-    then end the process by SIGTERM. Once per process; see the module's docstring for
-    when nothing is installed."""
+def install(flush: Callable[[float, bool], None]) -> None:
+    """On SIGTERM, call ``flush(deadline, ending)`` (``time.monotonic()``; ``ending``: the
+    process ends by it, our handler being SIGTERM's still) on a watcher thread, then end the
+    process by SIGTERM. Once per process; see the module's docstring for when nothing is
+    installed."""
     global _guard
     if _guard is not None and _guard.pid == os.getpid():
         return
@@ -124,7 +127,7 @@ def _watch(guard: _Guard) -> None:
             break
     deadline = time.monotonic() + FLUSH_SECS
     try:
-        guard.flush(deadline)
+        guard.flush(deadline, signal.getsignal(signal.SIGTERM) is _on_sigterm)
     except Exception:  # boundary: the process ends whatever the flush did
         log.exception("flushing on SIGTERM failed")
     finally:

@@ -59,7 +59,7 @@ from visualdl.sdk import _lifecycle as lifecycle
 if TYPE_CHECKING:
     from visualdl.sdk._options import WriterOptions
 
-__all__ = ["DEFAULT_CLOSE_TIMEOUT", "RETRY_CAP_SECS", "NullSink", "Sink"]
+__all__ = ["DEFAULT_CLOSE_TIMEOUT", "MAX_EVENTS", "RETRY_CAP_SECS", "NullSink", "Sink"]
 
 log = logging.getLogger("visualdl.writer")
 
@@ -70,6 +70,8 @@ _POINT_BYTES = 24
 _MAX_POINTS_PER_RECORD = MAX_POINTS_PER_RECORD
 #: Seconds ``close()`` (and exit) waits for the last writes and uploads, by default.
 DEFAULT_CLOSE_TIMEOUT = 30.0
+#: Events of the process's timeline (:meth:`Sink.record_event`) a writer writes at most.
+MAX_EVENTS = 16
 #: A failed write is retried after 0.1 s, then twice as long each time, up to this.
 RETRY_CAP_SECS = 5.0
 _RETRY_FIRST_SECS = 0.1
@@ -93,10 +95,11 @@ class Sink:
         self.path = ""
         self._appender: Appender | None = None
         self._init_state()
-        self._open()
-        self._start()
-        self._attention = False
-        lifecycle.track(self)
+        with lifecycle.opening():  # a SIGTERM from here on waits for the sink, then ends it
+            self._open()
+            self._start()
+            self._attention = False
+            lifecycle.track(self)
 
     def _init_state(self) -> None:
         self._lock = threading.Lock()
@@ -137,6 +140,7 @@ class Sink:
         self._dropped_samples = 0  # system-metrics samples refused at the memory bound
         self._last_step: int | None = None  # of the last scalar logged, for the process's end
         self._end_recorded = False  # how the process ended is written once, the first time told
+        self._events = 0  # events of the process's timeline written (a thread's exception, ...)
 
     # -- caller's thread -------------------------------------------------------------
 
@@ -402,10 +406,26 @@ class Sink:
                 return  # closed, or a forked child that never logged: no file to end
             self._record_end(end)
 
+    def record_event(self, event: ProcessEnd) -> None:
+        """Write what the process went through and lives on after (a helper thread's uncaught
+        exception, a SIGTERM the program's own handler takes), as an end record that a later
+        one follows: the end the process comes to (a reader takes the last). At most
+        :data:`MAX_EVENTS` per writer; nothing once its end is recorded. Never raises."""
+        with self._lock:
+            if self._close_started or self._end_recorded or (self._thread is None and not self._queued):
+                return
+            if self._events >= MAX_EVENTS:
+                return
+            self._events += 1
+            self._append_end(event)
+
     def _record_end(self, end: ProcessEnd) -> None:
         if self._end_recorded:
             return
         self._end_recorded = True
+        self._append_end(end)
+
+    def _append_end(self, end: ProcessEnd) -> None:
         record = encode_process_end(replace(end, step=self._last_step))
         self._append_item(lambda: record, record.ByteSize())
 
@@ -594,11 +614,15 @@ class Sink:
         if out.buffered:  # what waits for its upload must go up before the process ends
             lifecycle.guard_uploads()
 
-    def flush_before_exit(self, deadline: float) -> None:
+    def flush_before_exit(self, deadline: float, *, exiting: bool = False) -> None:
         """On SIGTERM (from :mod:`~visualdl.sdk._sigterm`'s watcher thread) or an uncaught
         exception (:mod:`~visualdl.sdk._ends`): have the writer thread write what is pending,
         waiting until ``deadline`` (``time.monotonic()``) at most. Never raises; no footer
-        (the process may be ending without ``close()``)."""
+        (the process may be ending without ``close()``). ``exiting``: the process ends at
+        ``deadline`` (a SIGTERM that ends it): no upload is attempted past it. Otherwise the
+        process may live on (a helper thread's exception, a SIGTERM the program handles, the
+        main thread's exception, whose exit closes the writer with its own bound): the wait
+        ends at ``deadline``, the uploads do not, and the writer goes on as before."""
         if not self._lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
             log.error("on SIGTERM: %s stayed busy; its last %.1f s of data are lost", self.path, self._flush_secs)
             return
@@ -606,7 +630,7 @@ class Sink:
             thread = self._thread
             if self._closed or thread is None or not thread.is_alive():
                 return
-            if self._appender is not None:
+            if exiting and self._appender is not None:
                 self._appender.stop_by(deadline)
             self._flush_requested += 1
             target = self._flush_requested
@@ -690,6 +714,9 @@ class NullSink:
         return False  # nothing is kept: the sampler stops
 
     def record_end(self, end: ProcessEnd) -> None:
+        pass
+
+    def record_event(self, event: ProcessEnd) -> None:
         pass
 
     def flush(self) -> None:

@@ -297,6 +297,7 @@ RETURNED_FIELDS = {
         "format",
         "unshown",
         "provenance",
+        "events",
     ],
     "WriterSystem": ["path", "role", "rank", "local_rank", "attempt", "host", "pid", "metrics", "skipped"],
 }

@@ -407,7 +407,7 @@ def test_writer_records_a_bad_one_alone_is_lost_and_said():
 
 def test_writer_records_state_fields_named_as_writer_info_fields_reach_it(tmp_path):
     """A field of the state named as one of ``WriterInfo``'s is carried over as it is."""
-    assert CARRIED == ("provenance",)
+    assert CARRIED == ("events", "provenance")
     run = tmp_path / "run"
     run.mkdir()
     with open(os.path.join(DATA, _HEADER), "rb") as f:

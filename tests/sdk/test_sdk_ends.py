@@ -39,6 +39,14 @@ def _end(logdir: str) -> ProcessEnd | None:
     return writer.ended
 
 
+def _events(logdir: str) -> tuple[ProcessEnd, ...]:
+    """What the writer's process lived on after: the end records before its end."""
+    reader = LogReader(logdir)
+    (run,) = reader.runs()
+    (writer,) = reader.writers(run)
+    return writer.events
+
+
 @pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
 def test_sdk_ends_close_is_a_clean_end(tmp_path, child_env):
     done = _run(str(tmp_path), "w.close()\n", child_env)
@@ -84,7 +92,7 @@ def test_sdk_ends_main_thread_exception_with_traceback_and_step(tmp_path, child_
 
 
 @pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)
-def test_sdk_ends_thread_exception_wins_over_the_later_close(tmp_path, child_env):
+def test_sdk_ends_thread_exception_is_an_event_and_the_later_close_the_end(tmp_path, child_env):
     body = """
     class LoaderError(Exception):
         pass
@@ -100,7 +108,9 @@ def test_sdk_ends_thread_exception_wins_over_the_later_close(tmp_path, child_env
     assert done.returncode == 0, done.stderr
     assert "LoaderError: shard 7 is missing" in done.stderr  # threading's report still printed
     end = _end(str(tmp_path))
-    assert end is not None
+    assert end is not None and (end.how, end.step) == ("closed", 1300)  # the process went on
+    (event,) = _events(str(tmp_path))
+    end = event
     assert (end.how, end.exception_type, end.message, end.thread, end.step) == (
         "exception",
         "__main__.LoaderError",
@@ -192,11 +202,9 @@ def test_sdk_ends_forked_child_records_its_own_end(tmp_path):
     w.close()
     child_end = _end(str(tmp_path / "child"))
     parent_end = _end(str(tmp_path / "parent"))
-    assert child_end is not None and (child_end.how, child_end.thread, child_end.step) == (
-        "exception",
-        "child-thread",
-        2,
-    )
+    assert child_end is not None and child_end.how == "closed"  # the child went on after its thread
+    (event,) = _events(str(tmp_path / "child"))
+    assert (event.how, event.thread, event.step) == ("exception", "child-thread", 2)
     assert parent_end is not None and (parent_end.how, parent_end.step) == ("closed", 1)
 
 
@@ -224,5 +232,5 @@ def test_sdk_ends_program_hook_set_over_ours_is_kept_and_not_wrapped_twice(tmp_p
     finally:
         threading.excepthook = original
     assert seen == ["own ZeroDivisionError"]  # called once, no loop
-    end = _end(str(tmp_path / "b"))
-    assert end is not None and (end.how, end.thread) == ("exception", "t")
+    (event,) = _events(str(tmp_path / "b"))
+    assert (event.how, event.thread) == ("exception", "t")

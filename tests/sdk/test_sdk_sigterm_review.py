@@ -109,5 +109,7 @@ def test_sdk_sigterm_handler_set_after_the_writer_decides_alone(tmp_path, child_
     out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err
     assert out.strip() == "calls 1"
-    end = _end_of(str(tmp_path))
-    assert end is not None and (end.how, end.signal) == ("signal", "SIGTERM")  # received, recorded
+    reader = LogReader(str(tmp_path))
+    (writer,) = reader.writers(reader.runs()[0])
+    assert [(e.how, e.signal) for e in writer.events] == [("signal", "SIGTERM")]  # received, recorded
+    assert writer.ended is not None and writer.ended.how == "closed"  # and lived on: its end is the close

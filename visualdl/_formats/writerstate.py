@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from visualdl._kinds.table import ProcessEnd, SystemMetric
 from visualdl.proto import pb
 
-__all__ = ["WriterState"]
+__all__ = ["MAX_EVENTS", "WriterState"]
+
+#: Events of a writer's timeline a reader keeps (the SDK writes at most as many).
+MAX_EVENTS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +36,11 @@ class WriterState:
     skipped: bool = False
     #: The footer of a writer that closed the file cleanly (None while it goes on).
     footer: pb.Footer | None = None
-    #: How the writer's process ended: the first end record since its header.
+    #: How the writer's process ended: the last end record since its header.
     end: ProcessEnd | None = None
+    #: The end records before it since the header, oldest first (at most :data:`MAX_EVENTS`):
+    #: what the process lived on after (a helper thread's exception, a SIGTERM it handled).
+    events: tuple[ProcessEnd, ...] = ()
     #: Where the first writer's process came from (its first provenance record).
     provenance: pb.Provenance | None = None
     #: tag -> replicated, as the file's writers declared it (the last declaration wins).
@@ -42,7 +48,8 @@ class WriterState:
     #: The current writer's last declared system metrics (the columns of its next samples).
     declared: tuple[SystemMetric, ...] = ()
 
-    def listing(self) -> tuple[bool, bool, bool]:
+    def listing(self) -> tuple[bool, ...]:
         """What of the writer the lists of runs and tags show, as the index's generation
-        follows it: whether a header, a footer and a process end were read."""
-        return (self.header is not None, self.footer is not None, self.end is not None)
+        follows it: whether a header, a footer and a process end were read, and one more
+        True per event (a later end record replaces the end an earlier one told)."""
+        return (self.header is not None, self.footer is not None, self.end is not None, *(True for _ in self.events))

@@ -61,7 +61,7 @@ class WriterInfo:
     launcher: str  # where rank & co were detected from ("" = nowhere / explicit only)
     closed: bool  # a footer was read: the writer closed cleanly
     end_time: float | None = None  # the footer's wall time, when closed
-    #: How the writer's process ended: its end record (the first one), else "closed" at the
+    #: How the writer's process ended: its end record (the last one), else "closed" at the
     #: footer's time for a footer alone; None when neither was read (still running, or killed
     #: without a trace).
     ended: ProcessEnd | None = None
@@ -78,6 +78,9 @@ class WriterInfo:
     #: Where the writer's process came from (command line, git state, packages), when its
     #: log says (:mod:`visualdl.sdk._provenance`); never to be changed.
     provenance: pb.Provenance | None = None
+    #: What the process lived on after, oldest first: the end records before its end (a
+    #: helper thread's uncaught exception, a SIGTERM the program's own handler took).
+    events: tuple[ProcessEnd, ...] = ()
 
 
 #: The fields of a file's :class:`WriterState` that its :class:`WriterInfo` holds as they are

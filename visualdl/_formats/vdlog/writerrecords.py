@@ -22,7 +22,7 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 from visualdl._formats.vdlog.logformat import FORMAT_VERSION
-from visualdl._formats.writerstate import WriterState
+from visualdl._formats.writerstate import MAX_EVENTS, WriterState
 from visualdl._kinds.table import ProcessEnd, SystemBatch, decode_process_end, decode_system_metrics
 from visualdl.proto import pb
 
@@ -65,7 +65,7 @@ def _start(state: WriterState, header: pb.Header) -> WriterState:
     whose records are read as the first's): not closed, not ended, no metrics declared."""
     first = state.header if state.header is not None else header
     skipped = header.format_version > FORMAT_VERSION
-    return replace(state, header=first, skipped=skipped, footer=None, end=None, declared=())
+    return replace(state, header=first, skipped=skipped, footer=None, end=None, events=(), declared=())
 
 
 def _newer(header: pb.Header) -> str:
@@ -122,8 +122,12 @@ def _end(message: pb.ProcessEnd, state: WriterState, path: str, offset: int) -> 
 
 
 def _ended(state: WriterState, end: ProcessEnd) -> WriterState:
-    """The first end of a writer wins: a thread's exception followed by close() stays an exception."""
-    return state if state.end is not None else replace(state, end=end)
+    """The last end record of a writer is its end: the earlier ones are events of its
+    timeline it lived on after (a helper thread's exception, a SIGTERM the program handled),
+    kept in ``events`` (the last :data:`~visualdl._formats.writerstate.MAX_EVENTS`)."""
+    if state.end is None:
+        return replace(state, end=end)
+    return replace(state, end=end, events=(*state.events, state.end)[-MAX_EVENTS:])
 
 
 def _closed(state: WriterState, footer: pb.Footer) -> WriterState:
