@@ -15,6 +15,14 @@ reader then sees the process as killed without a trace. faulthandler cannot be a
 where it writes, so a program that enables it *after* a writer opened has it disabled
 when the last writer closes.
 
+A writer that ends without a fatal signal leaves no sidecar: ``close()`` (and the exit's)
+takes its section back, and so does a SIGTERM that ends the process
+(:mod:`~visualdl.sdk._lifecycle`). SIGKILL leaves the writer no chance: its section line
+stays, saying nothing (no dump). The next writer that opens in the same directory on the
+same host removes such a sidecar (:func:`sweep`): one whose log's name gives this host
+and a pid that is no process any more, holding that pid's section lines alone. A sidecar
+with a dump in it is never removed: it is how the reader knows of the crash.
+
 Object stores get no sidecar: a process that segfaults cannot upload anything. A local
 spool (the dump kept on the host's disk, uploaded next to its log by the next writer that
 opens on that host) would tell a crash when the launcher restarts the rank on the same
@@ -27,13 +35,20 @@ from __future__ import annotations
 import faulthandler
 import logging
 import os
+import re
 import threading
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from visualdl._formats.fatal import preamble, sidecar_of
+from visualdl._formats.fatal import SUFFIX, preamble, sidecar_of
+from visualdl.sdk._options import safe_host
 
-__all__ = ["release", "watch"]
+__all__ = ["release", "sweep", "watch"]
+
+#: The sidecar of a log named by the SDK: ``vdl.<time>.<host>.<pid>.<hex>.vdlog...fatal``.
+_SIDECAR_NAME = re.compile(r"^vdl\.\d+\.([A-Za-z0-9_-]+)\.(\d{1,9})\.[0-9a-f]+\.vdlog.*" + re.escape(SUFFIX) + "$")
+#: A sidecar left by a killed writer is its section lines alone: a few hundred bytes.
+_LEFT_BYTES = 4096
 
 log = logging.getLogger("visualdl.writer")
 
@@ -48,6 +63,8 @@ class _Sidecar:
 
 
 _lock = threading.Lock()
+#: The directories :func:`sweep` went through (once per process each).
+_swept: set[str] = set()
 #: The open writers' logs (path -> writer id), in the order they opened.
 _watched: dict[str, str] = {}
 _active: _Sidecar | None = None
@@ -56,8 +73,13 @@ _theirs = False
 
 
 def watch(log_path: str, writer_id: str) -> None:
-    """A writer of the local log ``log_path`` opened."""
+    """A writer of the local log ``log_path`` opened (the sidecars killed writers left in
+    its directory are removed first, once per directory)."""
     global _theirs
+    directory = os.path.dirname(log_path) or "."
+    if directory not in _swept:
+        _swept.add(directory)
+        sweep(directory)
     with _lock:
         if not _watched and _active is None:
             _theirs = faulthandler.is_enabled()
@@ -81,6 +103,56 @@ def release(log_path: str) -> None:
             if _take(path, writer_id):
                 return
         faulthandler.disable()
+
+
+def sweep(directory: str) -> int:
+    """Remove the sidecars of ``directory`` that writers killed on this host left (see the
+    module's docstring); how many. Never raises: a sidecar it cannot read or remove stays."""
+    host, removed = safe_host(), 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        found = _SIDECAR_NAME.match(entry.name)
+        if found is None or found.group(1) != host:
+            continue
+        pid = int(found.group(2))
+        if pid == os.getpid() or _alive(pid):
+            continue
+        try:
+            with open(entry.path, "rb") as f:
+                data = f.read(_LEFT_BYTES + 1)
+            if len(data) > _LEFT_BYTES or not _sections_of(data, pid):
+                continue
+            os.unlink(entry.path)
+            removed += 1
+        except OSError as e:
+            log.debug("cannot remove the sidecar %s a killed writer left: %s", entry.path, e)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this host (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def _sections_of(data: bytes, pid: int) -> bool:
+    """Whether ``data`` is section lines of ``pid``'s writers alone: no dump."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    head = preamble("-", pid)[: -len(f"- pid {pid}\n")]  # the line's start, before the writer id
+    tail = f" pid {pid}".encode()
+    return bool(lines) and all(
+        line.startswith(head) and line.endswith(tail) and b" " not in line[len(head) : -len(tail)] for line in lines
+    )
 
 
 def _take(log_path: str, writer_id: str) -> bool:
@@ -126,6 +198,7 @@ def _after_fork_in_child() -> None:
     global _active, _theirs, _lock
     _lock = threading.Lock()
     _watched.clear()
+    _swept.clear()
     if _active is not None:
         faulthandler.disable()
         try:
