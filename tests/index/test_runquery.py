@@ -55,7 +55,8 @@ def _select(query: str) -> list[str]:
         ('opt !~ "am$"', ["lr0.1/seed2"]),
         (r'name ~ "seed1\d+"', ["lr0.3/seed10"]),
         ('lr in [0.1, "auto"]', ["lr0.1/seed1", "lr0.1/seed2", "odd"]),
-        ('lr not in (0.1, "auto")', ["lr0.3/seed10", "lr1/seed3"]),
+        ("lr not in (0.1, 0.3)", ["lr1/seed3"]),  # "auto" is unknown against numbers, as with !=
+        ('lr not in (0.1, "auto")', []),  # lr != 0.1 and lr != "auto": a number is unknown against "auto"
         ("fast == true", ["lr0.1/seed1", "lr1/seed3"]),
         ('fast == "false"', ["lr0.1/seed2"]),
         ("fast in [false]", ["lr0.1/seed2"]),
@@ -232,8 +233,9 @@ def _plain(tree, run: str):
     x = _value(run, field)
     if x is None:
         return None
-    if op == "in":
-        return any(_equal(x, v) for v in values)
+    if op == "in":  # x == a or x == b ...
+        each = [_equal(x, v) for v in values]
+        return True if True in each else (None if None in each else False)
     if op in ("~", "!~"):
         if isinstance(x, bool):
             x = "true" if x else "false"
@@ -265,7 +267,7 @@ def _equal(x, v):
     if isinstance(x, bool):
         x = float(x) if not isinstance(v, str) else ("true" if x else "false")
     if isinstance(x, str) != isinstance(v, str):
-        return False
+        return None  # a text against a number: unknown, as in ==
     return x == v
 
 

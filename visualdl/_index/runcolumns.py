@@ -1,19 +1,24 @@
 """What a runs query (:mod:`visualdl._index.runquery`) is evaluated over: the runs as columns.
 
-A :class:`Column` is one field over the runs, numbers and texts apart (booleans are both);
-a :class:`RunTable` names the runs and the columns a query's fields may name: its own columns
+A :class:`Column` is one field over the runs, numbers and texts apart (booleans are both),
+with its distinct texts worked out once (what text comparisons and regular expressions run
+over, however many runs share a text) and a bounded memo of what queries found in them; a
+:class:`RunTable` names the runs and the columns a query's fields may name: its own columns
 (``name``, ``status``, ...), ``hparams.X`` or ``X``, and a tag's ``last``/``min``/``max``
 from a callable asked only for the fields a query names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Column", "RunTable", "column_of"]
+__all__ = ["REMEMBERED_BYTES", "REMEMBERED_PATTERNS", "Column", "RunTable", "column_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +30,51 @@ class Column:
     is_number: np.ndarray  # bool
     texts: np.ndarray  # object (str or None)
     is_text: np.ndarray  # bool
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def text_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(distinct, codes)``: the distinct texts in code point order (an object array) and
+        each run's index among them (-1: the run has no text here); worked out once."""
+        found = self.memo.get("codes")
+        if found is None:
+            codes = np.full(self.is_text.size, -1, np.intp)
+            texts = self.texts[self.is_text]
+            distinct = np.empty(0, object)
+            if texts.size:
+                distinct, inverse = np.unique(texts, return_inverse=True)
+                codes[self.is_text] = inverse.ravel()
+            found = self.memo.setdefault("codes", (distinct, codes))
+        return found  # type: ignore[no-any-return]
+
+    def found_in_texts(
+        self, patterns: Sequence[str], search: Callable[[list[str]], np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        """For each regular expression of ``patterns``, whether it is found in each distinct
+        text (:meth:`text_codes`); ``search(missing)`` answers those not remembered (a bool
+        row per pattern), and the last :data:`REMEMBERED_PATTERNS` answers are kept."""
+        with _MEMO_LOCK:
+            remembered: OrderedDict[str, np.ndarray] = self.memo.setdefault("found", OrderedDict())
+            out = {p: remembered[p] for p in patterns if p in remembered}
+            for p in out:
+                remembered.move_to_end(p)
+        missing = [p for p in dict.fromkeys(patterns) if p not in out]
+        if missing:
+            rows = search(missing)
+            with _MEMO_LOCK:
+                for p, row in zip(missing, rows, strict=True):
+                    out[p] = remembered[p] = row
+                while len(remembered) > REMEMBERED_PATTERNS or (
+                    len(remembered) > 1 and len(remembered) * rows.shape[1] > REMEMBERED_BYTES
+                ):
+                    remembered.popitem(last=False)
+        return out
+
+
+#: What a column remembers of the regular expressions run over its texts: this many patterns'
+#: answers, at most this many bytes of them (a byte per distinct text and pattern).
+REMEMBERED_PATTERNS = 256
+REMEMBERED_BYTES = 8 << 20
+_MEMO_LOCK = threading.Lock()
 
 
 _NUMBER_TYPES = frozenset((int, float))

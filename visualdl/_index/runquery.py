@@ -30,15 +30,31 @@ text. ``not`` of unknown is unknown; ``false and unknown`` is false, ``true or u
 a run is selected when the query is true. NaN is a value: ``x == x`` is false for it, as in
 numpy, and ``x != x`` true. Numbers compare as numbers, texts as texts (``==``, ``!=``, order
 by code point), booleans as 1 and 0 with numbers and as ``true``/``false`` with texts.
+``x in [a, b]`` is ``x == a or x == b`` and ``x not in [a, b]`` is ``not (x in [a, b])``, that
+is ``x != a and x != b``: a text is unknown against ``[32]`` as against ``== 32``, so
+``x not in [32]`` selects numbers only (an empty list: false, where the run has the field).
+
+What one query may cost is bounded, each bound a :class:`QueryError` at the character that
+passes it: :data:`MAX_QUERY_CHARS`, :data:`MAX_TERMS` comparisons (a list is one),
+:data:`MAX_DEPTH` levels of parentheses and ``not``, :data:`MAX_REGEX_SIZE` of regular
+expressions (RE2's program size, each distinct pattern once), and :data:`MAX_WORK` over the
+table it is evaluated on: each distinct comparison counts the table's runs, each distinct
+regular expression :data:`MATCH_WORK` plus its program size per distinct text of its column.
 
 Every column is a numpy array of the runs, so a query costs a few array operations per
-comparison, not a Python call per run (``~`` runs the regex once per distinct text).
+comparison, not a Python call per run. A chain of ``and`` or ``or`` is one node, evaluated
+flat; a comparison written twice is evaluated once. Texts are compared through their column's
+distinct values, and a regular expression is matched once per distinct text: all of one
+column's at once, by RE2's multi-pattern matcher, and remembered by the column
+(:meth:`Column.found_in_texts`), so a query asked again matches nothing.
 """
 
 from __future__ import annotations
 
+import itertools
 import operator
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,19 +64,48 @@ import re2
 from visualdl._index.runcolumns import Column, RunTable
 from visualdl.errors import InvalidArgument
 
-__all__ = ["MAX_DEPTH", "MAX_QUERY_CHARS", "Query", "QueryError", "parse"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_QUERY_CHARS",
+    "MAX_REGEX_SIZE",
+    "MAX_TERMS",
+    "MAX_WORK",
+    "MATCH_WORK",
+    "Query",
+    "QueryError",
+    "parse",
+]
 
 #: Longest query accepted, in characters (a URL parameter; a list of 1,000 run names fits).
 MAX_QUERY_CHARS = 64 * 1024
 #: Deepest nesting of parentheses and ``not``s.
 MAX_DEPTH = 64
+#: Most comparisons in one query (a list, however long, is one; a comparison written twice, two).
+MAX_TERMS = 1000
+#: Most RE2 program size (about an instruction per character matched) of a query's distinct
+#: regular expressions together: what parsing one may compile.
+MAX_REGEX_SIZE = 100_000
+#: Most work a query may cost over a table, in units of about a nanosecond of one core at the
+#: most: the table's runs per distinct comparison, and per distinct regular expression its
+#: column's distinct texts times :data:`MATCH_WORK` plus its program size (a 200-term query of
+#: small regular expressions over 30,000 run names: 1.6 billion, and about 0.1 s in fact).
+MAX_WORK = 2_000_000_000
+#: The work of matching one more pattern against one text beyond its size: what RE2's
+#: multi-pattern matcher and gathering its answers cost at worst (every pattern matching).
+MATCH_WORK = 250
+#: The program size of a multi-pattern matcher (RE2's Set) at most: room to spare for its
+#: automaton within its memory, so that it never fails (a larger pattern is matched alone).
+_SET_SIZE = 20_000
+#: And at most this many patterns: a matcher of many patterns may have many more states than
+#: its memory holds, and then it builds them again and again.
+_SET_PATTERNS = 32
 
 Literal = float | str | bool
 
 
 class QueryError(InvalidArgument):
-    """A query that cannot be parsed or names what does not exist; ``position`` is the
-    offending character's index in the query (0-based)."""
+    """A query that cannot be parsed, names what does not exist or costs more than its bounds;
+    ``position`` is the offending character's index in the query (0-based)."""
 
     def __init__(self, message: str, query: str, position: int) -> None:
         self.position = position
@@ -154,7 +199,14 @@ class Compare:
     op: str  # == != < <= > >= ~ !~ in
     value: Literal | tuple[Literal, ...]
     position: int  # of the field
-    pattern: Any = None  # a compiled RE2 pattern (its search())
+    pattern: Any = None  # a compiled RE2 pattern (~ and !~)
+    size: int = 0  # its RE2 program size
+    at: int = 0  # where its value stands
+
+    def key(self) -> tuple[Any, ...]:
+        """What makes two comparisons the same one (``lr == 1`` written twice)."""
+        values = self.value if isinstance(self.value, tuple) else (self.value,)
+        return (self.field, self.op, tuple((type(v).__name__, repr(v)) for v in values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,13 +215,14 @@ class Not:
 
 
 @dataclass(frozen=True, slots=True)
-class Both:
+class Chain:
+    """``a and b and c``, or ``a or b or c``: one node however many operands (two or more)."""
+
     op: str  # and, or
-    left: Node
-    right: Node
+    operands: tuple[Node, ...]
 
 
-Node = Compare | Not | Both
+Node = Compare | Not | Chain
 
 
 def _re2_options() -> Any:
@@ -185,6 +238,9 @@ class _Parser:
         self.tokens = _tokens(query)
         self.at = 0
         self.depth = 0
+        self.terms: list[Compare] = []
+        self.patterns: dict[str, Any] = {}  # each distinct regular expression compiled once
+        self.regex_size = 0
 
     @property
     def token(self) -> _Token:
@@ -217,27 +273,30 @@ class _Parser:
     def nested(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise self.error(f"nested deeper than {MAX_DEPTH}")
+            raise self.error(f"nested deeper than {MAX_DEPTH} (parentheses and 'not's)")
 
     def or_(self) -> Node:
-        node = self.and_()
+        operands = [self.and_()]
         while self.expect_keyword("or"):
-            node = Both("or", node, self.and_())
-        return node
+            operands.append(self.and_())
+        return operands[0] if len(operands) == 1 else Chain("or", tuple(operands))
 
     def and_(self) -> Node:
-        node = self.not_()
+        operands = [self.not_()]
         while self.expect_keyword("and"):
-            node = Both("and", node, self.not_())
-        return node
+            operands.append(self.not_())
+        return operands[0] if len(operands) == 1 else Chain("and", tuple(operands))
 
     def not_(self) -> Node:
-        if self.expect_keyword("not"):
+        nots = 0
+        while self.expect_keyword("not"):  # "not not not x": a loop, each one nesting deeper
             self.nested()
-            node = Not(self.not_())
-            self.depth -= 1
-            return node
-        return self.comparison()
+            nots += 1
+        node = self.comparison()
+        self.depth -= nots
+        for _ in range(nots):
+            node = Not(node)
+        return node
 
     def comparison(self) -> Node:
         token = self.token
@@ -254,33 +313,59 @@ class _Parser:
             if token.kind == "end":
                 raise self.error("expected a field name, found the end of the query")
             raise self.error(f"expected a field name, found {token.text!r}")
+        if len(self.terms) == MAX_TERMS:
+            raise self.error(
+                f"more than {MAX_TERMS:,} comparisons in one query; select with fewer: a list "
+                '(name in ["a", "b", ...]) or one regular expression (name ~ "a|b") is one comparison'
+            )
         self.take()
         op = self.token
         if op.kind == "keyword" and op.text in ("in", "not"):
             negated = self.expect_keyword("not")
             if not self.expect_keyword("in"):
                 raise self.error("expected 'in' after 'not'")
-            values = self.list_()
-            node: Node = Compare(token.text, "in", values, token.position)
+            at = self.token.position
+            node = Compare(token.text, "in", self.list_(), token.position, at=at)
+            self.terms.append(node)
             return Not(node) if negated else node
         if op.kind != "op":
             found = "the end of the query" if op.kind == "end" else repr(op.text)
             raise self.error(f"expected a comparison (== != < <= > >= ~ !~ in) after {token.text!r}, found {found}")
         self.take()
+        at = self.token.position
         value = self.literal()
         if op.text in ("~", "!~"):
             if not isinstance(value, str):
                 raise self.error(f"'{op.text}' takes a string (a regular expression)", self.tokens[self.at - 1])
-            try:
-                pattern = re2.compile(value, _re2_options())
-            except re2.error as e:
-                reason = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
-                raise self.error(
-                    f"not a regular expression RE2 takes ({reason}; no backreferences or lookaround)",
-                    self.tokens[self.at - 1],
-                ) from None
-            return Compare(token.text, op.text, value, token.position, pattern)
-        return Compare(token.text, op.text, value, token.position)
+            pattern = self.compiled(value, self.tokens[self.at - 1])
+            node = Compare(token.text, op.text, value, token.position, pattern, pattern.programsize, at)
+        else:
+            node = Compare(token.text, op.text, value, token.position, at=at)
+        self.terms.append(node)
+        return node
+
+    def compiled(self, value: str, token: _Token) -> Any:
+        """``value`` compiled by RE2, once per query; its size counted against :data:`MAX_REGEX_SIZE`."""
+        pattern = self.patterns.get(value)
+        if pattern is not None:
+            return pattern
+        try:
+            pattern = re2.compile(value, _re2_options())
+        except re2.error as e:
+            reason = e.args[0].decode("utf-8", "replace") if e.args and isinstance(e.args[0], bytes) else str(e)
+            raise self.error(
+                f"not a regular expression RE2 takes ({reason}; no backreferences or lookaround)", token
+            ) from None
+        self.regex_size += pattern.programsize
+        if self.regex_size > MAX_REGEX_SIZE:
+            raise self.error(
+                f"regular expressions too large: this one brings the query's to {self.regex_size:,} "
+                f"(RE2's program size, about an instruction per character matched); at most "
+                f"{MAX_REGEX_SIZE:,}: use fewer or smaller ones",
+                token,
+            )
+        self.patterns[value] = pattern
+        return pattern
 
     def literal(self) -> Literal:
         token = self.token
@@ -312,6 +397,8 @@ class _Parser:
 
 # -- evaluation ---------------------------------------------------------------------------------
 
+Mask = tuple[np.ndarray, np.ndarray]  # (true, known) per run: Kleene's three-valued logic
+
 
 @dataclass(frozen=True, slots=True)
 class Query:
@@ -319,82 +406,217 @@ class Query:
 
     text: str
     root: Node
+    terms: tuple[Compare, ...] = ()  # every comparison, in the order of the text
 
     def select(self, table: RunTable) -> np.ndarray:
         """Which runs the query is true for (a bool per run of ``table``); :class:`QueryError`
-        naming the first field that names nothing."""
-        true, _ = self._eval(self.root, table)
+        naming the first field that names nothing, or where the query passes :data:`MAX_WORK`."""
+        columns = self._columns(table)
+        found = self._regexes(table, columns)
+        done: dict[tuple[Any, ...], Mask] = {}
+
+        def compared(node: Compare) -> Mask:
+            key = node.key()
+            mask = done.get(key)
+            if mask is None:
+                mask = done[key] = _compare(columns[node.field], node, found)
+            return mask
+
+        true, _ = _evaluate(self.root, compared)
         return true
 
     def matching(self, table: RunTable) -> list[str]:
         """The names of the runs selected, in the table's order."""
-        mask = self.select(table)
-        return [name for name, on in zip(table.names, mask.tolist(), strict=True) if on]
+        return [table.names[i] for i in np.flatnonzero(self.select(table)).tolist()]
 
-    def _eval(self, node: Node, table: RunTable) -> tuple[np.ndarray, np.ndarray]:
-        """(true, known) per run: Kleene's three-valued logic."""
-        if isinstance(node, Not):
-            true, known = self._eval(node.operand, table)
-            return known & ~true, known
-        if isinstance(node, Both):
-            lt, lk = self._eval(node.left, table)
-            rt, rk = self._eval(node.right, table)
-            lf, rf = lk & ~lt, rk & ~rt
-            if node.op == "and":
-                true, false = lt & rt, lf | rf
-            else:
-                true, false = lt | rt, lf & rf
-            return true, true | false
-        column = table.field(node.field)
-        if column is None:
-            raise QueryError(
-                f"no field {node.field!r} ({table.fields_hint()})",
-                self.text,
-                node.position,
-            )
-        return _compare(column, node)
+    def _columns(self, table: RunTable) -> dict[str, Column]:
+        """The column of each field named, the first unknown one an error; what the query costs
+        over ``table`` checked against :data:`MAX_WORK` before any of it is spent."""
+        columns: dict[str, Column] = {}
+        seen: set[tuple[Any, ...]] = set()
+        matched: set[tuple[str, Any]] = set()
+        work = 0
+        for term in self.terms:
+            column = columns.get(term.field)
+            if column is None:
+                column = table.field(term.field)
+                if column is None:
+                    raise QueryError(f"no field {term.field!r} ({table.fields_hint()})", self.text, term.position)
+                columns[term.field] = column
+            key = term.key()
+            if key in seen:  # evaluated once
+                continue
+            seen.add(key)
+            work += len(table)
+            if term.op in ("~", "!~") and (term.field, term.value) not in matched:
+                matched.add((term.field, term.value))
+                distinct = column.text_codes()[0].size
+                work += distinct * (MATCH_WORK + term.size)
+                if work > MAX_WORK:
+                    raise QueryError(
+                        f"a query too costly for this table: at this regular expression its work reaches {work:,}, "
+                        f"at most {MAX_WORK:,} (each comparison counts the {len(table):,} runs, each regular "
+                        f"expression {MATCH_WORK} plus its size, {term.size:,} here, per distinct text of "
+                        f"{term.field!r}, {distinct:,} distinct texts); use fewer or smaller regular expressions, "
+                        "or a list (in [...])",
+                        self.text,
+                        term.at,
+                    )
+            if work > MAX_WORK:
+                raise QueryError(
+                    f"a query too costly for this table: at this comparison its work reaches {work:,}, at most "
+                    f"{MAX_WORK:,} (each comparison counts the {len(table):,} runs); use fewer comparisons or a "
+                    "list (in [...])",
+                    self.text,
+                    term.position,
+                )
+        return columns
+
+    def _regexes(self, table: RunTable, columns: dict[str, Column]) -> dict[tuple[str, str], np.ndarray]:
+        """Whether each regular expression is found in each distinct text of its column: all of
+        one column's patterns matched together, once per distinct text, or remembered."""
+        by_field: dict[str, dict[str, Compare]] = {}
+        for term in self.terms:
+            if term.op in ("~", "!~"):
+                assert isinstance(term.value, str)
+                by_field.setdefault(term.field, {}).setdefault(term.value, term)
+        found: dict[tuple[str, str], np.ndarray] = {}
+        for name, terms in by_field.items():
+            column = columns[name]
+            search = _searcher(terms, column.text_codes()[0])
+            for pattern, row in column.found_in_texts(list(terms), search).items():
+                found[(name, pattern)] = row
+        return found
 
 
-def _compare(column: Column, node: Compare) -> tuple[np.ndarray, np.ndarray]:
+def _searcher(terms: dict[str, Compare], distinct: np.ndarray) -> Any:
+    """What :meth:`Column.found_in_texts` asks about the patterns it does not remember."""
+
+    def search(patterns: list[str]) -> np.ndarray:
+        return _search_distinct([terms[p] for p in patterns], distinct)
+
+    return search
+
+
+def _evaluate(node: Node, compared: Any) -> Mask:
+    """``node`` over the runs; nesting (at most :data:`MAX_DEPTH`) is the only recursion."""
+    if isinstance(node, Compare):
+        result: Mask = compared(node)
+        return result
+    if isinstance(node, Not):
+        true, known = _evaluate(node.operand, compared)
+        return known & ~true, known
+    conjunction = node.op == "and"
+    first, *others = node.operands
+    t, k = _evaluate(first, compared)
+    true, false = t.copy(), k & ~t  # a copy: a comparison's mask is kept for its repetitions
+    for operand in others:
+        t, k = _evaluate(operand, compared)
+        if conjunction:  # true where every operand is, false where any is
+            true &= t
+            false |= k & ~t
+        else:  # true where any operand is, false where every one is
+            true |= t
+            false &= k & ~t
+    return true, true | false
+
+
+def _search_distinct(terms: Sequence[Compare], texts: np.ndarray) -> np.ndarray:
+    """``found[i, j]``: whether ``terms[i]``'s regular expression is found in ``texts[j]``.
+    Patterns are matched together by RE2's multi-pattern matcher, a few at a time (at most
+    :data:`_SET_SIZE` of program), each text once per group; a larger pattern alone."""
+    encoded = [t.encode("utf-8", "surrogatepass") for t in texts.tolist()]
+    found = np.zeros((len(terms), len(encoded)), bool)
+    group: list[int] = []
+    size = 0
+
+    def flush() -> None:
+        matcher = re2.Set.SearchSet(_re2_options())
+        for i in group:
+            matcher.Add(terms[i].value)
+        try:
+            matcher.Compile()
+        except re2.error:  # not expected at this size: each pattern alone, then
+            for i in group:
+                found[i] = [terms[i].pattern.search(t) is not None for t in encoded]
+            return
+        matches = [matcher.Match(t) or () for t in encoded]
+        lengths = np.fromiter(map(len, matches), np.intp, len(matches))
+        which = np.fromiter(itertools.chain.from_iterable(matches), np.intp, int(lengths.sum()))
+        found[np.asarray(group, np.intp)[which], np.repeat(np.arange(len(encoded)), lengths)] = True
+
+    for i, term in enumerate(terms):
+        if term.size > _SET_SIZE:
+            found[i] = [term.pattern.search(t) is not None for t in encoded]
+            continue
+        if size + term.size > _SET_SIZE or len(group) == _SET_PATTERNS:
+            flush()
+            group, size = [], 0
+        group.append(i)
+        size += term.size
+    if group:
+        flush()
+    return found
+
+
+def _compare(column: Column, node: Compare, found: dict[tuple[str, str], np.ndarray]) -> Mask:
     if node.op == "in":
         assert isinstance(node.value, tuple)
-        true = np.zeros(column.numbers.size, bool)
-        texts = {v for v in node.value if isinstance(v, str)}
-        numbers = [float(v) for v in node.value if not isinstance(v, str)]
-        if texts and column.is_text.any():  # a set lookup per run, not a comparison per run and value
-            at = np.flatnonzero(column.is_text)
-            true[at] = np.fromiter((t in texts for t in column.texts[at]), bool, at.size)
-        if numbers:
-            true |= column.is_number & np.isin(column.numbers, numbers)
-        for item in node.value:
-            if isinstance(item, bool):  # true/false also match the texts "true"/"false"
-                true |= _textual(column, "==", "true" if item else "false")[0]
-        return true, column.is_number | column.is_text
+        return _listed(column, node.value)
     raw = node.value
     assert not isinstance(raw, tuple)
     value: Literal = raw
     if node.op in ("~", "!~"):
-        assert node.pattern is not None
-        known = column.is_text.copy()
-        true = np.zeros(column.texts.size, bool)
-        texts = column.texts[known]
-        if texts.size:
-            distinct, inverse = np.unique(texts.astype(str), return_inverse=True)
-            hits = np.fromiter((node.pattern.search(t) is not None for t in distinct), bool, distinct.size)
-            true[known] = hits[inverse]
+        assert isinstance(value, str)
+        known = column.is_text
+        _, codes = column.text_codes()
+        true = np.zeros(known.size, bool)
+        true[known] = found[(node.field, value)][codes[known]]
         return (known & ~true if node.op == "!~" else true), known
     if isinstance(value, bool):
         value = float(value) if node.op in ("<", "<=", ">", ">=") else value
     if isinstance(value, bool):  # == and != with true/false: numbers 1/0 or texts "true"/"false"
-        t_num, k_num = _numeric(column, node.op, float(value))
-        t_txt, k_txt = _textual(column, node.op, "true" if value else "false")
-        return t_num | (t_txt & ~k_num), k_num | k_txt
+        return _flag(column, node.op, value)
     if isinstance(value, float):
         return _numeric(column, node.op, value)
     return _textual(column, node.op, value)
 
 
-#: The comparisons, elementwise over a column's numbers or texts.
+def _listed(column: Column, values: tuple[Literal, ...]) -> Mask:
+    """``x in [a, b, ...]``: ``x == a or x == b or ...`` (true where one is; false where every
+    one is false, so a text is unknown against a list holding a number); ``[]``: false where
+    the run has the field."""
+    present = column.is_number | column.is_text
+    true = np.zeros(present.size, bool)
+    every = present.copy()  # where every x == v is known
+    numbers = [v for v in values if isinstance(v, float)]
+    texts = [v for v in values if isinstance(v, str)]
+    if numbers:
+        true |= column.is_number & np.isin(column.numbers, numbers)
+        every &= column.is_number
+    if texts:  # looked up among the distinct texts: a list of 1,000 names is one pass over the runs
+        distinct, codes = column.text_codes()
+        wanted = np.array(texts, object)
+        at = np.searchsorted(distinct, wanted)
+        hit = at < distinct.size
+        hit[hit] = distinct[at[hit]] == wanted[hit]
+        chosen = np.zeros(distinct.size + 1, bool)  # the last: codes of -1, runs without a text
+        chosen[at[hit]] = True
+        true |= column.is_text & chosen[codes]
+        every &= column.is_text
+    for flag in {v for v in values if isinstance(v, bool)}:
+        true |= _flag(column, "==", flag)[0]
+    return true, true | every
+
+
+def _flag(column: Column, op: str, value: bool) -> Mask:
+    """``x == true`` (or ``!=``): a number against 1 or 0, a text against "true" or "false"."""
+    t_num, k_num = _numeric(column, op, float(value))
+    t_txt, k_txt = _textual(column, op, "true" if value else "false")
+    return t_num | (t_txt & ~k_num), k_num | k_txt
+
+
+#: The comparisons, elementwise over a column's numbers.
 _COMPARE = {
     "==": operator.eq,
     "!=": operator.ne,
@@ -405,26 +627,40 @@ _COMPARE = {
 }
 
 
-def _numeric(column: Column, op: str, value: float) -> tuple[np.ndarray, np.ndarray]:
+def _numeric(column: Column, op: str, value: float) -> Mask:
     known = column.is_number
     with np.errstate(invalid="ignore"):
         true = np.asarray(_COMPARE[op](column.numbers, value), bool)
     return true & known, known
 
 
-def _textual(column: Column, op: str, value: str) -> tuple[np.ndarray, np.ndarray]:
+def _textual(column: Column, op: str, value: str) -> Mask:
+    """A comparison of texts through the column's distinct ones (in code point order): where
+    ``value`` would stand among them says each run's answer, in integer comparisons."""
     known = column.is_text
-    true = np.zeros(known.size, bool)
-    texts = column.texts[known]
-    if texts.size:
-        true[known] = np.asarray(_COMPARE[op](texts, value), bool)
-    return true, known
+    distinct, codes = column.text_codes()
+    lo = int(np.searchsorted(distinct, value, "left")) if distinct.size else 0
+    hi = int(np.searchsorted(distinct, value, "right")) if distinct.size else 0
+    if op in ("==", "!="):
+        equal = (codes >= lo) & (codes < hi)
+        true = equal if op == "==" else ~equal
+    elif op == "<":
+        true = codes < lo
+    elif op == "<=":
+        true = codes < hi
+    elif op == ">":
+        true = codes >= hi
+    else:
+        true = codes >= lo
+    return true & known, known
 
 
 def parse(query: str) -> Query:
-    """The query parsed; :class:`QueryError` with the position of what is wrong."""
+    """The query parsed; :class:`QueryError` with the position of what is wrong or too costly."""
     if not isinstance(query, str):
         raise TypeError(f"a query is a string, not {type(query).__name__}")
     if len(query) > MAX_QUERY_CHARS:
         raise QueryError(f"a query of {len(query):,} characters; at most {MAX_QUERY_CHARS:,}", query, MAX_QUERY_CHARS)
-    return Query(query, _Parser(query).parse())
+    parser = _Parser(query)
+    root = parser.parse()
+    return Query(query, root, tuple(parser.terms))
