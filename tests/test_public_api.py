@@ -298,6 +298,7 @@ RETURNED_FIELDS = {
         "unshown",
         "provenance",
         "events",
+        "last_seen",
     ],
     "WriterSystem": ["path", "role", "rank", "local_rank", "attempt", "host", "pid", "metrics", "skipped"],
 }

@@ -13,6 +13,7 @@ the job analysis): it never imports the server.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import time
 from collections.abc import Callable, Collection, Iterator
@@ -24,6 +25,7 @@ from visualdl._index.index import Index
 from visualdl._index.runtable import IndexRuns, RunsTable, build_table
 from visualdl._index.series import CACHE_DIR_ENV
 from visualdl._index.systembands import Member
+from visualdl._index.writers import running_until
 from visualdl._jobs.ends import end_timeline
 from visualdl._jobs.goodput import measure_goodput
 from visualdl._jobs.overview import job_overview
@@ -75,7 +77,8 @@ class LogReader:
     def __init__(
         self, logdir: str | os.PathLike[str], *, load: bool = True, cache_dir: str | os.PathLike[str] | None = None
     ) -> None:
-        self._table: tuple[int, RunsTable] | None = None  # runs(where=...): built once per generation
+        # runs(where=...): built once per generation, and again once a running writer falls silent
+        self._table: tuple[int, RunsTable, float] | None = None
         directory = os.environ.get(CACHE_DIR_ENV) if cache_dir is None else os.fspath(cache_dir)
         self._index = Index(logdir, load=load, cache_dir=directory)
         if load and not self._index.exists():
@@ -92,8 +95,9 @@ class LogReader:
         if where is None:
             return names
         generation = index.generation()
-        if self._table is None or self._table[0] != generation:
-            self._table = (generation, build_table(IndexRuns(index), names))
+        if self._table is None or self._table[0] != generation or time.time() >= self._table[2]:
+            source = _Watched(index)
+            self._table = (generation, build_table(source, names), source.until)
         return sorted(self._table[1].select(where))
 
     def tags(self, run: str) -> dict[str, list[str]]:
@@ -275,3 +279,17 @@ class LogReader:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._index.logdir!r}, runs={len(self._index.runs())})"
+
+
+class _Watched(IndexRuns):
+    """The index's runs, noting when the first running writer listed falls silent: a runs
+    table built from them says "live" of it until then only (its end is inferred after)."""
+
+    def __init__(self, index: Index) -> None:
+        super().__init__(index)
+        self.until = math.inf
+
+    def writers_of(self, run: str) -> list[WriterInfo]:
+        writers = list(super().writers_of(run))
+        self.until = min(self.until, running_until(writers))
+        return writers

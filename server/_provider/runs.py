@@ -9,6 +9,7 @@ A run's index is reached only here, by :meth:`RunCatalog._resolve` (one run) and
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import Any, cast
 from visualdl._formats.vdlog.logformat import MAX_TAG_LENGTH
 from visualdl._index.cache import ByteCache
 from visualdl._index.index import Index
+from visualdl._index.writers import running_until
 from visualdl._kinds.table import KINDS
 from visualdl._storage import is_url, open_store
 from visualdl.errors import NotFound
@@ -67,7 +69,7 @@ class RunCatalog:
         ]
         self._sources = [_Source(name, reader.store.location, reader) for name, reader in readers]
         self._charts: ByteCache[RunScalars] = ByteCache(CHART_CACHE_BYTES, max_entries=256)
-        self._lists: ByteCache[tuple[tuple[int, ...], Any, float]] = ByteCache()
+        self._lists: ByteCache[tuple[tuple[int, ...], Any, float, float]] = ByteCache()
         self._views: ByteCache[Any] = ByteCache(CHART_CACHE_BYTES // 2, max_entries=64)
         self._table_age = 0.0  # a runs table this young will do while the runs change (.runsource)
         #: How far indexing got, for /api/health and the command line (see :mod:`visualdl.server._reload`).
@@ -92,19 +94,28 @@ class RunCatalog:
         whenever its runs change)."""
         return tuple(source.reader.generation(runs_only=runs_only) for source in self._sources)
 
-    def _listed(self, what: str, build: Callable[[], Any], *, runs_only: bool = False, max_age: float = 0.0) -> Any:
+    def _listed(
+        self,
+        what: str,
+        build: Callable[[], Any],
+        *,
+        runs_only: bool = False,
+        max_age: float = 0.0,
+        until: Callable[[Any], float] | None = None,
+    ) -> Any:
         """``build()``, cached until the next change of runs, files, writers or tags: a list of
         10,000 runs is built once, not at every request. ``max_age``: a stale value this young
-        will do (while a first read changes the logdir at every file)."""
+        will do (while a first read changes the logdir at every file). ``until(value)``: the
+        wall time it holds until at most (a running writer falls silent then)."""
         generation = self._generation(runs_only)
         now = time.monotonic()
         hit = self._lists.get(what)
-        if hit is not None and (hit[0] == generation or now - hit[2] < max_age):
+        if hit is not None and (hit[0] == generation or now - hit[2] < max_age) and time.time() < hit[3]:
             return hit[1]
         value = build()
         if what == "runs_table":  # its next rebuild waits BUSY times what this one took
             self._table_age = BUSY * (time.monotonic() - now)
-        self._lists.put(what, (generation, value, now), 0)
+        self._lists.put(what, (generation, value, now, until(value) if until is not None else math.inf), 0)
         return value
 
     def _remembered(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
@@ -170,7 +181,7 @@ class RunCatalog:
 
     def list_runs(self) -> tuple[Run, ...]:
         """Every run the API takes, by name, with its writers."""
-        return cast("tuple[Run, ...]", self._listed("list_runs", self._build_list_runs))
+        return cast("tuple[Run, ...]", self._listed("list_runs", self._build_list_runs, until=_running_until))
 
     def _build_list_runs(self) -> tuple[Run, ...]:
         out = []
@@ -283,3 +294,8 @@ class RunCatalog:
 def has_tag(reader: Index, run: str, kind: str, tag: str) -> bool:
     """Whether ``run`` of ``reader`` holds ``tag`` of ``kind`` (an unknown run: :class:`NotFound`)."""
     return tag in reader.tags(run)[kind]
+
+
+def _running_until(runs: tuple[Run, ...]) -> float:
+    """When the first running writer of ``runs`` falls silent: the list is stale then."""
+    return min((running_until(run.writers) for run in runs), default=math.inf)

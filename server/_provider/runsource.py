@@ -4,13 +4,14 @@ points of many runs gathered once per logdir, all read through the provider's ow
 
 from __future__ import annotations
 
+import math
 from typing import Any, cast
 
 import numpy as np
 
 from visualdl._index.runtable import RunsTable, build_table
 from visualdl._index.series import ScalarSeries
-from visualdl._index.writers import WriterInfo
+from visualdl._index.writers import WriterInfo, running_until
 from visualdl._kinds.table import HParamsEvent
 from visualdl.server._provider.records import RecordReads
 from visualdl.server._provider.scalars import ScalarReads
@@ -26,11 +27,14 @@ class RunsTableReads(ScalarReads, RecordReads):
         runs, files, writers or tags (the reload thread builds it after each poll, so that no
         request waits for it); while a first read changes them at every file, not more often
         than :data:`~.runs.BUSY` times its cost allows."""
-        return cast("RunsTable", self._listed("runs_table", self._build_runs_table, max_age=self._table_age))
+        built = self._listed("runs_table", self._build_runs_table, max_age=self._table_age, until=lambda b: b[1])
+        return cast("RunsTable", built[0])
 
-    def _build_runs_table(self) -> RunsTable:
+    def _build_runs_table(self) -> tuple[RunsTable, float]:
+        """The table, and when the first running writer of its runs falls silent (its status then changes)."""
         source = ProviderRuns(self)
-        return build_table(source, list(source.names))
+        until = min((running_until(w) for w in source._writers.values()), default=math.inf)
+        return build_table(source, list(source.names)), until
 
 
 class ProviderRuns:

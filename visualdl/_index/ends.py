@@ -13,6 +13,11 @@ sees. Pure: no file, no clock (the caller passes ``now``).
   shows the memory nearly exhausted, the cause is ``"probably out of memory"``.
 * Else it is running: None.
 
+A file read as running stays so only until ``silent_after`` seconds after its last sign of
+life: :func:`live_until` says when the first of some files' ends changes by the clock
+alone, so that what was built from them (the runs table's status, the list of runs) is
+built again then, not kept "live" forever.
+
 The host's memory sample is asked of an argument (a callable giving a :class:`HostMemory`),
 so that whatever records system metrics can pass it, and pay for finding it only for a kill.
 """
@@ -20,7 +25,7 @@ so that whatever records system metrics can pass it, and pay for finding it only
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from visualdl._formats.fatal import FatalDump
@@ -34,6 +39,7 @@ __all__ = [
     "HANG_OR_KILL",
     "HostMemory",
     "infer_end",
+    "live_until",
     "memory_exhausted",
 ]
 
@@ -104,3 +110,14 @@ def infer_end(
     sample = memory() if memory is not None else None
     cause = OUT_OF_MEMORY if memory_exhausted(sample, last_seen) else ("" if superseded else HANG_OR_KILL)
     return ProcessEnd("killed", last_seen, step=last_step, cause=cause)
+
+
+def live_until(running: Iterable[tuple[float, bool]], silent_after: float = SILENT_AFTER) -> float:
+    """The wall time at which the first file of ``running`` (``(last_seen, foreign)`` of each
+    file read as running: no end, not superseded) is inferred killed by its silence alone;
+    ``math.inf`` when none will be (foreign files never are)."""
+    first = math.inf
+    for last_seen, foreign in running:
+        if not foreign and math.isfinite(last_seen):
+            first = min(first, last_seen + silent_after)
+    return first

@@ -24,14 +24,22 @@ from typing import Any, cast
 import numpy as np
 
 from visualdl._formats.writerstate import WriterState
-from visualdl._index.ends import HostMemory, infer_end
+from visualdl._index.ends import SILENT_AFTER, HostMemory, infer_end, live_until
 from visualdl._index.runs import Run
 from visualdl._index.sidecars import Sidecars
 from visualdl._index.system import SystemStore
 from visualdl._kinds.table import ProcessEnd
 from visualdl.proto import pb
 
-__all__ = ["CARRIED", "MEMORY_AFTER_SECS", "MEMORY_LOOKBACK_SECS", "HostMemories", "WriterInfo", "writer_infos"]
+__all__ = [
+    "CARRIED",
+    "MEMORY_AFTER_SECS",
+    "MEMORY_LOOKBACK_SECS",
+    "HostMemories",
+    "WriterInfo",
+    "running_until",
+    "writer_infos",
+]
 
 #: The host-memory samples an inferred kill looks at: up to a minute before the writer's
 #: last record, and a few seconds after it (its own sampler's last samples may be unflushed).
@@ -81,6 +89,9 @@ class WriterInfo:
     #: What the process lived on after, oldest first: the end records before its end (a
     #: helper thread's uncaught exception, a SIGTERM the program's own handler took).
     events: tuple[ProcessEnd, ...] = ()
+    #: The file's last sign of life: the wall time of its last scalar record, else its
+    #: header's start (a writer without an end is inferred gone ``silent_after`` seconds after).
+    last_seen: float = math.nan
 
 
 #: The fields of a file's :class:`WriterState` that its :class:`WriterInfo` holds as they are
@@ -180,10 +191,18 @@ def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: fl
                 ended=ended,
                 format=logfile.format.name,
                 unshown=logfile.decoder.unshown(),
+                last_seen=last_seen,
                 **{name: getattr(writer, name) for name in CARRIED},
             )
         )
     return out
+
+
+def running_until(writers: Iterable[WriterInfo], silent_after: float = SILENT_AFTER) -> float:
+    """The wall time at which the first of ``writers`` read as running (no end) is inferred
+    killed by its silence alone (:func:`visualdl._index.ends.live_until`): what was built
+    from them is stale then. ``math.inf`` when none is running."""
+    return live_until(((w.last_seen, w.format != "visualdl") for w in writers if w.ended is None), silent_after)
 
 
 def _host_stores(state: Run) -> Iterable[tuple[str, SystemStore]]:
