@@ -18,7 +18,13 @@ before), which ``close()`` waits for at most :data:`~visualdl.sdk._sysmetrics.ST
 The host's metrics are recorded by writers of local rank 0 and, among the writers of
 the process that know no local rank, by one: the first to subscribe, then (its columns
 declared anew) the next when it leaves. GPUs are probed once per choice of GPUs (the
-process's ``CUDA_VISIBLE_DEVICES`` and the writer's local rank) and read once per tick.
+process's ``CUDA_VISIBLE_DEVICES`` and the writer's local rank) and read once per tick,
+through NVML's own thread (:class:`~visualdl.sdk._gpumetrics.GpuSource`): neither the
+writer's caller nor this thread ever waits on NVML longer than
+:data:`~visualdl.sdk._gpumetrics.NVML_WAIT_SECS`, and the process's and host's metrics go
+on whatever NVML does. A writer's columns are declared again when they change (the GPUs'
+once NVML has started, the host's handed over), and what could not be measured is said
+in the first record after it is known.
 
 At the interpreter's exit every subscriber takes its last sample before the sinks close
 (this module's ``atexit`` hook is registered after theirs, so runs first). A forked child
@@ -41,7 +47,7 @@ import numpy as np
 
 from visualdl._kinds.table import SystemMetric, encode_system_metrics
 from visualdl.proto import pb
-from visualdl.sdk._gpumetrics import GpuProbe, open_gpus
+from visualdl.sdk._gpumetrics import GpuSource
 from visualdl.sdk._launcher import Placement
 from visualdl.sdk._sysmetrics import (
     DECLARE_EVERY,
@@ -73,22 +79,11 @@ Put = Callable[[pb.Record, int], bool]
 T = TypeVar("T")
 
 
-class _Gpus:
-    """One choice of GPUs, its probe (None: none to read) and what opening it skipped."""
-
-    __slots__ = ("probe", "skipped", "users")
-
-    def __init__(self, probe: GpuProbe | None, skipped: list[str]) -> None:
-        self.probe = probe
-        self.skipped = tuple(skipped)
-        self.users = 0
-
-
 class Subscription:
     """A writer's subscription: its schedule, columns, last counters and sink. Its
     :attr:`samples` counts the records handed to the sink; :meth:`stop` leaves."""
 
-    def __init__(self, hub: SamplerThread, put: Put, secs: float, local_rank: int, gpus: _Gpus) -> None:
+    def __init__(self, hub: SamplerThread, put: Put, secs: float, local_rank: int, gpus: GpuSource) -> None:
         self._hub = hub
         self._put = put
         self.secs = secs
@@ -103,8 +98,9 @@ class Subscription:
         self.leaving = False
         self.done = threading.Event()
         self._declare = True
+        self._declared: tuple[SystemMetric, ...] = ()
         self._said = False
-        self._skipped: list[str] = []
+        self._skipped: list[str] = []  # the notes said in a record so far
         self._pid = os.getpid()
 
     @property
@@ -114,7 +110,7 @@ class Subscription:
         out: tuple[SystemMetric, ...] = ()
         if ps is not None:
             out = PROCESS_COLUMNS + (ps.host_columns if self.host else ())
-        return out + (tuple(self.gpus.probe.columns) if self.gpus.probe is not None else ())
+        return out + tuple(self.gpus.columns)
 
     @property
     def skipped(self) -> list[str]:
@@ -140,20 +136,22 @@ class Subscription:
     def sample(self, reading: Reading, gpu_values: list[float] | None) -> bool:
         """Hand this writer's record of ``reading`` to its sink; False once it takes no more."""
         columns = self.columns
+        if not columns and self.gpus.opening:
+            return True  # nothing but the GPUs to measure, and NVML has not started yet
         first = not self._said
-        if first:
-            self._said = True
-            self._skipped = self.skipped
-            if self._skipped:
-                # Recorded in the log as well (``skipped``). No psutil is a warning; a machine
-                # without a GPU (or a metric its GPU lacks) is no news.
-                level = logging.WARNING if any("psutil" in s for s in self._skipped) else logging.INFO
-                warn_once("system metrics: " + "; ".join(self._skipped), level)
-            if not columns:  # nothing to measure: say so in the file, once
-                record = encode_system_metrics(np.empty(0), np.empty((0, 0)), (), tuple(self._skipped))
+        self._said = True
+        notes = tuple(s for s in self.skipped if s not in self._skipped)
+        if notes:
+            # Recorded in the log as well (``skipped``). No psutil, or NVML failing, is a
+            # warning; a machine without a GPU (or a metric its GPU lacks) is no news.
+            self._skipped += notes
+            bad = any("psutil" in s or s in self.gpus.failures for s in notes)
+            warn_once("system metrics: " + "; ".join(notes), logging.WARNING if bad else logging.INFO)
+        if not columns:  # nothing to measure: say so in the file, once
+            if first:
+                record = encode_system_metrics(np.empty(0), np.empty((0, 0)), (), notes)
                 self._put(record, record.ByteSize())
-                return False
-        notes: tuple[str, ...] = tuple(self._skipped) if first else ()
+            return False
         row: list[float] = []
         if self._hub.psutil is not None:
             row += process_row(self.last_process, reading.process)
@@ -164,12 +162,10 @@ class Subscription:
                 row += host_row(self.last_host, reading.host, width)
                 if reading.host is not None:
                     self.last_host = reading.host
-                if not first and self._declare:  # the host's, handed over: their notes
-                    notes = tuple(s for s in self.skipped if s not in self._skipped)
-                    self._skipped += notes
-        if self.gpus.probe is not None:
-            row += gpu_values if gpu_values is not None else [NAN] * len(self.gpus.probe.columns)
-        declare = self._declare or self.samples % DECLARE_EVERY == 0
+        gpus = len(self.gpus.columns)
+        if gpus:
+            row += gpu_values if gpu_values is not None and len(gpu_values) == gpus else [NAN] * gpus
+        declare = self._declare or columns != self._declared or self.samples % DECLARE_EVERY == 0
         record = encode_system_metrics(
             np.array([reading.wall]),
             np.array([row], np.float64).reshape(1, len(columns)),
@@ -179,6 +175,7 @@ class Subscription:
         if not self._put(record, record.ByteSize()):
             return False
         self._declare = False
+        self._declared = columns
         self.samples += 1
         return True
 
@@ -193,7 +190,7 @@ class SamplerThread:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._subs: list[Subscription] = []
-        self._gpus: dict[tuple[str | None, int], _Gpus] = {}
+        self._gpus: dict[tuple[str | None, int], GpuSource] = {}
         self._thread: threading.Thread | None = None
         self._holder: Subscription | None = None  # of the host, among the writers without a local rank
         self.psutil_skipped: list[str] = []
@@ -209,9 +206,8 @@ class SamplerThread:
         key = (env.get("CUDA_VISIBLE_DEVICES"), placement.local_rank)
         with self._lock:
             gpus = self._gpus.get(key)
-            if gpus is None:
-                skipped: list[str] = []
-                gpus = self._gpus[key] = _Gpus(open_gpus(env, placement.local_rank, skipped), skipped)
+            if gpus is None:  # NVML is opened on its own thread, never on the caller's
+                gpus = self._gpus[key] = GpuSource(env, placement.local_rank)
             gpus.users += 1
             sub = Subscription(self, put, secs, placement.local_rank, gpus)
             if sub.local_rank < 0 and self._holder is None:
@@ -329,14 +325,14 @@ class SamplerThread:
                 host = _try(ps.host)
         gpu_values: dict[int, list[float] | None] = {}
         for sub in takers:
-            probe = sub.gpus.probe
-            if probe is not None and id(sub.gpus) not in gpu_values:
-                gpu_values[id(sub.gpus)] = _try(probe.read)
+            if id(sub.gpus) not in gpu_values:  # each choice of GPUs once, NVML's wait bounded
+                sub.gpus.settle()
+                gpu_values[id(sub.gpus)] = sub.gpus.read()
         return Reading(time.time(), process, host), gpu_values
 
     def _drop(self, gone: list[Subscription]) -> None:
-        """``gone`` left: close the GPU probes no one uses any more, tell their waiters."""
-        closing: list[GpuProbe] = []
+        """``gone`` left: close the GPU sources no one uses any more, tell their waiters."""
+        closing: list[GpuSource] = []
         with self._lock:
             for sub in gone:
                 sub.gpus.users -= 1
@@ -344,10 +340,9 @@ class SamplerThread:
                     for key, gpus in list(self._gpus.items()):
                         if gpus is sub.gpus:
                             del self._gpus[key]
-                            if gpus.probe is not None:
-                                closing.append(gpus.probe)
-        for probe in closing:
-            probe.close()
+                            closing.append(gpus)
+        for gpus in closing:
+            gpus.close()
         for sub in gone:
             sub.done.set()
 

@@ -19,11 +19,13 @@ What each writer records:
   ``net_recv`` (bytes/s);
 * ``gpu`` scope: the GPUs :mod:`~visualdl.sdk._gpumetrics` picks for the writer.
 
-The columns are declared in a writer's first record, again when they change (the host's
-handed to another writer) and every :data:`DECLARE_EVERY` records (for a reader that
-meets a fresh header of a recreated file). A library that is missing (``psutil``,
-``pynvml``), a machine without GPUs or a metric the platform does not give is said once:
-a warning on the ``visualdl.writer`` logger and the ``skipped`` notes of the first record.
+The columns are declared in a writer's first record, again when they change (the GPUs'
+once NVML has started, the host's handed to another writer) and every
+:data:`DECLARE_EVERY` records (for a reader that meets a fresh header of a recreated file).
+A library that is missing (``psutil``, ``pynvml``), a machine without GPUs, a metric the
+platform does not give, or NVML failing or not answering in time is said once: on the
+``visualdl.writer`` logger (a warning for a missing psutil and for NVML's failures) and in
+the ``skipped`` notes of the first record after it is known.
 """
 
 from __future__ import annotations
