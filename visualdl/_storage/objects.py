@@ -144,6 +144,16 @@ def _instance(cls: Any, protocol: str, conf: dict[str, dict[str, Any]]) -> Any:
         return fs
 
 
+def _after_fork_in_child() -> None:
+    """A forked child makes instances of its own (keyed by pid), under a lock of its own: the
+    parent's may have been held by another thread at the fork."""
+    global _instances_lock
+    _instances_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class ObjectStore(Store):
     """A prefix in an object store. Its filesystem is looked up per call (one instance per
     process), so a store made before ``fork()`` works in the child."""
