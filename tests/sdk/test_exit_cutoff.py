@@ -13,8 +13,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
-import fsspec
 import pytest
 from kit.paths import ROOT
 from kit.requirements import require
@@ -23,14 +23,13 @@ from kit.s3 import CREDENTIALS, s3_environment, serve_s3
 from visualdl import LogReader
 from visualdl._storage.objects import filesystem
 
+moto_server: Any = None
 try:
     import s3fs  # noqa: F401
     from moto import server as moto_server
 except ImportError:  # pragma: no cover - the test extra installs both
-    moto_server = None
+    pass
 require(moto_server is not None, "moto and s3fs", "pip install -e '.[test]'")
-
-_ = fsspec
 
 _SCRIPT = textwrap.dedent(
     """
