@@ -33,16 +33,42 @@ from typing import Any
 import numpy as np
 import onnx
 
-__all__ = ["MIN_BLOCK", "inline_functions", "repeated_blocks", "torch_scopes"]
+__all__ = [
+    "MAX_SCOPE_CHARS",
+    "MAX_SCOPE_DEPTH",
+    "MIN_BLOCK",
+    "capped_scope",
+    "inline_functions",
+    "repeated_blocks",
+    "torch_scopes",
+]
 
 #: Pieces of fewer nodes are not blocks of their own.
 MIN_BLOCK = 3
 #: The longest period of pieces a repeated block may have.
 _MAX_PERIOD = 4
+#: Group levels of a node, at most: a name of thousands of ``/`` would make as many groups,
+#: each path as long as the name (a 144 KB name, a 70 MB answer). Deeper levels are not groups.
+MAX_SCOPE_DEPTH = 32
+#: A group's path, at most this many characters: deeper levels are not groups.
+MAX_SCOPE_CHARS = 512
 _NAME_SCOPES = "pkg.torch.onnx.name_scopes"
 _CLASSES = "pkg.torch.onnx.class_hierarchy"
 #: Metadata longer than this is not parsed (a name path is a few hundred characters).
 _MAX_META = 8192
+
+
+def capped_scope(parts: list[str]) -> tuple[str, ...]:
+    """The group paths of scope ``parts`` (outermost first), up to the first whose path
+    passes :data:`MAX_SCOPE_CHARS` or :data:`MAX_SCOPE_DEPTH` levels."""
+    out: list[str] = []
+    path = ""
+    for part in parts[:MAX_SCOPE_DEPTH]:
+        path = f"{path}/{part}" if path else part
+        if len(path) > MAX_SCOPE_CHARS:
+            break
+        out.append(path)
+    return tuple(out)
 
 
 def _literal_list(text: str) -> list[str] | None:
@@ -80,16 +106,17 @@ def torch_scopes(protos: Sequence[onnx.NodeProto]) -> tuple[list[tuple[str, ...]
             continue
         found = True
         kinds = _literal_list(meta.get(_CLASSES, "")) or []
-        modules = names[1:-1]
-        paths: list[str] = []
+        modules = names[1 : 1 + MAX_SCOPE_DEPTH]
+        parts: list[str] = []
         parent = ""
-        for depth, module in enumerate(modules):
-            part = _local(module, parent).replace("/", "\u2215")  # a slash would split the path
-            paths.append(f"{paths[-1]}/{part}" if paths else part)
+        for module in modules:
+            parts.append(_local(module, parent).replace("/", "\u2215"))  # a slash would split the path
             parent = module
-            if len(kinds) == len(names) and paths[-1] not in classes:
-                classes[paths[-1]] = kinds[depth + 1].rsplit(".", 1)[-1]
-        scopes.append(tuple(paths))
+        paths = capped_scope(parts)
+        if len(kinds) == len(names):
+            for depth, path in enumerate(paths):
+                classes.setdefault(path, kinds[depth + 1].rsplit(".", 1)[-1])
+        scopes.append(paths)
     return (scopes, classes) if found else None
 
 

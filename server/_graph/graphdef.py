@@ -120,6 +120,9 @@ _SMALL = 8
 _MAX_STRING = 1000
 #: Items of a list attribute kept (the view shows fewer).
 _MAX_ITEMS = 64
+#: Outputs of a node made whether consumed or not, at most: those its ``_output_shapes`` list,
+#: and up to this one the highest an input names; past it only the outputs consumed are values.
+_MAX_OUTPUTS = 4096
 #: Ops of torch's trace that read a module's attribute: their input, the module, is never a node.
 _READS_MODULE = "prim::GetAttr"
 #: Ops whose output feeds a loop's ``Merge`` back: the edge that closes a ``while_loop``.
@@ -190,6 +193,7 @@ class _Converter:
         self.missing: list[list[str]] = [[] for _ in range(n)]
         self.loops: list[list[str]] = [[] for _ in range(n)]
         outputs = [1] * n
+        sparse: list[set[int]] = [set() for _ in range(n)]
         for i, node in enumerate(nodes):
             edges = self.edges[i]
             for text in node.input:
@@ -200,10 +204,15 @@ class _Converter:
                     self.missing[i].append(text)
                     continue
                 edges.append((p, k))
-                if k >= outputs[p]:
+                if k >= _MAX_OUTPUTS:
+                    sparse[p].add(k)  # past the dense outputs: only the outputs consumed
+                elif k >= outputs[p]:
                     outputs[p] = k + 1
         self.shapes = [_output_shapes(node) for node in nodes]
         self.outputs = [max(outputs[i], len(self.shapes[i])) for i in range(n)]
+        #: Per node: the outputs past :attr:`outputs` that are consumed (an input ``x:3000000``
+        #: makes one value, not three million).
+        self.sparse = [sorted(k for k in sparse[i] if k >= self.outputs[i]) for i in range(n)]
         self._break_loops()
         missing = [(names[i], text) for i in range(n) if nodes[i].op != _READS_MODULE for text in self.missing[i]]
         if missing:
@@ -288,11 +297,13 @@ class _Converter:
             proto = out.node.add(name=label, op_type=node.op or "?")
             proto.input.extend(self._text(p, k) for p, k in self.edges[i] if not (k < 0 and self.is_input[p]))
             values = [_value(label, k) for k in range(self.outputs[i])]
+            numbers = list(range(self.outputs[i])) + self.sparse[i]
+            values += [_value(label, k) for k in self.sparse[i]]
             proto.output.extend(values)
             if controlled[i]:
                 proto.output.append(f"^{label}")
             shapes = self.shapes[i]
-            for k, value in enumerate(values):
+            for k, value in zip(numbers, values, strict=True):
                 shape = shapes[k] if k < len(shapes) else None
                 if shape is not None or dtype:
                     _value_info(out.value_info.add(), value, dtype if k == 0 or "T" in node.attr else 0, shape)
@@ -619,7 +630,23 @@ def _texts_attribute(key: str, texts: list[str]) -> AttributeProto:
 
 def _attribute(key: str, attr: Any, body: Callable[[str], GraphProto | None]) -> AttributeProto:
     """An attribute as ONNX keeps one; what ONNX has no type for, as text; a function of
-    the library as its ``body`` (a subgraph that opens), or its name."""
+    the library as its ``body`` (a subgraph that opens), or its name. One cut (a string past
+    :data:`_MAX_STRING` bytes, a list past :data:`_MAX_ITEMS` items) says its true size in its
+    ``doc_string``."""
+    out = _converted(key, attr, body)
+    kind = attr.WhichOneof("value")
+    if kind == "s" and len(attr.s) > _MAX_STRING:
+        out.doc_string = f"{len(attr.s):,} bytes, the first {_MAX_STRING:,} kept"
+    elif kind == "list":
+        lst = attr.list
+        longest = max(len(lst.i), len(lst.f), len(lst.s), len(lst.b), len(lst.type), len(lst.shape),
+                      len(lst.func), len(lst.tensor))  # fmt: skip
+        if longest > _MAX_ITEMS:
+            out.doc_string = f"{longest:,} items, the first {_MAX_ITEMS} kept"
+    return out
+
+
+def _converted(key: str, attr: Any, body: Callable[[str], GraphProto | None]) -> AttributeProto:
     kind = attr.WhichOneof("value")
     if kind == "s":
         return _text_attribute(key, attr.s[:_MAX_STRING])

@@ -16,6 +16,7 @@ edges between what is shown aggregated.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from google.protobuf.message import DecodeError, Message
 from onnx import AttributeProto, GraphProto, ModelProto, TensorProto
 
 from visualdl.errors import GraphError
-from visualdl.server._graph.blocks import repeated_blocks, torch_scopes
+from visualdl.server._graph.blocks import capped_scope, repeated_blocks, torch_scopes
 from visualdl.server._graph.graphdef import CATEGORIES as GRAPHDEF_CATEGORIES
 
 __all__ = ["COLLAPSE_ABOVE", "Graph", "GraphError", "escape_invalid_utf8", "model_properties", "parse_model"]
@@ -44,6 +45,13 @@ STACK_ABOVE = 16
 STACK = "stack:"
 #: Attribute values (lists, strings) are cut to this many items/characters for display.
 _CUT = 32
+#: Dimensions of a tensor's shape listed, at most.
+_MAX_RANK = 64
+#: Names in the answers (labels, node names, values), at most this many characters; a longer
+#: one is cut and says its length.
+MAX_SHOWN = 1000
+#: A node's inputs and outputs listed in its details, at most (the counts say how many it has).
+MAX_LISTED = 1000
 
 CATEGORIES = {
     # Linear layers and products: not convolutions (a Transformer is mostly these).
@@ -286,26 +294,34 @@ def _type_of(vi: onnx.ValueInfoProto) -> tuple[str, list[Any] | None]:
 
 
 def _tensor_summary(t: TensorProto) -> dict[str, Any]:
+    """A tensor's name, dtype, shape and size, never its values (a shape past 64 dimensions is
+    cut, its ``rank`` said)."""
     dims = list(t.dims)
-    return {
+    out = {
         "tensor": True,
-        "name": t.name,
+        "name": shown(t.name),
         "dtype": _dtype(t.data_type),
-        "shape": dims,
-        "size": int(np.prod(dims)) if dims else 1,
+        "shape": dims[:_MAX_RANK],
+        "size": int(np.prod(dims, dtype=object)) if dims else 1,
     }
+    if len(dims) > _MAX_RANK:
+        out["rank"] = len(dims)
+    return out
 
 
 def _attribute(attr: AttributeProto) -> dict[str, Any]:
     """A readable attribute: numbers and short lists as they are, tensors summarised, graphs named."""
     kind = AttributeProto.AttributeType.Name(attr.type).lower()
     value: Any
+    cut = False
     if attr.type == AttributeProto.FLOAT:
         value = attr.f
     elif attr.type == AttributeProto.INT:
         value = attr.i
     elif attr.type == AttributeProto.STRING:
-        value = attr.s.decode("utf-8", "replace")[:200]
+        value = attr.s[:800].decode("utf-8", "replace")  # 200 characters take 800 bytes at most
+        cut = len(attr.s) > 800 or len(value) > 200
+        value = value[:200]
     elif attr.type == AttributeProto.TENSOR:
         value = _tensor_summary(attr.t)
         if value["size"] <= 8:
@@ -329,7 +345,22 @@ def _attribute(attr: AttributeProto) -> dict[str, Any]:
         value = [{"graph": g.name, "nodes": len(g.node)} for g in attr.graphs[:_CUT]]
     else:
         value = None
-    return {"name": attr.name, "type": kind, "value": value}
+    out = {"name": shown(attr.name), "type": kind, "value": value}
+    # What was cut says how much there is: bytes of a string, items of a list.
+    if attr.type == AttributeProto.STRING and cut:
+        out["length"] = len(attr.s)
+    if attr.doc_string:  # a GraphDef's attribute cut says its true size here
+        out["about"] = shown(attr.doc_string[: MAX_SHOWN + 1])
+    for kind_of, items in (
+        (AttributeProto.FLOATS, attr.floats),
+        (AttributeProto.INTS, attr.ints),
+        (AttributeProto.STRINGS, attr.strings),
+        (AttributeProto.TENSORS, attr.tensors),
+        (AttributeProto.GRAPHS, attr.graphs),
+    ):
+        if attr.type == kind_of and len(items) > _CUT:
+            out["length"] = len(items)
+    return out
 
 
 class _Values:
@@ -366,9 +397,25 @@ def _short_label(name: str, op_type: str) -> str:
 
 
 def scope_of(name: str) -> tuple[str, ...]:
-    """The group path of a node name: ``/a/b/Conv`` -> ``("a", "a/b")``."""
+    """The group path of a node name: ``/a/b/Conv`` -> ``("a", "a/b")``; at most
+    ``blocks.MAX_SCOPE_DEPTH`` levels, each path at most ``blocks.MAX_SCOPE_CHARS`` long."""
     parts = [p for p in name.split("/") if p]
-    return tuple("/".join(parts[: i + 1]) for i in range(len(parts) - 1))
+    return capped_scope(parts[:-1])
+
+
+def shown(text: str) -> str:
+    """``text`` as the answers show it: cut past :data:`MAX_SHOWN` characters, saying its length."""
+    if len(text) <= MAX_SHOWN:
+        return text
+    return f"{text[:MAX_SHOWN]}\u2026 ({len(text):,} characters)"
+
+
+def _io_id(prefix: str, name: str) -> str:
+    """The id of a graph input (``in:``) or output (``out:``): its name, or for a name past
+    :data:`MAX_SHOWN` characters its start and a digest (ids stay unique and short)."""
+    if len(name) <= MAX_SHOWN:
+        return prefix + name
+    return f"{prefix}{name[:MAX_SHOWN]}#{hashlib.sha1(name.encode('utf-8', 'replace')).hexdigest()[:16]}"
 
 
 @dataclass
@@ -600,7 +647,8 @@ class Graph:
         (``owner``: the item each node is drawn in, "" if folded away), then graph outputs."""
         items: dict[str, dict[str, Any]] = {}
         for name in self.inputs:
-            items[f"in:{name}"] = {"id": f"in:{name}", "kind": "input", "label": name, **self.values.get(name, {})}
+            key = _io_id("in:", name)
+            items[key] = {"id": key, "kind": "input", "label": shown(name), **self.values.get(name, {})}
         for i, item in enumerate(owner):
             if not item or item in items:
                 continue
@@ -622,16 +670,17 @@ class Graph:
                 items[item] = {
                     "id": item,
                     "kind": "op",
-                    "label": _short_label(n["name"], n["op_type"]),
-                    "name": n["name"],
-                    "op_type": n["op_type"],
+                    "label": shown(_short_label(n["name"], n["op_type"])),
+                    "name": shown(n["name"]),
+                    "op_type": shown(n["op_type"]),
                     "category": n["category"],
                     "group": scope[-1] if scope else None,
                     "subgraphs": n["subgraphs"],
                     "folded": len(self.folded[i]),
                 }
         for name in self.outputs:
-            items[f"out:{name}"] = {"id": f"out:{name}", "kind": "output", "label": name, **self.values.get(name, {})}
+            key = _io_id("out:", name)
+            items[key] = {"id": key, "kind": "output", "label": shown(name), **self.values.get(name, {})}
         return items
 
     def _edges(self, owner: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -649,7 +698,7 @@ class Graph:
                 edges[(src, dst)] = {
                     "source": src,
                     "target": dst,
-                    "value": value,
+                    "value": shown(value),
                     "dtype": info.get("dtype", ""),
                     "shape": info.get("shape"),
                     "count": 1,
@@ -669,46 +718,63 @@ class Graph:
                     if src:  # not a folded constant
                         add(src, dst, value)
                 elif value in input_set:
-                    add(f"in:{value}", dst, value)
+                    add(_io_id("in:", value), dst, value)
         for value in self.outputs:
             if value in self.producer:
-                add(owner[self.producer[value]], f"out:{value}", value)
+                add(owner[self.producer[value]], _io_id("out:", value), value)
             elif value in input_set:
-                add(f"in:{value}", f"out:{value}", value)
+                add(_io_id("in:", value), _io_id("out:", value), value)
         return edges
 
     def node_detail(self, index: int) -> dict[str, Any]:
+        """A node's details: its attributes (values cut, their sizes said), its inputs and outputs
+        (the first :data:`MAX_LISTED`, counted in full), parameters and the nodes folded into it."""
         n = self.nodes[index]
 
         def value(name: str) -> dict[str, Any]:
             info = self.values.get(name, {})
-            out = {"name": name, "dtype": info.get("dtype", ""), "shape": info.get("shape")}
+            out = {"name": shown(name), "dtype": info.get("dtype", ""), "shape": info.get("shape")}
             if name in self.params:
                 out["param"] = self.params[name]
             return out
 
         params = [self.params[v] for v in n["inputs"] if v in self.params]
         proto = self.protos[index]
+        inputs = [v for v in n["inputs"] if v]
+        outputs = [v for v in n["outputs"] if v]
         folded = [
             {
-                "name": self.nodes[j]["name"],
-                "op_type": self.nodes[j]["op_type"],
-                "outputs": [value(v) for v in self.nodes[j]["outputs"] if v],
-                "attributes": [_attribute(a) for a in self.protos[j].attribute],
+                "name": shown(self.nodes[j]["name"]),
+                "op_type": shown(self.nodes[j]["op_type"]),
+                "outputs": [value(v) for v in self.nodes[j]["outputs"][:MAX_LISTED] if v],
+                "attributes": [_attribute(a) for a in self.protos[j].attribute[:MAX_LISTED]],
             }
-            for j in self.folded[index]
+            for j in self.folded[index][:MAX_LISTED]
         ]
-        return {
+        out = {
             **n,
-            "attributes": [_attribute(a) for a in proto.attribute],
+            "name": shown(n["name"]),
+            "op_type": shown(n["op_type"]),
+            "attributes": [_attribute(a) for a in proto.attribute[:MAX_LISTED]],
             "doc_string": proto.doc_string[:500],
-            "inputs": [value(v) for v in n["inputs"] if v],
-            "outputs": [value(v) for v in n["outputs"] if v],
-            "parameters": params,
+            "inputs": [value(v) for v in inputs[:MAX_LISTED]],
+            "outputs": [value(v) for v in outputs[:MAX_LISTED]],
+            "parameters": params[:MAX_LISTED],
             "parameter_count": int(sum(p["size"] for p in params)),
             "groups": list(self.scopes[index]),
             "folded": folded,
         }
+        # Lists cut: how long they are (a node of 40,000 inputs lists 1,000 of them).
+        for key, full in (
+            ("inputs", len(inputs)),
+            ("outputs", len(outputs)),
+            ("attributes", len(proto.attribute)),
+            ("parameters", len(params)),
+            ("folded", len(self.folded[index])),
+        ):
+            if full > MAX_LISTED:
+                out[f"{key}_count"] = full
+        return out
 
     def search(self, query: str, limit: int = 200) -> list[dict[str, Any]]:
         q = query.lower()
@@ -717,8 +783,8 @@ class Graph:
         for i, n in enumerate(self.nodes):
             if q in n["name"].lower() or q == n["op_type"].lower() or q in n["op_type"].lower():
                 at = into.get(i, i)
-                name = n["name"] if at == i else f"{n['name']} (in {self.nodes[at]['name']})"
-                hits.append({"id": self.nodes[at]["id"], "name": name, "op_type": n["op_type"],
+                name = shown(n["name"]) if at == i else f"{shown(n['name'])} (in {shown(self.nodes[at]['name'])})"
+                hits.append({"id": self.nodes[at]["id"], "name": name, "op_type": shown(n["op_type"]),
                              "groups": list(self.scopes[at])})  # fmt: skip
                 if len(hits) >= limit:
                     break

@@ -85,14 +85,39 @@ GRAPH_NODE = obj(
         "id": STRING,
         "name": STRING,
         "op_type": STRING,
-        "attributes": array(obj({"name": STRING, "type": STRING, "value": {}})),
+        "attributes": array(
+            obj(
+                {
+                    "name": STRING,
+                    "type": STRING,
+                    "value": {},
+                    "length": {
+                        "type": "integer",
+                        "description": "a value cut for display: the string's bytes or the list's items",
+                    },
+                    "about": {
+                        "type": "string",
+                        "description": "the attribute's doc string; a GraphDef's says the true size of a value cut",
+                    },
+                },
+                optional=("length", "about"),
+            )
+        ),
         "doc_string": STRING,
         "inputs": array(obj({"name": STRING, "dtype": STRING, "shape": {}})),
         "outputs": array(obj({"name": STRING, "dtype": STRING, "shape": {}})),
         "parameters": array({"type": "object", "description": "name, dtype, shape, size; never values"}),
         "parameter_count": INTEGER,
         "groups": array(STRING),
-    }
+        **{
+            f"{key}_count": {
+                "type": "integer",
+                "description": f"how many {key} the node has, when the list holds only the first 1,000",
+            }
+            for key in ("inputs", "outputs", "attributes", "parameters", "folded")
+        },
+    },
+    optional=tuple(f"{key}_count" for key in ("inputs", "outputs", "attributes", "parameters", "folded")),
 )
 GRAPH_SEARCH = obj(
     {

@@ -32,6 +32,7 @@ from visualdl.server._graph.model import (
     infer_shapes,
     model_properties,
     parse_model,
+    shown,
 )
 from visualdl.server._graph.model import subgraph as find_subgraph
 from visualdl.server._provider import DataProvider
@@ -227,8 +228,8 @@ class GraphService:
             "breadcrumb": crumbs,
             "graph": {
                 "name": graph.name,
-                "inputs": [{"name": n, **graph.values.get(n, {})} for n in graph.inputs],
-                "outputs": [{"name": n, **graph.values.get(n, {})} for n in graph.outputs],
+                "inputs": [{"name": shown(n), **graph.values.get(n, {})} for n in graph.inputs],
+                "outputs": [{"name": shown(n), **graph.values.get(n, {})} for n in graph.outputs],
                 "node_count": len(graph.nodes),
                 "group_count": len(graph.groups),
                 "parameter_tensors": len(graph.params),
