@@ -273,6 +273,12 @@ def test_bench_graphdef_quick_prints_every_figure():
     assert numbers(out, "graph:") == [2_001, 667]  # 2,000 nodes: x, the input, is not one
 
 
+def test_bench_graph_chain_quick_prints_every_figure():
+    out = output("bench_graph_chain")
+    assert figure(out, "ops") > 0 and figure(out, "constants") > 0 and figure(out, "graphdef") > 0
+    assert numbers(out, "ops")[2] == 2_002 and numbers(out, "constants")[2] == 3  # the chain and x, y; Add, x, y
+
+
 def test_bench_graph_quick_renders_in_the_browser():
     out = output("bench_graph")
     figures = json_block(out)
