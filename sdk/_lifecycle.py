@@ -52,6 +52,8 @@ __all__ = ["forget", "guard_child_exit", "guard_uploads", "opening", "reopened",
 log = logging.getLogger("visualdl.writer")
 
 _LIVE: weakref.WeakSet[Sink] = weakref.WeakSet()
+#: How long a SIGTERM waits at most for a sink being opened before it writes the others.
+_OPENING_SECS = 1.0
 #: Sinks being opened now (:func:`opening`), and the condition telling when that changes.
 _opening = 0
 _opened = threading.Condition()
@@ -60,8 +62,8 @@ _opened = threading.Condition()
 @contextlib.contextmanager
 def opening() -> Iterator[None]:
     """A sink is being opened: SIGTERM is heard from before its file exists, and a SIGTERM
-    meanwhile waits (until its deadline) for the sink to be tracked, so that the sink's
-    end is recorded (a pool that terminates a worker still opening its writer)."""
+    meanwhile waits (up to :data:`_OPENING_SECS`) for the sink to be tracked, so that the
+    sink's end is recorded (a pool that terminates a worker still opening its writer)."""
     global _opening
     sigterm.install(_flush_all)
     with _opened:
@@ -137,8 +139,8 @@ def _close_child_sink(sink: Sink) -> None:
 def _flush_all(deadline: float, ending: bool) -> None:
     """SIGTERM: record it on each writer (its end when it ends the process, else an event),
     then write what is pending; a process that ends gives its fatal-signal sidecars back."""
-    with _opened:  # a sink being opened: wait for it to be tracked
-        _opened.wait_for(lambda: _opening == 0, timeout=max(0.0, deadline - time.monotonic()))
+    with _opened:  # a sink being opened: wait for it to be tracked (not long: the others wait)
+        _opened.wait_for(lambda: _opening == 0, timeout=max(0.0, min(_OPENING_SECS, deadline - time.monotonic())))
     sinks = list(_LIVE)
     if ending:
         end = _idle_pool_worker_end() or ends.signal_end(signal.SIGTERM)
