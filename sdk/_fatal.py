@@ -20,8 +20,10 @@ takes its section back, and so does a SIGTERM that ends the process
 (:mod:`~visualdl.sdk._lifecycle`). SIGKILL leaves the writer no chance: its section line
 stays, saying nothing (no dump). The next writer that opens in the same directory on the
 same host removes such a sidecar (:func:`sweep`): one whose log's name gives this host
-and a pid that is no process any more, holding that pid's section lines alone. A sidecar
-with a dump in it is never removed: it is how the reader knows of the crash.
+and a pid that is no process any more, holding that pid's section lines alone, and that
+no process holds locked (a live writer holds a shared ``flock`` on its sidecar: one in
+another pid namespace of the host is seen so). A sidecar with a dump in it is never
+removed: it is how the reader knows of the crash.
 
 Object stores get no sidecar: a process that segfaults cannot upload anything. A local
 spool (the dump kept on the host's disk, uploaded next to its log by the next writer that
@@ -39,6 +41,11 @@ import re
 import threading
 from dataclasses import dataclass
 from typing import BinaryIO
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no flock, no sweep
+    fcntl = None  # type: ignore[assignment]
 
 from visualdl._formats.fatal import SUFFIX, preamble, sidecar_of
 from visualdl.sdk._options import safe_host
@@ -107,13 +114,21 @@ def release(log_path: str) -> None:
 
 def sweep(directory: str) -> int:
     """Remove the sidecars of ``directory`` that writers killed on this host left (see the
-    module's docstring); how many. Never raises: a sidecar it cannot read or remove stays."""
+    module's docstring); how many. Never raises: a sidecar it cannot read or remove stays.
+
+    A live writer holds a shared ``flock`` on its open sidecar (the kernel drops it when the
+    process dies, however): a sidecar locked so is never removed, whatever its pid says (a
+    writer in a container of its own on this host, whose pids this process does not see)."""
+    if fcntl is None:
+        return 0  # no flock: a live writer's sidecar could not be told apart
     host, removed = safe_host(), 0
     try:
         entries = list(os.scandir(directory))
     except OSError:
         return 0
     for entry in entries:
+        if not entry.name.endswith(SUFFIX):
+            continue
         found = _SIDECAR_NAME.match(entry.name)
         if found is None or found.group(1) != host:
             continue
@@ -122,14 +137,28 @@ def sweep(directory: str) -> int:
             continue
         try:
             with open(entry.path, "rb") as f:
+                try:
+                    fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a live writer holds it
                 data = f.read(_LEFT_BYTES + 1)
-            if len(data) > _LEFT_BYTES or not _sections_of(data, pid):
-                continue
-            os.unlink(entry.path)
-            removed += 1
+                if len(data) > _LEFT_BYTES or not _sections_of(data, pid):
+                    continue
+                os.unlink(entry.path)
+                removed += 1
         except OSError as e:
             log.debug("cannot remove the sidecar %s a killed writer left: %s", entry.path, e)
     return removed
+
+
+def _hold(fd: int) -> None:
+    """Hold a shared ``flock`` on our open sidecar while the process lives (see :func:`sweep`)."""
+    if fcntl is None:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as e:  # a filesystem without locks: the pid alone tells then
+        log.debug("no lock on the fatal-signal sidecar: %s", e)
 
 
 def _alive(pid: int) -> bool:
@@ -164,6 +193,7 @@ def _take(log_path: str, writer_id: str) -> bool:
     except OSError as e:
         log.warning("no fatal-signal sidecar for %s: %s", log_path, e)
         return False
+    _hold(file.fileno())
     try:
         start = os.fstat(file.fileno()).st_size
         file.write(preamble(writer_id, os.getpid()))

@@ -6,6 +6,7 @@ another host's are left alone."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -88,12 +89,15 @@ def test_fatal_sidecar_a_sigkilled_writers_is_removed_by_the_next_writer(tmp_pat
     )
     alive = _crafted(logdir, safe_host(), os.getppid(), b"")
     elsewhere = _crafted(logdir, "another-host", dead, b"")
-    assert left not in (dump, alive, elsewhere)
-    w = LogWriter(logdir)  # the next run of the script, a restarted rank
-    w.add_scalar("loss", 2.0, 1)
-    w.close()
+    held = _crafted(logdir, safe_host(), _dead_pid(), b"")  # a live writer in another pid namespace
+    assert left not in (dump, alive, elsewhere, held)
+    with open(os.path.join(logdir, held), "ab") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_SH)
+        w = LogWriter(logdir)  # the next run of the script, a restarted rank
+        w.add_scalar("loss", 2.0, 1)
+        w.close()
     wait_until(lambda: left not in _sidecars(logdir), timeout=30, what="the killed writer's sidecar to go")
-    assert _sidecars(logdir) == sorted([dump, alive, elsewhere])
+    assert _sidecars(logdir) == sorted([dump, alive, elsewhere, held])
     reader = LogReader(logdir)
     ends = sorted((w.ended.how if w.ended else "") for w in reader.writers("."))
     assert ends == ["closed", "killed"]
