@@ -45,6 +45,8 @@ STACK_ABOVE = 16
 STACK = "stack:"
 #: Attribute values (lists, strings) are cut to this many items/characters for display.
 _CUT = 32
+#: (feeder, consumer) pairs folded, at most (see :meth:`Graph._fold`).
+_MAX_FOLDED = 500_000
 #: Dimensions of a tensor's shape listed, at most.
 _MAX_RANK = 64
 #: Names in the answers (labels, node names, values), at most this many characters; a longer
@@ -518,6 +520,11 @@ class Graph:
         their consumers' details (as Netron shows initializers) and counted on their
         boxes. A feeder is folded into every other node that takes one of its values,
         directly or through other feeders; one that reaches no other node stays drawn.
+
+        Linear: feeders are decided in one pass in topological order, what they reach in one
+        pass in reverse. What is folded into what is at most :data:`_MAX_FOLDED` pairs (a
+        chain of feeders each also feeding an op of its own would fold quadratically many):
+        the feeders past that are drawn, as the nodes they feed.
         """
         n = len(self.nodes)
         outputs = set(self.outputs)
@@ -537,6 +544,7 @@ class Graph:
         reaches: list[frozenset[int]] = [empty] * n
         folded: list[set[int]] = [set() for _ in range(n)]
         hidden = set()
+        pairs = 0
         for i in reversed(order):
             if not feeds[i]:
                 continue
@@ -553,6 +561,10 @@ class Graph:
                 reached = frozenset(direct.union(*parts))
             else:
                 reached = parts[0] if parts else empty
+            pairs += len(reached)
+            if pairs > _MAX_FOLDED:  # a chain of feeders each feeding ops of its own: drawn from here on
+                feeds[i] = False
+                continue
             reaches[i] = reached
             if reached:
                 hidden.add(i)

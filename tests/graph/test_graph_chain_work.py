@@ -60,6 +60,24 @@ def constants_chain(nodes: int) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def comb_of_constants(nodes: int) -> onnx.ModelProto:
+    """A chain of ``nodes`` constant feeders, each also feeding an Add of its own on x: feeder k
+    reaches the Adds k and after, so folding everything would make ``nodes ** 2 / 2`` pairs."""
+    weight = numpy_helper.from_array(np.zeros(8, np.float32), "w")
+    body = []
+    for i in range(nodes):
+        body.append(helper.make_node("Identity", [f"k{i - 1}" if i else "w"], [f"k{i}"]))
+        body.append(helper.make_node("Add", ["x", f"k{i}"], [f"y{i}"]))
+    graph = helper.make_graph(
+        body,
+        "comb",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT, [1, 8]) for i in range(nodes)],
+        initializer=[weight],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def graphdef_chain(nodes: int) -> bytes:
     """A GraphDef of about ``nodes`` nodes without name scopes: Const -> MatMul -> Relu, repeated."""
     g = graph_pb2.GraphDef()
@@ -121,6 +139,19 @@ def test_a_chain_of_constants_written_last_to_first_folds_in_linear_work():
     (add,) = [item for item in view["items"] if item["kind"] == "op"]
     assert add["op_type"] == "Add" and add["folded"] == NODES
     assert lines <= LINES_PER_NODE * NODES
+
+
+def test_a_comb_of_constants_folds_what_a_bound_allows_in_linear_work():
+    """10,000 feeders in a chain, each feeding an Add of its own: the last ones (in the chain's
+    order) are folded up to 500,000 pairs, the others drawn; the work stays linear."""
+    nodes = NODES // 2
+    graph, lines = lines_run(lambda: Graph.build(comb_of_constants(nodes).graph), LINES_PER_NODE * 2 * nodes)
+    folded = sum(len(f) for f in graph.folded)
+    assert 0 < folded <= graph_model._MAX_FOLDED and 0 < len(graph.hidden) < nodes
+    # The feeders folded are the chain's last ones; the last Add holds them all, the first none.
+    assert graph.folded[2 * nodes - 1] == sorted(graph.hidden) and 2 * nodes - 2 in graph.hidden
+    assert graph.folded[1] == [] and 0 not in graph.hidden
+    assert lines <= LINES_PER_NODE * 2 * nodes
 
 
 @pytest.mark.parametrize("nodes", [NODES])
