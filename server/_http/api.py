@@ -159,9 +159,13 @@ def build_blueprint(settings: Settings) -> Blueprint:
     @bp.app_errorhandler(VisualDLError)
     def our_error(error: VisualDLError) -> tuple[Response, int]:
         """Every error of :mod:`visualdl.errors`, answered with the status on its class."""
-        if error.http_status >= 500:
+        if error.http_status >= 500 and error.http_status != 503:  # 503: busy, not at fault
             return internal_error(error)
-        return _error(str(error), error.code), error.http_status
+        response = _error(str(error), error.code)
+        retry_after = getattr(error, "retry_after", None)
+        if retry_after is not None:
+            response.headers["Retry-After"] = str(retry_after)
+        return response, error.http_status
 
     @bp.app_errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[Response, int]:

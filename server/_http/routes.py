@@ -70,6 +70,7 @@ ERRORS = {
     "(code cannot_show)",
     431: "request line and headers together over 256 KiB (answered by the HTTP server)",
     500: "a fault of the server, logged; the message names only the exception's type (code internal_error)",
+    503: "a costly query (where) while others are evaluated: ask again after Retry-After seconds (code busy)",
 }
 _ALWAYS = (403, 405, 431, 500)
 
@@ -166,6 +167,7 @@ ROUTES: tuple[Route, ...] = (
             Param("limit", "rows of the page at most", type="integer", bounds=NUMBER_BOUNDS["limit"], default=200),
         ),
         RUNS_TABLE,
+        errors=(400, 404, 503),
     ),
     Route(
         "runs_replaced",
@@ -251,6 +253,7 @@ ROUTES: tuple[Route, ...] = (
             ),
         ),
         SCALARS,
+        errors=(400, 404, 503),
     ),
     _events_route("images", "Every image of a tag in a run: steps, wall times, sizes", IMAGES),
     Route(

@@ -47,3 +47,24 @@ def test_as_many_comparisons_as_allowed_are_answered(client):
     assert answer.get_json()["matched"] == 6
     answer = client.get("/api/scalars", query_string={"where": _chain(MAX_TERMS), "tag": "eval/loss"})
     assert answer.status_code == 200 and len(answer.get_json()["runs"]) == 6
+
+
+def test_a_costly_query_while_others_are_evaluated_is_503_with_retry_after(client, monkeypatch):
+    import visualdl._index.runquery as runquery
+
+    monkeypatch.setattr(runquery, "COSTLY_WORK", 0)  # every query with a comparison is costly here
+    monkeypatch.setattr(runquery, "COSTLY_WAIT", 0.01)
+    for _ in range(runquery.COSTLY_AT_ONCE):  # as if as many costly queries were being evaluated
+        assert runquery._COSTLY.acquire(timeout=10)
+    try:
+        for path, extra in (("/api/runs/table", {}), ("/api/scalars", {"tag": "eval/loss", "group_by": "lr"})):
+            answer = client.get(path, query_string={"where": 'name ~ "seed"', **extra})
+            assert answer.status_code == 503, answer.get_json()
+            assert answer.get_json()["code"] == "busy" and "ask again" in answer.get_json()["error"]
+            assert int(answer.headers["Retry-After"]) >= 1
+        assert client.get("/api/runs/table").status_code == 200  # no query: nothing to wait for
+        assert client.get("/api/health").status_code == 200
+    finally:
+        for _ in range(runquery.COSTLY_AT_ONCE):
+            runquery._COSTLY.release()
+    assert client.get("/api/runs/table", query_string={"where": 'name ~ "seed"'}).status_code == 200

@@ -51,10 +51,12 @@ column's at once, by RE2's multi-pattern matcher, and remembered by the column
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import operator
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,9 +64,12 @@ import numpy as np
 import re2
 
 from visualdl._index.runcolumns import Column, RunTable
-from visualdl.errors import InvalidArgument
+from visualdl.errors import InvalidArgument, VisualDLError
 
 __all__ = [
+    "COSTLY_AT_ONCE",
+    "COSTLY_WAIT",
+    "COSTLY_WORK",
     "MAX_DEPTH",
     "MAX_QUERY_CHARS",
     "MAX_REGEX_SIZE",
@@ -72,6 +77,7 @@ __all__ = [
     "MAX_WORK",
     "MATCH_WORK",
     "Query",
+    "QueryBusy",
     "QueryError",
     "parse",
 ]
@@ -100,6 +106,15 @@ _SET_SIZE = 20_000
 #: its memory holds, and then it builds them again and again.
 _SET_PATTERNS = 32
 
+#: A query whose work passes this (about a tenth of a second at the most) is costly: at most
+#: COSTLY_AT_ONCE of them are evaluated at once in a process, each waiting at most COSTLY_WAIT
+#: seconds for its turn, so that costly queries never hold every thread of a server (a cheap
+#: one, any number of comparisons and a few regular expressions over 30,000 runs, never waits).
+COSTLY_WORK = 100_000_000
+COSTLY_AT_ONCE = 2
+COSTLY_WAIT = 0.5
+_COSTLY = threading.BoundedSemaphore(COSTLY_AT_ONCE)
+
 Literal = float | str | bool
 
 
@@ -112,6 +127,15 @@ class QueryError(InvalidArgument):
         self.query = query
         self.reason = message
         super().__init__(f"{message}, at character {position + 1} of the query: {_pointed(query, position)}")
+
+
+class QueryBusy(VisualDLError):
+    """A costly query while :data:`COSTLY_AT_ONCE` others are evaluated (HTTP 503): ask again
+    after :attr:`retry_after` seconds."""
+
+    http_status = 503
+    code = "busy"
+    retry_after = 1
 
 
 def _pointed(query: str, position: int) -> str:
@@ -411,27 +435,28 @@ class Query:
     def select(self, table: RunTable) -> np.ndarray:
         """Which runs the query is true for (a bool per run of ``table``); :class:`QueryError`
         naming the first field that names nothing, or where the query passes :data:`MAX_WORK`."""
-        columns = self._columns(table)
-        found = self._regexes(table, columns)
-        done: dict[tuple[Any, ...], Mask] = {}
+        columns, work = self._columns(table)
+        with _turn(work):
+            found = self._regexes(table, columns)
+            done: dict[tuple[Any, ...], Mask] = {}
 
-        def compared(node: Compare) -> Mask:
-            key = node.key()
-            mask = done.get(key)
-            if mask is None:
-                mask = done[key] = _compare(columns[node.field], node, found)
-            return mask
+            def compared(node: Compare) -> Mask:
+                key = node.key()
+                mask = done.get(key)
+                if mask is None:
+                    mask = done[key] = _compare(columns[node.field], node, found)
+                return mask
 
-        true, _ = _evaluate(self.root, compared)
+            true, _ = _evaluate(self.root, compared)
         return true
 
     def matching(self, table: RunTable) -> list[str]:
         """The names of the runs selected, in the table's order."""
         return [table.names[i] for i in np.flatnonzero(self.select(table)).tolist()]
 
-    def _columns(self, table: RunTable) -> dict[str, Column]:
-        """The column of each field named, the first unknown one an error; what the query costs
-        over ``table`` checked against :data:`MAX_WORK` before any of it is spent."""
+    def _columns(self, table: RunTable) -> tuple[dict[str, Column], int]:
+        """The column of each field named, the first unknown one an error; and what the query
+        costs over ``table``, checked against :data:`MAX_WORK` before any of it is spent."""
         columns: dict[str, Column] = {}
         seen: set[tuple[Any, ...]] = set()
         matched: set[tuple[str, Any]] = set()
@@ -470,7 +495,7 @@ class Query:
                     self.text,
                     term.position,
                 )
-        return columns
+        return columns, work
 
     def _regexes(self, table: RunTable, columns: dict[str, Column]) -> dict[tuple[str, str], np.ndarray]:
         """Whether each regular expression is found in each distinct text of its column: all of
@@ -487,6 +512,25 @@ class Query:
             for pattern, row in column.found_in_texts(list(terms), search).items():
                 found[(name, pattern)] = row
         return found
+
+
+@contextlib.contextmanager
+def _turn(work: int) -> Iterator[None]:
+    """A costly query's turn (:data:`COSTLY_WORK`): at most :data:`COSTLY_AT_ONCE` are evaluated
+    at once, each waiting at most :data:`COSTLY_WAIT` seconds for its turn, then :class:`QueryBusy`."""
+    if work <= COSTLY_WORK:
+        yield
+        return
+    if not _COSTLY.acquire(timeout=COSTLY_WAIT):
+        raise QueryBusy(
+            f"{COSTLY_AT_ONCE} costly queries are being evaluated already, and this one is costly too (its work "
+            f"{work:,}, above {COSTLY_WORK:,}: many regular expressions); ask again in a moment, or select with "
+            "fewer regular expressions"
+        )
+    try:
+        yield
+    finally:
+        _COSTLY.release()
 
 
 def _searcher(terms: dict[str, Compare], distinct: np.ndarray) -> Any:

@@ -1,0 +1,56 @@
+"""Costly queries take turns: at most COSTLY_AT_ONCE are evaluated at once in a process, a
+costly one waits at most COSTLY_WAIT for its turn and then is QueryBusy; a cheap query never
+waits. Real threads hold the turns, inside a real evaluation."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import visualdl._index.runquery as runquery
+from visualdl._index.runcolumns import RunTable, column_of
+from visualdl._index.runquery import COSTLY_AT_ONCE, QueryBusy, parse
+
+
+def _table(n: int = 3000) -> RunTable:
+    return RunTable([f"lr{i % 10}/seed{i}" for i in range(n)], hparams={"n": column_of(list(range(n)))})
+
+
+def test_costly_queries_past_the_ones_at_once_are_busy_and_cheap_ones_never_wait(monkeypatch):
+    table = _table()
+    costly = parse(" or ".join(f'name ~ "seed{i}7$"' for i in range(40)))
+    monkeypatch.setattr(runquery, "COSTLY_WORK", 1_000_000)  # 40 regexes over 3,000 names: costly; one: not
+    monkeypatch.setattr(runquery, "COSTLY_WAIT", 0.05)
+    entered = threading.Semaphore(0)
+    release = threading.Event()
+    search = runquery._search_distinct
+
+    def held(patterns, texts):  # the threads' costly evaluations hold their turns until told
+        if threading.current_thread() is not threading.main_thread():
+            entered.release()
+            assert release.wait(60)
+        return search(patterns, texts)
+
+    monkeypatch.setattr(runquery, "_search_distinct", held)
+    answers: list[int] = []
+    threads = []
+    for salt in range(COSTLY_AT_ONCE):
+        query = parse(" or ".join(f'name ~ "seed{i}7$|x{salt}"' for i in range(40)))
+        threads.append(threading.Thread(target=lambda q=query: answers.append(int(q.select(table).sum()))))
+        threads[-1].start()
+    try:
+        for _ in range(COSTLY_AT_ONCE):
+            assert entered.acquire(timeout=60)
+        with pytest.raises(QueryBusy) as caught:
+            costly.select(table)
+        assert caught.value.http_status == 503 and caught.value.retry_after > 0
+        assert f"{COSTLY_AT_ONCE} costly queries are being evaluated already" in str(caught.value)
+        assert parse('n < 10 and name ~ "seed"').select(table).sum() == 10  # cheap: answered meanwhile
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join(60)
+    assert answers == [len([i for i in range(3000) if any(f"seed{i}" == f"seed{j}7" for j in range(40))])] * 2
+    monkeypatch.setattr(runquery, "_search_distinct", search)
+    assert costly.select(table).sum() == answers[0]  # turns given back
