@@ -260,27 +260,36 @@ _MAX_INLINE_DEPTH = 8
 _MAX_INLINED_NODES = 200_000
 
 
-def inline_functions(model: onnx.ModelProto) -> int:
+def inline_functions(model: onnx.ModelProto, warnings: list[str] | None = None) -> int:
     """Replace, in the main graph of ``model``, every call of one of its local functions
     (``model.functions``, as torch's ``export_modules_as_functions`` writes them) by the
     function's nodes, named under the call (``/layers/layers.0/Block`` calling ``Gemm_0``
     gives ``/layers/layers.0/Block/Gemm_0``), so that the call is a group to open. The
     function's own values get names of the call's (``<call>::<value>``); its inputs and
-    outputs are the call's. Returns the number of calls inlined."""
+    outputs are the call's. Returns the number of calls inlined.
+
+    A call is inlined while the graph holds at most :data:`_MAX_INLINED_NODES` nodes, those of
+    the subgraphs the function's nodes hold (an ``If``'s branches) counted too; the calls left
+    as they are, and those nested deeper than :data:`_MAX_INLINE_DEPTH`, are said in ``warnings``."""
     functions = {(f.domain, f.name): f for f in model.functions}
     if not functions:
         return 0
     calls = 0
+    sizes = {key: _nodes_held(f.node) for key, f in functions.items()}
+    left: dict[str, int] = {}
 
     def expand(nodes: Sequence[onnx.NodeProto], depth: int, budget: list[int]) -> list[onnx.NodeProto]:
         nonlocal calls
         out: list[onnx.NodeProto] = []
         for node in nodes:
-            function = functions.get((node.domain, node.op_type))
-            if function is None or depth >= _MAX_INLINE_DEPTH or budget[0] < len(function.node):
+            key = (node.domain, node.op_type)
+            function = functions.get(key)
+            if function is not None and (depth >= _MAX_INLINE_DEPTH or budget[0] < sizes[key]):
+                left[node.op_type] = left.get(node.op_type, 0) + 1
+            if function is None or depth >= _MAX_INLINE_DEPTH or budget[0] < sizes[key]:
                 out.append(node)
                 continue
-            budget[0] -= len(function.node)
+            budget[0] -= sizes[key]
             calls += 1
             scope = node.name or f"{node.op_type}_{calls}"
             rename = {name: actual for name, actual in zip(function.input, node.input, strict=False)}
@@ -319,4 +328,26 @@ def inline_functions(model: onnx.ModelProto) -> int:
     if calls:
         del graph.node[:]
         graph.node.extend(nodes)
+    if left and warnings is not None:
+        top = sorted(left.items(), key=lambda kv: (-kv[1], kv[0]))
+        warnings.append(
+            f"{sum(left.values()):,} call(s) of the model's local functions are not inlined (the graph would pass "
+            f"{_MAX_INLINED_NODES:,} nodes, or the calls nest deeper than {_MAX_INLINE_DEPTH}); they are drawn as "
+            "calls: " + ", ".join(f"{n:,} of {f[:80]!r}" for f, n in top[:5]) + (", ..." if len(top) > 5 else "")
+        )
     return calls
+
+
+def _nodes_held(nodes: Sequence[onnx.NodeProto]) -> int:
+    """The nodes of ``nodes`` and of every subgraph their attributes hold."""
+    count, stack = 0, [nodes]
+    while stack:
+        found = stack.pop()
+        count += len(found)
+        for node in found:
+            for attribute in node.attribute:
+                if attribute.type == onnx.AttributeProto.GRAPH:
+                    stack.append(attribute.g.node)
+                elif attribute.type == onnx.AttributeProto.GRAPHS:
+                    stack.extend(g.node for g in attribute.graphs)
+    return count

@@ -161,7 +161,7 @@ class GraphService:
             self._models.put(key, (converted, notes), 0)
             return key, converted, notes, label
         parsed = parse_model(data, source=label, warnings=notes)
-        inline_functions(parsed)  # each call a group to open
+        inline_functions(parsed, notes)  # each call a group to open
         inferred, warnings = infer_shapes(parsed)
         warnings = notes + warnings
         names, missing = external_data_files(parsed, base_dir)
