@@ -476,3 +476,15 @@ def test_bench_sweeps_quick_measures_the_runs_table_groups_and_tensorboard():
     for who in ("visualdl_server", "tensorboard_server"):
         positive(figures[who], "run_list_after_start_s", "first_chart_after_start_s", "peak_rss_mb")
     assert re.search(r"^runs table first page [\d.]+ ms after load", out, re.M), out
+
+
+def test_bench_queries_quick_times_the_200_term_query_and_the_dearest_admitted():
+    out = output("bench_queries")
+    figures = json_block(out)
+    assert figures["runs"] == 3000
+    ours = figures["in_process"]
+    positive(ours, "q200_first_s", "q200_again_s", "q200_new_table_s", "or_1000_s")
+    assert ours["q200_matched"] == 199, ours
+    for family in ("suffix", "everything", "starry", "classes", "counted"):
+        positive(ours[f"dearest_{family}"], "terms", "chars", "first_s")
+    assert re.search(r"^a 200-term query over 3,000 runs: [\d.]+ s first", out, re.M), out
