@@ -44,8 +44,10 @@ from typing import BinaryIO
 
 try:
     import fcntl
+
+    _FLOCK = True
 except ImportError:  # pragma: no cover - Windows: no flock, no sweep
-    fcntl = None  # type: ignore[assignment]
+    _FLOCK = False
 
 from visualdl._formats.fatal import SUFFIX, preamble, sidecar_of
 from visualdl.sdk._options import safe_host
@@ -119,7 +121,7 @@ def sweep(directory: str) -> int:
     A live writer holds a shared ``flock`` on its open sidecar (the kernel drops it when the
     process dies, however): a sidecar locked so is never removed, whatever its pid says (a
     writer in a container of its own on this host, whose pids this process does not see)."""
-    if fcntl is None:
+    if not _FLOCK:
         return 0  # no flock: a live writer's sidecar could not be told apart
     host, removed = safe_host(), 0
     try:
@@ -153,7 +155,7 @@ def sweep(directory: str) -> int:
 
 def _hold(fd: int) -> None:
     """Hold a shared ``flock`` on our open sidecar while the process lives (see :func:`sweep`)."""
-    if fcntl is None:
+    if not _FLOCK:
         return
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
