@@ -113,7 +113,9 @@ def test_each_regex_is_matched_once_per_distinct_text_and_a_repeated_query_not_a
     seen.clear()
     parse(" or ".join(terms)).select(table)
     assert seen == []
-    remembered = table.field("name").memo["found"]  # a bit per distinct text
+    name = table.field("name")
+    assert name is not None
+    remembered = name.memo["found"]  # a bit per distinct text
     assert [bits.nbytes for bits in remembered.values()] == [3000 // 8]
 
 
@@ -124,8 +126,9 @@ def test_a_column_remembers_a_bounded_number_of_answers(monkeypatch):
     table = _numbered(3000)
     for start in range(0, 40, 8):
         parse(" or ".join(f'name ~ "seed{i}7$"' for i in range(start, start + 8))).select(table)
-    remembered = table.field("name").memo["found"]
-    assert list(remembered) == [f"seed{i}7$" for i in range(30, 40)]  # the last ten
+    name = table.field("name")
+    assert name is not None
+    assert list(name.memo["found"]) == [f"seed{i}7$" for i in range(30, 40)]  # the last ten
 
 
 def test_many_regexes_select_what_python_re_selects():

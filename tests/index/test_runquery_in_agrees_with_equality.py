@@ -53,7 +53,7 @@ def _equal(x: object, v: object) -> bool | None:
     if x is None:
         return None
     if isinstance(v, bool):  # a boolean literal: 1/0 against a number, "true"/"false" against a text
-        return float(x) == float(v) if not isinstance(x, str) else x == _as_text(v)
+        return x == _as_text(v) if isinstance(x, str) else float(x) == float(v)  # type: ignore[arg-type]
     if isinstance(v, str):
         return _as_text(x) == v if isinstance(x, str | bool) else None
     return float(x) == v if not isinstance(x, str) else None  # type: ignore[arg-type]
