@@ -389,9 +389,8 @@ class _Library:
                 self.depth -= 1
                 self.open.pop()
         graph = self.done[name]
-        if graph is None:
-            if name in self.sizes or self.depth:
-                self.recursive.add(name)
+        if graph is None:  # being converted: reached from itself
+            self.recursive.add(name)
             return None
         size = self.sizes[name]
         if self.produced + size > _MAX_PRODUCED:
