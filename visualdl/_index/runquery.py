@@ -40,6 +40,9 @@ passes it: :data:`MAX_QUERY_CHARS`, :data:`MAX_TERMS` comparisons (a list is one
 expressions (RE2's program size, each distinct pattern once), and :data:`MAX_WORK` over the
 table it is evaluated on: each distinct comparison counts the table's runs, each distinct
 regular expression :data:`MATCH_WORK` plus its program size per distinct text of its column.
+A costly query (work above :data:`COSTLY_WORK`) takes turns: at most :data:`COSTLY_AT_ONCE` are
+evaluated at once in a process, and one that finds no turn within :data:`COSTLY_WAIT` seconds
+is :class:`QueryBusy` (a server's 503), so that costly queries never hold every thread.
 
 Every column is a numpy array of the runs, so a query costs a few array operations per
 comparison, not a Python call per run. A chain of ``and`` or ``or`` is one node, evaluated
