@@ -8,6 +8,7 @@ SIGSEGV, SIGABRT, SIGBUS, SIGFPE or SIGILL leaves, after its line, faulthandler'
 ``Fatal Python error: Segmentation fault`` and the Python traceback of every thread. A
 later writer appending to the same log adds its own line, so a sidecar holds sections;
 the reader takes the writer's own (:func:`parse`). Bytes in, a dump out; never opens a file.
+Whatever the bytes say, :func:`parse` raises nothing: what is wrong is the dump's ``problem``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ SIGNALS: dict[str, str] = {
     "Floating point exception": "SIGFPE",
     "Illegal instruction": "SIGILL",
 }
+#: The most digits of a pid read (a 64-bit number has 20): more is garbled, not converted.
+_MAX_PID_DIGITS = 19
 _PREFIX = "visualdl fatal-signal sidecar: writer "
 _SECTION = re.compile(r"^visualdl fatal-signal sidecar: writer (\S*) pid (\d+)$", re.MULTILINE)
 _FATAL = re.compile(r"^Fatal Python error: (.+)$", re.MULTILINE)
@@ -76,7 +79,12 @@ def parse(data: bytes, writer_id: str) -> FatalDump | None:
         body = text[match.end() + 1 : end].strip("\n")
         if not body.strip():
             return None
-        pid = int(match.group(2))
+        digits = match.group(2)
+        if len(digits) > _MAX_PID_DIGITS:
+            shown = f"'{digits[:20]}…' ({len(digits):,} digits)"
+            problem = f"the sidecar's line of the writer names pid {shown}, which no process has (garbled)"
+            return FatalDump(writer_id, 0, "", body, problem)
+        pid = int(digits)
         fatal = _FATAL.search(body)
         if fatal is None:
             return FatalDump(writer_id, pid, "", body, "the sidecar holds no 'Fatal Python error' line (garbled)")

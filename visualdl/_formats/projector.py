@@ -20,19 +20,24 @@ from __future__ import annotations
 
 import io
 import math
+import operator
 import posixpath
 import re
+import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import orjson
 
 from visualdl.errors import LogFormatError
 
 __all__ = [
     "CONFIG_NAME",
     "PLUGIN_DIR",
+    "MAX_SPRITE_SIDE",
+    "PIECE_BYTES",
+    "SPRITE_FORMATS",
     "EmbeddingInfo",
     "Metadata",
     "ProjectorConfig",
@@ -95,7 +100,7 @@ class Metadata:
 _TOKEN = re.compile(
     r"""(?P<space>[ \t\r\f\v]+|\#[^\n]*)|(?P<newline>\n)
     |(?P<name>[A-Za-z_][A-Za-z0-9_]*)
-    |(?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+    |(?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*')  # unrolled: no stack per character
     |(?P<number>[-+]?(?:0[xX][0-9a-fA-F]+|[0-9]+))
     |(?P<punct>[{}<>:\[\],;])""",
     re.VERBOSE,
@@ -122,6 +127,24 @@ _FIELDS: dict[str, dict[str, tuple[str, bool]]] = {
 }
 
 
+def _tokens(text: str) -> Iterator[tuple[str, str, int]]:
+    """``(kind, text, line)`` of each token, then ``("end", "", line)``; what is not a token is
+    an ``"error"`` token, and the last."""
+    line, at = 1, 0
+    while at < len(text):
+        m = _TOKEN.match(text, at)
+        if m is None:  # raised when the parser gets there: the blocks before it are kept
+            yield ("error", f"unexpected {text[at : at + 20]!r}", line)
+            return
+        kind = m.lastgroup or ""
+        if kind == "newline":
+            line += 1
+        elif kind != "space":
+            yield (kind, m.group(), line)
+        at = m.end()
+    yield ("end", "", line)
+
+
 class _SyntaxError(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
@@ -139,7 +162,12 @@ def _unquote(token: str, line: int) -> str:
         elif hexa is not None:
             out.append(int(hexa, 16))
         elif short is not None or long is not None:
-            out += chr(int(short or long, 16)).encode("utf-8", "surrogatepass")
+            point = int(short or long, 16)
+            if point > 0x10FFFF:
+                raise _SyntaxError(
+                    line, f"the string {token[:60]!r} holds \\U{long}, past the last code point U+10FFFF"
+                )
+            out += chr(point).encode("utf-8", "surrogatepass")
         else:
             out += _SIMPLE.get(char, char.encode("utf-8"))
         at = m.end()
@@ -151,31 +179,22 @@ def _unquote(token: str, line: int) -> str:
 
 
 class _Parser:
+    """A recursive descent over the tokens, taken one at a time (a config of 16 MB of commas
+    holds one token at a time, not 16M of them)."""
+
     def __init__(self, text: str) -> None:
-        self.tokens: list[tuple[str, str, int]] = []
-        line, at = 1, 0
-        while at < len(text):
-            m = _TOKEN.match(text, at)
-            if m is None:  # raised when the parser gets there: the blocks before it are kept
-                self.tokens.append(("error", f"unexpected {text[at : at + 20]!r}", line))
-                break
-            kind = m.lastgroup or ""
-            if kind == "newline":
-                line += 1
-            elif kind != "space":
-                self.tokens.append((kind, m.group(), line))
-            at = m.end()
-        self.tokens.append(("end", "", line))
-        self.at = 0
+        self._tokens = _tokens(text)
+        self._next = next(self._tokens)
 
     def peek(self) -> tuple[str, str, int]:
-        return self.tokens[self.at]
+        return self._next
 
     def take(self) -> tuple[str, str, int]:
-        token = self.tokens[self.at]
+        token = self._next
         if token[0] == "error":
             raise _SyntaxError(token[2], token[1])
-        self.at += 1
+        if token[0] != "end":
+            self._next = next(self._tokens)
         return token
 
     def expect(self, text: str) -> None:
@@ -194,11 +213,7 @@ class _Parser:
             return "".join(parts)
         if token != "number":
             raise _SyntaxError(line, f"expected a whole number, found {value or 'the end'!r}")
-        digits = value.lstrip("+-")
-        number = int(value, 16 if digits[:2].lower() == "0x" else 8 if len(digits) > 1 and digits[0] == "0" else 10)
-        if not 0 <= number < 1 << 32:
-            raise _SyntaxError(line, f"{value} is not a uint32")
-        return number
+        return _uint32(value, line)
 
     def message(self, name: str, close: str, sink: list[EmbeddingInfo] | None = None) -> dict[str, Any]:
         fields = _FIELDS[name]
@@ -251,6 +266,27 @@ class _Parser:
                 self.take()
 
 
+#: The longest number token read (a uint32 in octal with a sign is 13 characters); longer
+#: ones are refused before they are converted (Python refuses 4,300 digits and more).
+_MAX_NUMBER_CHARS = 40
+
+
+def _uint32(token: str, line: int) -> int:
+    """The value of a number token, which protobuf's text format reads as hexadecimal after
+    ``0x``, octal after a leading ``0``, decimal else; what is no uint32 is a syntax error."""
+    digits = token.lstrip("+-")
+    hexadecimal = digits[:2].lower() == "0x"
+    octal = not hexadecimal and len(digits) > 1 and digits[0] == "0"
+    shown = token if len(token) <= 20 else f"{token[:20]}… ({len(token):,} digits)"
+    number = -1
+    if len(token) <= _MAX_NUMBER_CHARS and (not octal or (digits.isdigit() and not set(digits) & set("89"))):
+        number = int(token, 16 if hexadecimal else 8 if octal else 10)
+    if not 0 <= number < 1 << 32:
+        why = " (a number starting with 0 is octal)" if octal and set(digits) & set("89") else ""
+        raise _SyntaxError(line, f"{shown} is not a uint32{why}")
+    return number
+
+
 def _embedding(fields: dict[str, Any], line: int) -> EmbeddingInfo:
     sprite = fields.get("sprite")
     return EmbeddingInfo(
@@ -288,6 +324,8 @@ def parse_config(data: bytes) -> ProjectorConfig:
     )
 
 
+#: A step is an int64: 18 digits are always one (more are part of the name).
+_MAX_STEP_DIGITS = 18
 _STEP = re.compile(r"^(.*):(-?[0-9]+)$", re.DOTALL)
 
 
@@ -298,18 +336,64 @@ def embedding_name(info: EmbeddingInfo) -> tuple[str, int]:
     name = info.tensor_name or posixpath.basename(info.tensor_path.replace("\\", "/"))
     m = _STEP.match(name)
     if m is not None and m.group(1):
-        return m.group(1), int(m.group(2))
-    return name, 0
+        step = m.group(2)
+        digits = step.lstrip("-").lstrip("0") or "0"  # padded with zeros (any number of them)
+        if len(digits) <= _MAX_STEP_DIGITS:
+            return m.group(1), int(digits) * (-1 if step.startswith("-") else 1)
+    return name, 0  # no step, or one of more digits than a step has: part of the name
 
 
 # -- the tensors -----------------------------------------------------------------------------
+
+#: Bytes of text looked at a time: the temporary arrays of a piece are ~10 times its bytes,
+#: whatever the file's size (the values themselves go straight into the result).
+PIECE_BYTES = 256 << 10
+#: The bytes ``bytes.isspace`` and C's ``isspace`` take for white space.
+_SPACE = np.zeros(256, bool)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """A run of whole lines of a text: ``data[start:end]``, its first line's number (from 0),
+    and the lines of it holding a value."""
+
+    start: int
+    end: int
+    first_line: int
+    rows: int
+
+
+def _pieces(data: bytes) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of runs of whole lines of about PIECE_BYTES each."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + PIECE_BYTES)
+        end = len(data) if end < 0 else end + 1
+        yield start, end
+        start = end
+
+
+def _lines(piece: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """Of a piece of text (bytes as uint8, whole lines): its number of lines, the index of
+    each line that is not blank, and the tabs of each of those. A few numpy passes."""
+    newlines = np.flatnonzero(piece == 10)
+    ends = newlines if piece.size and piece[-1] == 10 else np.append(newlines, piece.size)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    solid = np.concatenate(([0], np.cumsum(~_SPACE[piece], dtype=np.int32)))
+    kept = np.flatnonzero(solid[ends] != solid[starts])
+    tabs = np.concatenate(([0], np.cumsum(piece == 9, dtype=np.int32)))
+    return ends.size, kept, (tabs[ends] - tabs[starts])[kept]
 
 
 def parse_tensors(data: bytes, path: str, shape: tuple[int, ...] = ()) -> np.ndarray:
     """The vectors of a tensors file (rows x dimension, float32): text, a row a line and
     values separated by tabs (blank lines skipped; ``nan`` and ``inf`` are values), or,
     when it is not text, float32 bytes of ``shape`` (``tensor_shape``). A ragged row, a
-    cell that is not a number, or a shape that does not fit raises, naming the line."""
+    cell that is not a number, or a shape that does not fit raises, naming the line.
+
+    Parsed a piece of lines at a time, straight into the result: at its peak it holds the
+    text, the result and one piece's temporary arrays, never a Python object per line or cell."""
     if not data.isascii():
         if len(shape) == 2 and shape[0] * shape[1] * 4 == len(data) and shape[0] * shape[1]:
             return np.frombuffer(data, "<f4").reshape(shape)
@@ -317,143 +401,200 @@ def parse_tensors(data: bytes, path: str, shape: tuple[int, ...] = ()) -> np.nda
         raise LogFormatError(
             f"not a text file of tab-separated numbers, nor float32 bytes of its tensor_shape ({got})", path
         )
-    lines = data.split(b"\n")
-    kept = [i for i, line in enumerate(lines) if line and not line.isspace()]
-    if not kept:
+    text = np.frombuffer(data, np.uint8)
+    pieces: list[_Piece] = []
+    dim = first = 0
+    ragged, odd = 0, (0, 0)  # rows of another length, and the first one's (line, values)
+    lines = 0
+    for start, end in _pieces(data):
+        count, kept, tabs = _lines(text[start:end])
+        if kept.size:
+            if not pieces:
+                dim, first = int(tabs[0]) + 1, lines + int(kept[0])
+            other = np.flatnonzero(tabs != dim - 1)
+            if other.size and not ragged:
+                odd = (lines + int(kept[other[0]]), int(tabs[other[0]]) + 1)
+            ragged += other.size
+            pieces.append(_Piece(start, end, lines, kept.size))
+        lines += count
+    if not pieces:
         raise LogFormatError("holds no vectors (no line with a number)", path)
-    widths = np.fromiter((lines[i].count(b"\t") for i in kept), np.int64, len(kept)) + 1
-    dim = int(widths[0])
-    ragged = np.flatnonzero(widths != dim)
-    if ragged.size:
-        at = int(ragged[0])
+    if ragged:
         raise LogFormatError(
-            f"line {kept[at] + 1} has {int(widths[at])} values where line {kept[0] + 1} has {dim} "
-            f"({ragged.size:,} row{'s' if ragged.size > 1 else ''} of another length): every vector must have "
-            f"the same dimension",
+            f"line {odd[0] + 1} has {odd[1]} values where line {first + 1} has {dim} ({ragged:,} "
+            f"row{'s' if ragged > 1 else ''} of another length): every vector must have the same dimension",
             path,
         )
-    del lines[:]  # parsed from ``data`` below; the lines are needed again only to say what is wrong
-    values = _numbers(data, len(kept) * dim)
-    if values is None:
-        raise LogFormatError(_bad_cell(data.split(b"\n"), kept), path)
-    if len(shape) == 2 and tuple(shape) != (len(kept), dim):
-        raise LogFormatError(f"holds {len(kept)} x {dim} values, but its tensor_shape is {list(shape)}", path)
-    return values.reshape(len(kept), dim)
+    rows = sum(p.rows for p in pieces)
+    out = np.empty(rows * dim, np.float32)
+    at = 0
+    for p in pieces:
+        piece = data[p.start : p.end]
+        try:
+            values = np.fromstring(piece, np.float32, sep=" ")  # any white space; C's strtod, through float64
+        except ValueError:
+            values = None
+        if values is None or values.size != p.rows * dim:  # a cell that is not one number
+            raise LogFormatError(_bad_cell(piece, p.first_line), path)
+        out[at : at + values.size] = values
+        at += values.size
+    if len(shape) == 2 and tuple(shape) != (rows, dim):
+        raise LogFormatError(f"holds {rows} x {dim} values, but its tensor_shape is {list(shape)}", path)
+    return out.reshape(rows, dim)
 
 
-#: Bytes of text parsed at a time (with the Python floats of one piece, ~3x that in memory).
-PIECE_BYTES = 8 << 20
-_PLAIN = b"0123456789.eE+-\t\n\r "
-
-
-def _numbers(data: bytes, count: int) -> np.ndarray | None:
-    """The ``count`` numbers of ``data`` (whitespace-separated) as float32; None when it
-    holds another number of them or something else. A piece of plain decimals is parsed
-    by orjson as a JSON array (1.1 to 1.3 times as fast as numpy's strtod; rounded through
-    float64, as Python's ``float`` and TensorBoard do); others (``nan``, ``inf``) by numpy."""
-    out = np.empty(count, np.float32)
-    at = start = 0
-    while start < len(data):
-        end = data.find(b"\n", start + PIECE_BYTES)
-        end = len(data) if end < 0 else end + 1
-        piece = data[start:end]
-        start = end
-        parsed: Any = None
-        if not piece.translate(None, _PLAIN):
-            try:
-                parsed = orjson.loads(b"[" + piece.replace(b"\t", b",").replace(b"\n", b",").rstrip(b", \r") + b"]")
-            except orjson.JSONDecodeError:
-                parsed = None  # a blank line, an empty cell: numpy's parse says
-        if parsed is None:
-            try:
-                parsed = np.fromstring(piece, np.float32, sep=" ")  # any whitespace; C's strtod
-            except ValueError:
-                return None
-        if at + len(parsed) > count:
-            return None
-        out[at : at + len(parsed)] = (
-            np.fromiter(parsed, np.float64, len(parsed)) if isinstance(parsed, list) else parsed
-        )
-        at += len(parsed)
-    return out if at == count else None
-
-
-def _bad_cell(lines: list[bytes], kept: list[int]) -> str:
-    """Where the first cell that is not a number is (only when the fast parse failed)."""
-    for i in kept:
-        for column, cell in enumerate(lines[i].rstrip(b"\r").split(b"\t")):
+def _bad_cell(piece: bytes, first_line: int) -> str:
+    """Where the first cell that is not a number is, in a piece whose parse failed."""
+    for i, line in enumerate(piece.split(b"\n")):
+        if line.isspace() or not line:
+            continue
+        for column, cell in enumerate(line.rstrip(b"\r").split(b"\t")):
             try:
                 float(cell)
+                number = len(cell.split()) == 1 and b"_" not in cell
             except ValueError:
+                number = False
+            if not number:
                 shown = cell[:40].decode("ascii", "replace")
-                return f"line {i + 1}, column {column + 1}: {shown!r} is not a number"
-    return "holds a value that is not a number"
+                return f"line {first_line + i + 1}, column {column + 1}: {shown!r} is not a number"
+    last = first_line + piece.count(b"\n") + 1
+    return f"lines {first_line + 1} to {last} hold a value that is not a number"
 
 
 # -- the metadata ----------------------------------------------------------------------------
+
+_SOLID_LINE = re.compile(r"^[^\S\n]*\S", re.MULTILINE)  # a line that is not blank, to its first character
+_BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)
 
 
 def parse_metadata(data: bytes, path: str, rows: int) -> Metadata:
     """The labels of ``rows`` vectors. One column (named ``label``) unless the first line
     holds a tab: then it names the columns. Labels of rows that are blank count as empty
     labels when that makes one row per vector, else blank lines are skipped (as
-    TensorBoard does). A different number of rows raises."""
+    TensorBoard does). A different number of rows raises.
+
+    The rows are counted before any label is made, and rows alike are one tuple: a file
+    holds, besides its text, a string per label that differs and a pointer per row."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise LogFormatError(f"line {line}: not UTF-8 text", path) from e
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
+    if "\r" in text:  # a line's last \r is not its label's
+        text = text.replace("\r\n", "\n").removesuffix("\r")
+    found = _SOLID_LINE.search(text)
+    header_line = None
+    start = 0  # where the labels start
+    if found is not None:
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        line_end = text.find("\n", found.start())
+        line_end = len(text) if line_end < 0 else line_end
+        if "\t" in text[line_start:line_end]:
+            header_line = text.count("\n", 0, line_start)
+            start = min(len(text), line_end + 1)
+    body = text[start:]
+    every = body.count("\n") + (0 if body.endswith("\n") or not body else 1)
+    skip = every != rows
+    if skip:
+        solid = every - _BLANK_LINE.subn("", body)[1] + (1 if body.endswith("\n") or not body else 0)
+        if solid != rows:
+            raise LogFormatError(
+                f"holds {solid:,} rows of labels for {rows:,} vectors"
+                + (" (after its header row)" if header_line is not None else "")
+                + ": one row per vector is needed",
+                path,
+            )
+    lines = body.split("\n")
+    if body.endswith("\n") or not body:
         lines.pop()
-    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    header_line = first if first is not None and "\t" in lines[first] else None
-    start = 0 if header_line is None else header_line + 1
-    numbered = list(enumerate(lines[start:], start + 1))
-    if len(numbered) != rows:
-        numbered = [(n, line) for n, line in numbered if line.strip()]
-    if len(numbered) != rows:
+    if skip:
+        lines = list(filter(str.strip, lines))
+    if header_line is None:
+        return Metadata(("label",), _shared(list(zip(lines))))
+    header = tuple(text[line_start:line_end].split("\t"))
+    width = len(header)
+    cells = list(map(operator.methodcaller("split", "\t"), lines))
+    del lines
+    widths = np.fromiter(map(len, cells), np.int64, len(cells))
+    off = np.flatnonzero(widths != width)
+    problem = ""
+    if off.size and len(cells) * width > 2 * len(data) + width:  # padding would make most of the labels
         raise LogFormatError(
-            f"holds {len(numbered):,} rows of labels for {rows:,} vectors"
-            + (" (after its header row)" if header_line is not None else "")
-            + ": one row per vector is needed",
+            f"its header row (line {header_line + 1}) names {width:,} columns, but its {len(cells):,} rows hold "
+            f"{int(widths.sum()):,} labels: the header does not fit the rows",
             path,
         )
-    if header_line is None:
-        return Metadata(("label",), tuple((line,) for _, line in numbered))
-    header = tuple(lines[header_line].split("\t"))
-    width = len(header)
-    cells = [line.split("\t") for _, line in numbered]
-    off = [n for (n, _), row in zip(numbered, cells, strict=True) if len(row) != width]
-    problem = ""
-    if off:
-        n = off[0]
+    if off.size:
+        n = _line_of(body, int(off[0]), skip) + header_line + 1
         problem = (
-            f"line {n} has {len(cells[[m for m, _ in numbered].index(n)])} labels for {width} columns "
-            f"({len(off):,} row{'s' if len(off) > 1 else ''} so): missing labels are empty, extra ones not shown"
+            f"line {n} has {int(widths[off[0]])} labels for {width} columns "
+            f"({off.size:,} row{'s' if off.size > 1 else ''} so): missing labels are empty, extra ones not shown"
         )
-        cells = [(row + [""] * width)[:width] for row in cells]
-    return Metadata(header, tuple(tuple(row) for row in cells), problem)
+        for i in off.tolist():
+            cells[i] = tuple((cells[i] + [""] * width)[:width])  # type: ignore[call-overload]
+    return Metadata(header, _shared(list(map(tuple, cells))), problem)
+
+
+def _shared(rows: list[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    """``rows``, each row alike to an earlier one replaced by it (labels of a few classes
+    cost a pointer a row)."""
+    first: dict[tuple[str, ...], tuple[str, ...]] = {}
+    return tuple(map(first.setdefault, rows, rows))
+
+
+def _line_of(body: str, row: int, skip: bool) -> int:
+    """The line (from 1) of ``body`` holding row ``row`` of labels (blank lines skipped or not)."""
+    if not skip:
+        return row + 1
+    for i, m in enumerate(_SOLID_LINE.finditer(body)):
+        if i == row:
+            return body.count("\n", 0, m.start()) + 1
+    return row + 1
 
 
 # -- the sprite ------------------------------------------------------------------------------
+
+#: The widest and tallest sprite read, in pixels (TensorBoard's limit: a browser's canvas holds it).
+MAX_SPRITE_SIDE = 8192
+#: The image formats of sprites, those a browser shows.
+SPRITE_FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP")
+_FORMATS_SAID = "PNG, JPEG, GIF, WebP or BMP"
+_PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height of a PNG, from its first chunk's header (None: it is not one)."""
+    if data[:8] != _PNG or data[12:16] != b"IHDR" or len(data) < 24:
+        return None
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
 
 
 def check_sprite(data: bytes, path: str, dim: tuple[int, ...], rows: int) -> tuple[int, int, int, str]:
     """``(width, height, per row, media type)`` of a sprite of ``rows`` images of ``dim`` = [width,
     height] pixels each, laid row after row from the top left (TensorBoard's rule: as
-    many a row as the sprite's width holds); raises when it is not an image or is too small."""
+    many a row as the sprite's width holds); raises when it is not an image or is too small,
+    or larger than :data:`MAX_SPRITE_SIDE` a side. Only its header is read, never its pixels;
+    a PNG's size is checked before the image library sees it."""
     from PIL import Image, UnidentifiedImageError
 
     if len(dim) != 2 or not all(dim):
         raise LogFormatError(f"single_image_dim must be [width, height] of one image; got {list(dim)}", path)
+    size = _png_size(data)
+    if size is not None and max(size) > MAX_SPRITE_SIDE:
+        raise LogFormatError(_too_large("a PNG of", *size), path)
     try:
-        with Image.open(io.BytesIO(data)) as image:
+        with Image.open(io.BytesIO(data), formats=SPRITE_FORMATS) as image:
             width, height = image.size
             media_type = Image.MIME.get(image.format or "", "application/octet-stream")
-    except (UnidentifiedImageError, OSError) as e:
-        raise LogFormatError(f"not an image ({e})", path) from e
+    except Image.DecompressionBombError as e:
+        raise LogFormatError(f"claims more pixels than a sprite may hold ({e})", path) from e
+    except UnidentifiedImageError as e:
+        raise LogFormatError(f"not an image of {_FORMATS_SAID}", path) from e
+    except Exception as e:  # the image library's boundary: its readers raise many kinds of error
+        raise LogFormatError(f"not an image of {_FORMATS_SAID} ({type(e).__name__}: {e})", path) from e
+    if max(width, height) > MAX_SPRITE_SIDE:
+        raise LogFormatError(_too_large("an image of", width, height), path)
     w, h = dim
     per_row = width // w
     needed = math.ceil(rows / per_row) * h if per_row else 0
@@ -464,3 +605,10 @@ def check_sprite(data: bytes, path: str, dim: tuple[int, ...], rows: int) -> tup
             path,
         )
     return width, height, per_row, media_type
+
+
+def _too_large(what: str, width: int, height: int) -> str:
+    return (
+        f"is {what} {width} x {height} px, more than the {MAX_SPRITE_SIDE} x {MAX_SPRITE_SIDE} px a sprite may be "
+        "(TensorBoard's limit too): write smaller label images, or fewer of them"
+    )
