@@ -36,6 +36,7 @@ Linear in the graph's nodes and edges: 20,000 nodes convert in a fraction of a s
 
 from __future__ import annotations
 
+import collections
 import math
 import warnings as _warnings
 from collections.abc import Callable
@@ -120,6 +121,8 @@ _SMALL = 8
 _MAX_STRING = 1000
 #: Items of a list attribute kept (the view shows fewer).
 _MAX_ITEMS = 64
+#: The body of a function called once, once given to its caller.
+_GIVEN = GraphProto()
 #: Outputs of a node made whether consumed or not, at most: those its ``_output_shapes`` list,
 #: and up to this one the highest an input names; past it only the outputs consumed are values.
 _MAX_OUTPUTS = 4096
@@ -332,7 +335,8 @@ class _Library:
     A body is copied into each caller (an ONNX subgraph is the caller's own), and a body that
     calls functions holds their copies: a library of a few kilobytes that calls itself in layers
     would give a graph of billions of nodes. So the nodes produced are counted as they are:
-    each body converted, with the copies it holds, and each copy attached. Past
+    each body converted, with the copies it holds, and each copy attached (a function called
+    once gives its caller the body converted, not a copy). Past
     :data:`_MAX_PRODUCED` a call is not opened (its attribute names the function) and the
     warnings say how many calls of which functions were cut; a function reaching itself
     (directly or through others) is not opened inside itself, and that is said too."""
@@ -357,8 +361,9 @@ class _Library:
         #: opening that deep would pass the budget (:meth:`levels`), so that the budget is spent
         #: on the outer calls, which the graph shows first, rather than on the innermost.
         self.limit = _MAX_DEPTH
-        #: The functions some node calls (the graph's or a function's).
+        #: The functions some node calls (the graph's or a function's), and those called once.
         self.called: set[str] = set()
+        self.once: set[str] = set()
 
     def body(self, name: str) -> GraphProto | None:
         """The body of function ``name`` to attach to one more caller; None when the graph has
@@ -388,9 +393,17 @@ class _Library:
             finally:
                 self.depth -= 1
                 self.open.pop()
+            if name in self.once and self.done[name] is not None:
+                # Its one caller takes the body itself (the copy its attribute makes replaces it).
+                graph, self.done[name] = self.done[name], _GIVEN
+                if self.open:
+                    self.open[-1] += self.sizes[name]
+                return graph
         graph = self.done[name]
         if graph is None:  # being converted: reached from itself
             self.recursive.add(name)
+            return None
+        if graph is _GIVEN:  # called once, given to that call
             return None
         size = self.sizes[name]
         if self.produced + size > _MAX_PRODUCED:
@@ -403,18 +416,23 @@ class _Library:
 
     def levels(self, graph_nodes: Any) -> int:
         """The depth to open calls to, from the call counts alone (nothing is built): the
-        deepest, up to :data:`_MAX_DEPTH`, whose copies (twice over: the bodies converted and
-        those attached) stay within :data:`_MAX_PRODUCED` nodes; 1 when none does."""
+        deepest, up to :data:`_MAX_DEPTH`, whose copies (twice over, the body converted and its
+        copy, but for a function called once, whose caller takes the body itself) stay within
+        :data:`_MAX_PRODUCED` nodes; 1 when none does."""
         calls = {name: _calls(f.node_def, self.functions) for name, f in self.functions.items()}
         own = {name: len(f.node_def) + len(f.signature.input_arg) + len(f.signature.output_arg)
                for name, f in self.functions.items()}  # fmt: skip
         top = _calls(graph_nodes, self.functions)
-        self.called = set(top).union(*calls.values())
+        sites = collections.Counter(top)
+        for called in calls.values():
+            sites.update(called)
+        self.called = set(sites)
+        self.once = {name for name, count in sites.items() if count == 1}
         cap = _MAX_PRODUCED + 1
         size = dict(own)  # opened 0 levels below: the body alone
         for depth in range(1, _MAX_DEPTH + 1):
-            total = sum(size[name] for name in top)
-            if 2 * total > _MAX_PRODUCED:
+            total = sum(size[name] * (1 if name in self.once else 2) for name in top)
+            if total > _MAX_PRODUCED:
                 return max(1, depth - 1)
             size = {name: min(cap, own[name] + sum(size[c] for c in calls[name])) for name in self.functions}
         return _MAX_DEPTH

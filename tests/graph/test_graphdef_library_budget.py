@@ -72,6 +72,22 @@ def test_a_library_calling_itself_in_layers_produces_nodes_up_to_the_budget(monk
     assert [item["op_type"] for item in shown["items"] if item["kind"] == "op"] == ["PartitionedCall"]
 
 
+def test_a_function_called_once_gives_its_caller_the_body_itself(monkeypatch):
+    """A body of 3,000 nodes called once opens within a budget of 4,000: converted, then given
+    to its caller (not copied and counted twice)."""
+    monkeypatch.setattr(graphdef, "_MAX_PRODUCED", 4_000, raising=False)
+    g = graph_pb2.GraphDef()
+    g.node.add(name="x", op="Placeholder")
+    g.node.add(name="one", op="PartitionedCall", input=["x"]).attr["f"].func.name = "wide"
+    nodes = [node_def_pb2.NodeDef(name=f"n{i}", op="Relu", input=["a"]) for i in range(3_000)]
+    signature = op_def_pb2.OpDef(name="wide", input_arg=[op_def_pb2.OpDef.ArgDef(name="a", type=1)])
+    g.library.function.append(function_pb2.FunctionDef(signature=signature, node_def=nodes))
+    notes: list[str] = []
+    model = graphdef_model(g.SerializeToString(), warnings=notes)
+    assert notes == [] and nodes_held(model) == 3_001
+    assert model.graph.node[0].attribute[0].g.name == "wide"
+
+
 def test_the_budget_is_counted_while_expanding_whatever_the_depth_chosen(monkeypatch):
     """One function of 1,500 nodes called three times: its body converted and the first caller's copy
     fit in 4,000 nodes, the other two calls would pass them and are cut, and said."""
@@ -102,8 +118,8 @@ def test_the_issues_library_of_two_kilobytes_converts_in_bounded_nodes(tmp_path)
     model = graphdef_model(data, warnings=notes)
     assert nodes_held(model) <= graphdef._MAX_PRODUCED
     assert notes == [
-        "functions called more than 7 deep are not opened, to keep the graph within 200,000 nodes: 4 call(s) "
-        "(4 of 'f1')"
+        "functions called more than 8 deep are not opened, to keep the graph within 200,000 nodes: 4 call(s) "
+        "(4 of 'f0')"
     ]
     write_tfevents(tmp_path / "run", [tb.Event(wall_time=1.0, graph_def=data)])
     body = build_app(tmp_path).test_client().get("/api/graph?run=run&name=Default").get_json()
