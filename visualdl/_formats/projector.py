@@ -464,7 +464,6 @@ def _bad_cell(piece: bytes, first_line: int) -> str:
 # -- the metadata ----------------------------------------------------------------------------
 
 _SOLID_LINE = re.compile(r"^[^\S\n]*\S", re.MULTILINE)  # a line that is not blank, to its first character
-_BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)
 
 
 def parse_metadata(data: bytes, path: str, rows: int) -> Metadata:
@@ -496,7 +495,7 @@ def parse_metadata(data: bytes, path: str, rows: int) -> Metadata:
     every = body.count("\n") + (0 if body.endswith("\n") or not body else 1)
     skip = every != rows
     if skip:
-        solid = every - _BLANK_LINE.subn("", body)[1] + (1 if body.endswith("\n") or not body else 0)
+        solid = sum(1 for _ in _SOLID_LINE.finditer(body))  # a match at a time: nothing per blank line
         if solid != rows:
             raise LogFormatError(
                 f"holds {solid:,} rows of labels for {rows:,} vectors"

@@ -252,14 +252,30 @@ class Poller:
                             todo.append((state, logfile))
             self._spill_failures = 0
             result = self._read_files(todo, progress)
-            self._check_sidecars()
-            self._check_projectors()
+            if failed := self._checked("the fatal-signal sidecars", self._check_sidecars):
+                self._sidecars.problems = {**self._sidecars.problems, failed.path: failed}
+            if failed := self._checked("the projector files", self._check_projectors):
+                self._projectors.problems = [*(p for p in self._projectors.problems if p != failed), failed]
             self._compact_spill()
             with self._lock:
                 if self._spill_failures == 0 and self._spill_error is not None:
                     log.warning("the scratch file of scalar points takes points again")
                     self._spill_error = None
             return result
+
+    def _checked(self, what: str, check: Callable[[], None]) -> Problem | None:
+        """``check()``; what it raises is logged and returned as a problem of the logdir (said
+        with the check's own problems until a check goes through), and the poll goes on. Each
+        check keeps a file's errors to that file: this is the last boundary, for a fault of
+        the check itself."""
+        try:
+            check()
+        except Exception as e:  # boundary: a check's fault must not stop the poll, nor the next logdir
+            log.exception("checking %s of %s failed", what, self.logdir)
+            return Problem(
+                self.logdir, 0, f"checking {what} failed ({type(e).__name__}: {e}); the next poll tries again"
+            )
+        return None
 
     def _check_sidecars(self) -> None:
         """Read the sidecars of the logs that hold no end (see :mod:`visualdl._index.sidecars`)."""

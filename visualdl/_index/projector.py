@@ -26,7 +26,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +35,7 @@ from visualdl._formats.projector import (
     CONFIG_NAME,
     PLUGIN_DIR,
     EmbeddingInfo,
+    Metadata,
     ProjectorConfig,
     check_sprite,
     embedding_name,
@@ -114,8 +115,47 @@ class _Read:
     tag: str
     event: EmbeddingsEvent | None
     problems: tuple[Problem, ...]
-    shape: tuple[int, ...] = ()  # the block's tensor_shape, to parse its vectors again
+    vectors: _FileKey | None = None  # the tensors file's, to find (or parse again) its vectors
     sprite: Sprite | None = None
+
+
+#: A file as parsed: its path, its stamp (identity, size, time) and what its parse depends on
+#: (a tensor_shape, a number of rows, an image's size): files named by several blocks are read once.
+_FileKey = tuple[str, tuple[object, ...], tuple[int, ...]]
+
+
+class _Parsed:
+    """What the files named in one check parse to, or the error that refused them, by key:
+    a file that many blocks name (a config of 100 blocks naming one pair) is read once and
+    its arrays and labels are shared."""
+
+    def __init__(self, before: dict[_FileKey, object]) -> None:
+        self.before = before  # the last check's (its labels and sprites)
+        self.now: dict[_FileKey, object] = {}
+        self.stamps: dict[str, tuple[object, ...]] = {}
+
+    def get(self, key: _FileKey, parse: Callable[[], object]) -> object:
+        if key in self.now:
+            return self.now[key]
+        if key in self.before:
+            value = self.before[key]
+        else:
+            try:
+                value = parse()
+            except (OSError, LogFormatError) as e:
+                value = _Refused(_why(e))  # the message alone: an error's traceback holds the file's bytes
+            except Exception as e:  # boundary: a parser's bug costs the file it read, nothing else
+                log.exception("reading %s failed", key[0])
+                value = _Refused(f"reading it failed ({type(e).__name__}: {e})")
+        self.now[key] = value
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A file that could not be read or parsed, and why (what its problems say)."""
+
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +171,9 @@ class Projectors:
         self.store = store
         self._configs: dict[str, _Config] = {}
         self._blocks: dict[tuple[str, int], _Read] = {}  # (config path, block index) -> as last read
-        self._vectors: ByteCache[np.ndarray] = ByteCache(cache_bytes, keep=1)
-        self._shapes: dict[RecordRef, tuple[int, ...]] = {}  # live refs -> the block's tensor_shape
+        self._vectors: ByteCache[np.ndarray] = ByteCache(cache_bytes, keep=1)  # by tensors file (_FileKey)
+        self._vector_keys: dict[RecordRef, _FileKey] = {}  # live refs -> their tensors file
+        self._parsed: dict[_FileKey, object] = {}  # labels and sprites of the last check, by file
         self._sprites: dict[RecordRef, Sprite] = {}  # live refs -> their label images
         self._serial = itertools.count(1)
         self._lock = threading.Lock()
@@ -149,36 +190,56 @@ class Projectors:
         problems: list[Problem] = []
         blocks: dict[tuple[str, int], _Read] = {}
         configs_seen: dict[str, _Config] = {}
+        files = _Parsed(self._parsed)
         for run, paths in configs.items():
             for path in paths:
-                parsed = self._config(path, problems)
-                if parsed is None:
+                try:
+                    tags = self._check_config(path, files, problems, configs_seen, blocks)
+                except Exception as e:  # boundary: one config, whatever goes wrong with it, is its own problem
+                    log.exception("reading %s failed", path)
+                    problems.append(Problem(path, 0, f"reading it failed ({type(e).__name__}: {e})"))
                     continue
-                configs_seen[path] = parsed
-                tags: dict[str, list[EmbeddingsEvent]] = {}
-                seen: set[EmbeddingInfo] = set()
-                for i, info in enumerate(parsed.config.embeddings):
-                    if dataclasses.replace(info, line=0) in seen:
-                        continue  # a block appended again (tensorboardX, a script run twice): the same files
-                    seen.add(dataclasses.replace(info, line=0))
-                    read = self._block(path, i, info)
-                    blocks[(path, i)] = read
-                    problems.extend(read.problems)
-                    if read.event is not None:
-                        tags.setdefault(read.tag, []).append(read.event)
-                for events in tags.values():
-                    events.sort(key=lambda e: e.step)
-                out.setdefault(run, {})[path] = tags
+                if tags is not None:
+                    out.setdefault(run, {})[path] = tags
         with self._lock:
             self._configs = configs_seen
             self._blocks = blocks
-            self._shapes = {read.event.ref: read.shape for read in blocks.values() if read.event is not None}
+            self._vector_keys = {r.event.ref: r.vectors for r in blocks.values() if r.event is not None and r.vectors}
             self._sprites = {r.event.ref: r.sprite for r in blocks.values() if r.event is not None and r.sprite}
+            self._parsed = {k: v for k, v in files.now.items() if isinstance(v, (Metadata, tuple))}
             old, self.problems = set(self.problems), problems
         for problem in problems:
             if problem not in old:  # said once, while it lasts
                 log.warning("%s: %s", problem.path, problem.message)
         return out
+
+    def _check_config(
+        self,
+        path: str,
+        files: _Parsed,
+        problems: list[Problem],
+        configs_seen: dict[str, _Config],
+        blocks: dict[tuple[str, int], _Read],
+    ) -> dict[str, list[EmbeddingsEvent]] | None:
+        """The entries of one config by tag (None: it cannot be read), its blocks' reads put in ``blocks``."""
+        parsed = self._config(path, problems)
+        if parsed is None:
+            return None
+        configs_seen[path] = parsed
+        tags: dict[str, list[EmbeddingsEvent]] = {}
+        seen: set[EmbeddingInfo] = set()
+        for i, info in enumerate(parsed.config.embeddings):
+            if dataclasses.replace(info, line=0) in seen:
+                continue  # a block appended again (tensorboardX, a script run twice): the same files
+            seen.add(dataclasses.replace(info, line=0))
+            read = self._block(path, i, info, files)
+            blocks[(path, i)] = read
+            problems.extend(read.problems)
+            if read.event is not None:
+                tags.setdefault(read.tag, []).append(read.event)
+        for events in tags.values():
+            events.sort(key=lambda e: e.step)
+        return tags
 
     def _config(self, path: str, problems: list[Problem]) -> _Config | None:
         try:
@@ -200,7 +261,7 @@ class Projectors:
             )
         return parsed
 
-    def _block(self, config: str, index: int, info: EmbeddingInfo) -> _Read:
+    def _block(self, config: str, index: int, info: EmbeddingInfo, files: _Parsed) -> _Read:
         tag, step = embedding_name(info)
         where = f"line {info.line}: embeddings {tag!r} (step {step})"
         if not info.tensor_path:
@@ -222,51 +283,66 @@ class Projectors:
         if tensors is None:
             return _Read((), tag, None, tuple(problems))
         # The same block naming files of the same stats: as read before (its problems too).
-        stamp = (info, *paths, *(self._stamp_or_missing(p) for p in paths))
+        stamps = [self._stamp_or_missing(p, files.stamps) for p in paths]
+        stamp = (info, *paths, *stamps)
         before = self._blocks.get((config, index))
         if before is not None and before.stamp == stamp:
             return before
-        event, sprite = self._read_block(info, step, tensors, paths[1], paths[2], problems, where)
-        return _Read(stamp, tag, event, tuple(problems), info.tensor_shape, sprite)
+        key: _FileKey = (tensors, stamps[0], info.tensor_shape)
+        event, sprite = self._read_block(info, step, key, paths[1:], stamps[1:], files, problems, where)
+        return _Read(stamp, tag, event, tuple(problems), key if event is not None else None, sprite)
 
     def _read_block(
         self,
         info: EmbeddingInfo,
         step: int,
-        tensors: str,
-        metadata_path: str | None,
-        sprite_path: str | None,
+        key: _FileKey,
+        paths: list[str | None],
+        stamps: list[tuple[object, ...]],
+        files: _Parsed,
         problems: list[Problem],
         where: str,
     ) -> tuple[EmbeddingsEvent | None, Sprite | None]:
-        try:
-            vectors = parse_tensors(self._read(tensors, MAX_TENSOR_BYTES), tensors, info.tensor_shape)
-        except (OSError, LogFormatError) as e:
-            problems.append(Problem(tensors, 0, f"{where}: {_why(e)}"))
-            return None, None
+        tensors, _, shape = key
+        vectors = self._vectors.get(key)
+        if vectors is None:
+            got = files.get(key, lambda: parse_tensors(self._read(tensors, MAX_TENSOR_BYTES), tensors, shape))
+            if not isinstance(got, np.ndarray):
+                problems.append(Problem(tensors, 0, f"{where}: {_why(got)}"))
+                return None, None
+            vectors = got
+            self._vectors.put(key, vectors, vectors.nbytes)
         rows, dim = vectors.shape
         header: tuple[str, ...] = ()
         labels: tuple[tuple[str, ...], ...] = ()
+        metadata_path, sprite_path = paths
         if metadata_path is not None:
-            try:
-                metadata = parse_metadata(self._read(metadata_path, MAX_METADATA_BYTES), metadata_path, rows)
-                header, labels = metadata.header, metadata.rows
-                if metadata.problem:
-                    problems.append(Problem(metadata_path, 0, f"{where}: {metadata.problem}"))
-            except (OSError, LogFormatError) as e:
-                problems.append(Problem(metadata_path, 0, f"{where}: {_why(e)}; its vectors are shown without labels"))
+            got = files.get(
+                (metadata_path, stamps[0], (rows,)),
+                lambda: parse_metadata(self._read(metadata_path, MAX_METADATA_BYTES), metadata_path, rows),
+            )
+            if isinstance(got, Metadata):
+                header, labels = got.header, got.rows
+                if got.problem:
+                    problems.append(Problem(metadata_path, 0, f"{where}: {got.problem}"))
+            else:
+                problems.append(
+                    Problem(metadata_path, 0, f"{where}: {_why(got)}; its vectors are shown without labels")
+                )
         sprite = None
         if sprite_path is not None and info.sprite is not None:
             each = info.sprite.single_image_dim
-            try:
-                grid = check_sprite(self._read(sprite_path, MAX_SPRITE_BYTES), sprite_path, each, rows)
-                sprite = Sprite(sprite_path, grid[0], grid[1], each[0], each[1], grid[2], grid[3])
-            except (OSError, LogFormatError) as e:
-                problems.append(Problem(sprite_path, 0, f"{where}: {_why(e)}"))
+            got = files.get(
+                (sprite_path, stamps[1], (*each, rows)),
+                lambda: check_sprite(self._read(sprite_path, MAX_SPRITE_BYTES), sprite_path, each, rows),
+            )
+            if isinstance(got, tuple):
+                sprite = Sprite(sprite_path, got[0], got[1], each[0], each[1], got[2], got[3])
+            else:
+                problems.append(Problem(sprite_path, 0, f"{where}: {_why(got)}"))
         ref = RecordRef(tensors, -next(self._serial))
         modified = self.store.modified(tensors)
         event = EmbeddingsEvent(step, time.time() if modified is None else modified, rows, dim, header, labels, ref)
-        self._vectors.put(ref, vectors, vectors.nbytes)
         return event, sprite
 
     # -- reads -----------------------------------------------------------------------------
@@ -277,22 +353,22 @@ class Projectors:
 
     def vectors(self, event: EmbeddingsEvent) -> np.ndarray:
         """The vectors of an entry (rows x dimension, float32): kept since the poll, or parsed again."""
-        hit = self._vectors.get(event.ref)
+        with self._lock:
+            key = self._vector_keys.get(event.ref)
+        path = event.ref.path
+        if key is None:
+            raise LogFormatError("the projector config no longer names these vectors", path)
+        hit = self._vectors.get(key)
         if hit is not None:
             return hit
-        path = event.ref.path
-        with self._lock:
-            shape = self._shapes.get(event.ref)
-        if shape is None:
-            raise LogFormatError("the projector config no longer names these vectors", path)
-        vectors = parse_tensors(self._read(path, MAX_TENSOR_BYTES), path, shape)
+        vectors = parse_tensors(self._read(path, MAX_TENSOR_BYTES), path, key[2])
         if vectors.shape != (event.rows, event.dimension):
             raise LogFormatError(
                 f"now holds {vectors.shape[0]} x {vectors.shape[1]} values, not the {event.rows} x "
                 f"{event.dimension} it held when it was read (it is being rewritten)",
                 path,
             )
-        self._vectors.put(event.ref, vectors, vectors.nbytes)
+        self._vectors.put(key, vectors, vectors.nbytes)
         return vectors
 
     def sprite(self, ref: RecordRef) -> Sprite | None:
@@ -301,8 +377,17 @@ class Projectors:
             return self._sprites.get(ref)
 
     def read_sprite(self, sprite: Sprite) -> bytes:
-        """The bytes of a sprite's image."""
-        return self._read(sprite.path, MAX_SPRITE_BYTES)
+        """The bytes of a sprite's image, its header checked again (it may have been rewritten
+        since the poll: only an image of the size read then is served)."""
+        data = self._read(sprite.path, MAX_SPRITE_BYTES)
+        width, height, _, _ = check_sprite(data, sprite.path, (sprite.image_width, sprite.image_height), 1)
+        if (width, height) != (sprite.width, sprite.height):
+            raise LogFormatError(
+                f"is now {width} x {height} px, not the {sprite.width} x {sprite.height} px it was when it was read "
+                "(it is being rewritten)",
+                sprite.path,
+            )
+        return data
 
     # -- the store -------------------------------------------------------------------------
 
@@ -310,24 +395,29 @@ class Projectors:
         identity, size = self.store.stat(path)
         return (identity, size, self.store.modified(path))
 
-    def _stamp_or_missing(self, path: str | None) -> tuple[object, ...]:
+    def _stamp_or_missing(self, path: str | None, known: dict[str, tuple[object, ...]]) -> tuple[object, ...]:
+        """``path``'s stamp, stat'ed once per check (``known``: those of this check)."""
         if path is None:
             return ()
-        try:
-            return self._stamp(path)
-        except OSError as e:
-            return ("missing", str(e))
+        if path not in known:
+            try:
+                known[path] = self._stamp(path)
+            except OSError as e:
+                known[path] = ("missing", str(e))
+        return known[path]
 
     def _read(self, path: str, limit: int) -> bytes:
         _, size = self.store.stat(path)
         if size > limit:
             raise LogFormatError(f"is {size:,} bytes, more than the {limit:,} read of such a file", path)
-        with self.store.open(path) as f:
-            return f.read(limit + 1)
+        with self.store.open(path) as f:  # what the stat said, and a byte to see it grew: no buffer of ``limit``
+            return f.read(min(size, limit) + 1)
 
 
-def _why(e: Exception) -> str:
+def _why(e: object) -> str:
     """An error's message without the path that the problem names already."""
+    if isinstance(e, _Refused):
+        return e.why
     if isinstance(e, LogFormatError):
         return e.message
     if isinstance(e, FileNotFoundError):

@@ -5,8 +5,8 @@ The listing names them (:class:`~visualdl._index.discovery.Discovery` keeps them
 from the logs). After each poll, the sidecar of each log that holds neither an end record
 nor a footer is stat'ed, and read only when its size changed and is more than its
 writer's one line: 10,000 running ranks cost 10,000 stats a poll and no read.
-A sidecar that cannot be read, or whose text is not faulthandler's, is a problem
-reported with its path; it never stops a poll.
+A sidecar that cannot be read, whose text is not faulthandler's, or whose parse fails in
+any way, is a problem reported with its path; it never stops a poll, nor another sidecar.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class _Seen:
     size: int
     dump: FatalDump | None
     modified: float | None
+    problem: str = ""  # what is wrong with the sidecar as read (its dump's problem, or its parser's failure)
 
 
 class Sidecars:
@@ -54,8 +55,8 @@ class Sidecars:
                 size = self.store.stat(path)[1]
                 if before is not None and before.size == size:
                     seen[log_path] = before
-                    if before.dump is not None and before.dump.problem:
-                        problems[path] = Problem(path, 0, before.dump.problem)
+                    if before.problem:
+                        problems[path] = Problem(path, 0, before.problem)
                     continue
                 if size <= len(preamble(writer_id, pid)):  # its writer's line alone: nothing to read
                     seen[log_path] = _Seen(size, None, None)
@@ -68,12 +69,16 @@ class Sidecars:
             except OSError as e:
                 problems[path] = Problem(path, 0, f"cannot read the fatal-signal sidecar: {e}")
                 continue
-            dump = parse(data, writer_id)
-            if dump is not None and dump.problem:
-                problems[path] = Problem(path, 0, dump.problem)
-                if before is None or before.size != size:
-                    log.warning("%s: %s", path, dump.problem)
-            seen[log_path] = _Seen(size, dump, modified)
+            try:
+                dump = parse(data, writer_id)
+                problem = dump.problem if dump is not None else ""
+            except Exception as e:  # boundary: a parser's bug costs this sidecar, not the poll
+                log.exception("reading %s failed", path)
+                dump, problem = None, f"reading the fatal-signal sidecar failed ({type(e).__name__}: {e})"
+            if problem:
+                problems[path] = Problem(path, 0, problem)
+                log.warning("%s: %s", path, problem)  # read again only once it changed: said once
+            seen[log_path] = _Seen(size, dump, modified, problem)
         with self._lock:
             changed = {k: v.dump for k, v in seen.items() if v.dump} != {
                 k: v.dump for k, v in self._seen.items() if v.dump
