@@ -9,6 +9,7 @@ A run's index is reached only here, by :meth:`RunCatalog._resolve` (one run) and
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import time
@@ -28,6 +29,8 @@ from visualdl.server._reload import PollCounters
 from visualdl.server._settings import Settings
 
 __all__ = ["BUSY", "CHART_CACHE_BYTES", "MAX_RUN_LENGTH", "MAX_TAG_LENGTH", "RunCatalog", "servable"]
+
+log = logging.getLogger("visualdl.server")
 
 #: Run names are paths under a logdir (PATH_MAX is 4096 on Linux): the longest the API takes.
 #: Tags and graph names are at most MAX_TAG_LENGTH characters, as LogWriter writes them.
@@ -74,12 +77,20 @@ class RunCatalog:
         self._table_age = 0.0  # a runs table this young will do while the runs change (.runsource)
         #: How far indexing got, for /api/health and the command line (see :mod:`visualdl.server._reload`).
         self.counters = PollCounters()
+        self._poll_failures: dict[str, str] = {}  # logdir -> why its last poll failed
 
     def poll(self) -> None:
-        """Read what was added to every logdir since the last poll."""
+        """Read what was added to every logdir since the last poll; a logdir whose poll fails
+        is a problem of that logdir (in :meth:`read_health`), and the others are read."""
         start = time.perf_counter()
         for source in self._sources:
-            source.reader.poll(progress=self.counters.progress)
+            try:
+                source.reader.poll(progress=self.counters.progress)
+                self._poll_failures.pop(source.path, None)
+            except Exception as e:  # boundary: one logdir must not stop the others, nor the first load
+                log.exception("reading %s failed", source.path)
+                why = f"reading this logdir failed ({type(e).__name__}: {e}); the next poll tries again"
+                self._poll_failures[source.path] = why
         self.counters.polled(time.perf_counter() - start)
 
     # -- caches ------------------------------------------------------------------------
@@ -283,6 +294,8 @@ class RunCatalog:
         cannot be served (the poll counters are :attr:`counters`)."""
         problems = []
         for source in self._sources:
+            if source.path in self._poll_failures:
+                problems.append(ProblemAt(source.name or source.path, ".", 0, self._poll_failures[source.path]))
             for p in source.reader.problems:
                 where = source.name or source.path
                 problems.append(ProblemAt(where, _relative(p.path, source.path), p.offset, p.message))
