@@ -530,7 +530,7 @@ def parse_metadata(data: bytes, path: str, rows: int) -> Metadata:
             f"({off.size:,} row{'s' if off.size > 1 else ''} so): missing labels are empty, extra ones not shown"
         )
         for i in off.tolist():
-            cells[i] = tuple((cells[i] + [""] * width)[:width])  # type: ignore[call-overload]
+            cells[i] = tuple((cells[i] + [""] * width)[:width])
     return Metadata(header, _shared(list(map(tuple, cells))), problem)
 
 
