@@ -403,6 +403,14 @@ def test_bench_pca_quick_measures_wide_and_concurrent_pca():
     assert "4 x 100 x 1,000 concurrent" in out, out
 
 
+def test_bench_projector_files_quick_measures_each_case_in_proportion():
+    out = output("bench_projector_files")
+    for case in ("blank labels", "zero tensors", "repeated pair"):
+        on_disk, peak, _, rss, seconds, entries = numbers(out, re.escape(case))
+        assert on_disk > 0 and peak > 0 and rss > 0 and seconds > 0, (case, out)
+        assert entries == (100 if case == "repeated pair" else 1), (case, out)
+
+
 def test_bench_graph_models_quick_measures_the_onnx_projects_models():
     figures = json_block(output("bench_graph_models"))["models"]
     assert {"resnet50", "densenet121", "inception_v2"} <= set(figures), figures
