@@ -205,7 +205,7 @@ def _sprite_check(data: bytes) -> Any:
 
 def _sidecar(data: bytes) -> Any:
     got = fatal.parse(data, "w")
-    assert got is None or (isinstance(got, fatal.FatalDump) and 0 <= got.pid < 1 << 64)
+    assert got is None or (isinstance(got, fatal.FatalDump) and 0 <= got.pid < 1 << 63)
     return got
 
 

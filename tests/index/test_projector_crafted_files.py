@@ -149,3 +149,15 @@ def _assert_rest_read_but_bad_embeddings(reader: LogReader) -> None:
     assert reader.runs() == ["bad", "fine"]
     assert reader.scalars("bad", "loss").steps.tolist() == [5]
     assert [e.step for e in reader.embeddings("fine", "good")] == [3]
+
+
+def test_projector_crafted_name_of_100000_characters_is_not_said_whole(tmp_path):
+    logdir = str(tmp_path)
+    block = 'embeddings { tensor_name: "' + "n" * 100_000 + '" tensor_path: "missing.tsv" }\n'
+    _run(logdir, "bad", block)
+    _run(logdir, "fine", GOOD_BLOCK)
+    reader = LogReader(logdir)
+    _assert_rest_read(reader)
+    (problem,) = reader.problems
+    assert problem.path.endswith("missing.tsv") and problem.message.endswith("…' (step 0): not found")
+    assert len(problem.message) < 300

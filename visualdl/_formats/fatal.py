@@ -31,8 +31,8 @@ SIGNALS: dict[str, str] = {
     "Floating point exception": "SIGFPE",
     "Illegal instruction": "SIGILL",
 }
-#: The most digits of a pid read (a 64-bit number has 20): more is garbled, not converted.
-_MAX_PID_DIGITS = 19
+#: The most digits of a pid read (18 digits are always an int64): more is garbled, not converted.
+_MAX_PID_DIGITS = 18
 _PREFIX = "visualdl fatal-signal sidecar: writer "
 _SECTION = re.compile(r"^visualdl fatal-signal sidecar: writer (\S*) pid (\d+)$", re.MULTILINE)
 _FATAL = re.compile(r"^Fatal Python error: (.+)$", re.MULTILINE)

@@ -263,7 +263,8 @@ class Projectors:
 
     def _block(self, config: str, index: int, info: EmbeddingInfo, files: _Parsed) -> _Read:
         tag, step = embedding_name(info)
-        where = f"line {info.line}: embeddings {tag!r} (step {step})"
+        shown = tag if len(tag) <= 200 else f"{tag[:200]}…"  # a crafted name of megabytes is not said whole
+        where = f"line {info.line}: embeddings {shown!r} (step {step})"
         if not info.tensor_path:
             return _Read((), tag, None, (Problem(config, 0, f"{where} names no tensor_path: vectors in a TensorFlow "
                                                           "checkpoint are not read; write them as TSV"),))  # fmt: skip
