@@ -354,7 +354,7 @@ class Footer(_message.Message):
     def __init__(self, wall_time: _Optional[float] = ..., records: _Optional[int] = ..., scalar_points: _Optional[int] = ...) -> None: ...
 
 class ProcessEnd(_message.Message):
-    __slots__ = ("how", "wall_time", "exception_type", "message", "traceback", "signal", "thread", "last_step")
+    __slots__ = ("how", "wall_time", "exception_type", "message", "traceback", "signal", "thread", "last_step", "event")
     HOW_FIELD_NUMBER: _ClassVar[int]
     WALL_TIME_FIELD_NUMBER: _ClassVar[int]
     EXCEPTION_TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -363,6 +363,7 @@ class ProcessEnd(_message.Message):
     SIGNAL_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
     LAST_STEP_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
     how: str
     wall_time: float
     exception_type: str
@@ -371,7 +372,8 @@ class ProcessEnd(_message.Message):
     signal: str
     thread: str
     last_step: int
-    def __init__(self, how: _Optional[str] = ..., wall_time: _Optional[float] = ..., exception_type: _Optional[str] = ..., message: _Optional[str] = ..., traceback: _Optional[str] = ..., signal: _Optional[str] = ..., thread: _Optional[str] = ..., last_step: _Optional[int] = ...) -> None: ...
+    event: bool
+    def __init__(self, how: _Optional[str] = ..., wall_time: _Optional[float] = ..., exception_type: _Optional[str] = ..., message: _Optional[str] = ..., traceback: _Optional[str] = ..., signal: _Optional[str] = ..., thread: _Optional[str] = ..., last_step: _Optional[int] = ..., event: _Optional[bool] = ...) -> None: ...
 
 class SystemMetrics(_message.Message):
     __slots__ = ("metrics", "wall_times", "values", "skipped")

@@ -7,7 +7,8 @@ of its timeline. The main thread's uncaught exception ends the interpreter: an e
 helper thread's uncaught exception ends that thread only (``threading.excepthook``
 reports it and the program goes on): an event, written at once (a kill may follow), and
 followed by the end the process comes to (``close()``'s, a signal's, the main thread's
-exception); a kill without a trace after it leaves the event as the last word.
+exception). Its record is marked an event, so a kill without a trace after it reads as
+that kill (the reader infers it), with the exception on the timeline.
 
 :func:`install` wraps ``sys.excepthook`` and ``threading.excepthook`` while a writer is
 open (:mod:`~visualdl.sdk._lifecycle` calls it when a writer opens and :func:`uninstall`

@@ -17,11 +17,13 @@ program handles SIGTERM itself.
 
 What the process lives through is an event, not its end: a helper thread's exception, and a
 SIGTERM whose handler is the program's own (which decides whether the process ends). Both
-are written and flushed at once, without cutting the uploads off: the writers go on as
-before, and the end is what comes later. Only a SIGTERM that ends the process (our handler)
-is an end; it is the pool's normal end, ``closed``, for a ``multiprocessing.Pool`` worker
-waiting for its next task (``with Pool()`` terminates its idle workers), and it takes the
-process's fatal-signal sidecars back (no segfault can follow).
+are written and flushed at once, as records marked events
+(:meth:`~visualdl.sdk._sink.Sink.record_event`), without cutting the uploads off: the
+writers go on as before, and the end is what comes later (or, after a kill, none: the
+reader infers it). Only a SIGTERM that ends the process (our handler) is an end; it is
+the pool's normal end, ``closed``, for a ``multiprocessing.Pool`` worker waiting for its
+next task (``with Pool()`` terminates its idle workers), and it takes the process's
+fatal-signal sidecars back (no segfault can follow).
 """
 
 from __future__ import annotations

@@ -408,8 +408,9 @@ class Sink:
 
     def record_event(self, event: ProcessEnd) -> None:
         """Write what the process went through and lives on after (a helper thread's uncaught
-        exception, a SIGTERM the program's own handler takes), as an end record that a later
-        one follows: the end the process comes to (a reader takes the last). At most
+        exception, a SIGTERM the program's own handler takes), as an end record marked an
+        event: a reader keeps it on the writer's timeline, and takes the end from a later
+        record (the end the process comes to) or, with none (a kill), infers it. At most
         :data:`MAX_EVENTS` per writer; nothing once its end is recorded. Never raises."""
         with self._lock:
             if self._close_started or self._end_recorded or (self._thread is None and not self._queued):
@@ -417,7 +418,7 @@ class Sink:
             if self._events >= MAX_EVENTS:
                 return
             self._events += 1
-            self._append_end(event)
+            self._append_end(event, event=True)
 
     def _record_end(self, end: ProcessEnd) -> None:
         if self._end_recorded:
@@ -425,8 +426,8 @@ class Sink:
         self._end_recorded = True
         self._append_end(end)
 
-    def _append_end(self, end: ProcessEnd) -> None:
-        record = encode_process_end(replace(end, step=self._last_step))
+    def _append_end(self, end: ProcessEnd, *, event: bool = False) -> None:
+        record = encode_process_end(replace(end, step=self._last_step), event=event)
         self._append_item(lambda: record, record.ByteSize())
 
     def _unsent(self) -> str:

@@ -1,5 +1,5 @@
-"""A writer's end is its last end record; the ones before it are events it lived on after
-(``WriterInfo.events``), and the run's status follows the end: a thread's exception that the
+"""A writer's end is its last end record that is not an event; the events are what it lived
+on after (``WriterInfo.events``), and the run's status follows the end: a thread's exception that the
 process lived on after, then a clean close, is a finished run. A reader polling the file
 between the two sees the change (the index's generation follows the count of end records)."""
 
@@ -26,8 +26,9 @@ def test_end_records_last_wins_an_event_then_the_close(tmp_path):
     w.flush()
     reader = LogReader(str(tmp_path))
     (writer,) = reader.writers("run")
-    assert writer.ended is not None and writer.ended.how == "exception" and writer.events == ()
-    assert _status(reader, "run") == "crashed"  # the last word so far: a kill now would leave it so
+    assert writer.ended is None  # an event is never the end: a kill now would read killed
+    assert [(e.how, e.exception_type) for e in writer.events] == [("exception", "ValueError")]
+    assert _status(reader, "run") == "live"
 
     w.add_scalar("loss", 0.5, 2)
     w.close()

@@ -127,13 +127,18 @@ def test_sdk_ends_thread_exception_is_written_at_once(tmp_path, child_env):
     t = threading.Thread(target=lambda: 1 / 0, name="worker-2")
     t.start()
     t.join()
-    os.kill(os.getpid(), 9)  # no exit, no close: the end was written when it happened
+    os.kill(os.getpid(), 9)  # no exit, no close: the event was written when it happened
     """
     done = _run(str(tmp_path), body, child_env)
     assert done.returncode == -signal.SIGKILL
-    end = _end(str(tmp_path))
-    assert end is not None
-    assert (end.how, end.exception_type, end.thread, end.step) == ("exception", "ZeroDivisionError", "worker-2", 1204)
+    (event,) = _events(str(tmp_path))
+    assert (event.how, event.exception_type, event.thread, event.step) == (
+        "exception",
+        "ZeroDivisionError",
+        "worker-2",
+        1204,
+    )
+    assert _end(str(tmp_path)) is None  # an event, not the end: killed once silent (the reader's rule)
 
 
 @pytest.mark.e2e  # a Python process of its own (it imports visualdl: half a CPU second)

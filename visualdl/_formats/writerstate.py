@@ -36,10 +36,13 @@ class WriterState:
     skipped: bool = False
     #: The footer of a writer that closed the file cleanly (None while it goes on).
     footer: pb.Footer | None = None
-    #: How the writer's process ended: the last end record since its header.
+    #: How the writer's process ended: the last end record since its header that is not an
+    #: event (None: none, so far or at all; the reader infers one then).
     end: ProcessEnd | None = None
-    #: The end records before it since the header, oldest first (at most :data:`MAX_EVENTS`):
-    #: what the process lived on after (a helper thread's exception, a SIGTERM it handled).
+    #: The events since the header, oldest first (at most :data:`MAX_EVENTS`): what the
+    #: process lived on after (a helper thread's exception, a SIGTERM it handled), the end
+    #: records with ``event`` set, and in files older than that flag the end records
+    #: before the last.
     events: tuple[ProcessEnd, ...] = ()
     #: Where the first writer's process came from (its first provenance record).
     provenance: pb.Provenance | None = None
@@ -51,5 +54,5 @@ class WriterState:
     def listing(self) -> tuple[bool, ...]:
         """What of the writer the lists of runs and tags show, as the index's generation
         follows it: whether a header, a footer and a process end were read, and one more
-        True per event (a later end record replaces the end an earlier one told)."""
+        True per event (an event, or a later end record replacing the end an earlier one told)."""
         return (self.header is not None, self.footer is not None, self.end is not None, *(True for _ in self.events))

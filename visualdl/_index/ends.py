@@ -1,7 +1,9 @@
 """How a writer's process ended, when its log does not say: inferred from what the reader
 sees. Pure: no file, no clock (the caller passes ``now``).
 
-* An end record in the log (closed, an exception, SIGTERM/SIGINT) is the end.
+* An end record in the log (closed, an exception, SIGTERM/SIGINT) is the end. Events (a
+  helper thread's exception, a SIGTERM the program handled: records the process lived on
+  after) never are: a writer with events alone has no end record, and the rules below apply.
 * Else a fatal-signal dump in the log's sidecar (:mod:`visualdl._formats.fatal`) is a
   ``"fatal signal"`` end: the signal, faulthandler's traceback, the sidecar's time.
 * Else a footer alone is a clean close (a writer older than end records).

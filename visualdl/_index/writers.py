@@ -86,11 +86,12 @@ class WriterInfo:
     #: Where the writer's process came from (command line, git state, packages), when its
     #: log says (:mod:`visualdl.sdk._provenance`); never to be changed.
     provenance: pb.Provenance | None = None
-    #: What the process lived on after, oldest first: the end records before its end (a
-    #: helper thread's uncaught exception, a SIGTERM the program's own handler took).
+    #: What the process lived on after, oldest first (a helper thread's uncaught exception,
+    #: a SIGTERM the program's own handler took): never its end, which comes later or, after
+    #: a kill, is inferred (``"killed"``, with these still on its timeline).
     events: tuple[ProcessEnd, ...] = ()
-    #: The file's last sign of life: the wall time of its last scalar record, else its
-    #: header's start (a writer without an end is inferred gone ``silent_after`` seconds after).
+    #: The file's last sign of life: the wall time of its last scalar record or event, else
+    #: its header's start (a writer without an end is inferred gone ``silent_after`` seconds after).
     last_seen: float = math.nan
 
 
@@ -154,7 +155,7 @@ def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: fl
         writer: WriterState = logfile.writer
         h = cast(pb.Header, writer.header)
         progress = state.progress.get(path)
-        last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None)
+        last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None, writer.events)
         last_step = progress.steps[-1] if progress is not None and len(progress.steps) else None  # the highest so far
         dump, dumped_at = sidecars.dump(path)
         ended = infer_end(
@@ -213,10 +214,15 @@ def _host_stores(state: Run) -> Iterable[tuple[str, SystemStore]]:
             yield header.host, store
 
 
-def _last_seen(start_time: float, walls: Any) -> float:
-    """A file's last sign of life: its last record's wall time, else its header's start."""
+def _last_seen(start_time: float, walls: Any, events: tuple[ProcessEnd, ...] = ()) -> float:
+    """A file's last sign of life: its last record's wall time, else its header's start, or
+    its last event's when later (the process lived through it: it was there then)."""
+    seen = start_time
     if walls is not None and len(walls):
         last = float(walls[-1])
         if math.isfinite(last):
-            return max(last, start_time) if math.isfinite(start_time) else last
-    return start_time
+            seen = max(last, start_time) if math.isfinite(start_time) else last
+    for event in events:
+        if math.isfinite(event.wall_time) and not event.wall_time <= seen:
+            seen = event.wall_time
+    return seen

@@ -3,8 +3,10 @@
 Not a kind of :data:`visualdl._kinds.table.KINDS`: like the meta record it holds no data
 to show, only a property of its writer, which the format's decoder applies to the
 writer's state (its entry of :data:`visualdl._formats.vdlog.writerrecords.WRITER_RECORDS`).
-The SDK writes one per writer (``sdk/_ends.py``); the first
-of a writer's stretch of a file wins.
+The SDK writes one end per writer (``sdk/_ends.py``), after any *events* it wrote as
+records with ``event`` set (what the process lived through: a helper thread's uncaught
+exception, a SIGTERM the program handled). The end of a writer's stretch of a file is its
+last record without ``event``; in files older than the flag, its last record.
 
 Readers infer two more ends that no process can write (:mod:`visualdl._index.ends`): a
 ``"fatal signal"`` (a segfault or an abort, told by the ``faulthandler`` sidecar file
@@ -56,7 +58,9 @@ class ProcessEnd:
     cause: str = ""
 
 
-def encode_process_end(end: ProcessEnd) -> pb.Record:
+def encode_process_end(end: ProcessEnd, *, event: bool = False) -> pb.Record:
+    """The record of ``end``; ``event``: what the process lived through and went on after,
+    not its end (a later record is, or none)."""
     if end.how not in HOWS:
         raise ValueError(f"process end {end.how!r} is none of {HOWS}; pick one")
     traceback = end.traceback
@@ -70,6 +74,7 @@ def encode_process_end(end: ProcessEnd) -> pb.Record:
         traceback=traceback,
         signal=end.signal,
         thread=end.thread,
+        event=event,
     )
     if end.step is not None:
         message.last_step = end.step

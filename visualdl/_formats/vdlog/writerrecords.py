@@ -117,14 +117,20 @@ def _sampled(state: WriterState, batch: SystemBatch) -> WriterState:
     return state if batch.metrics is state.declared else replace(state, declared=batch.metrics)
 
 
-def _end(message: pb.ProcessEnd, state: WriterState, path: str, offset: int) -> ProcessEnd:
-    return decode_process_end(message)
+def _end(message: pb.ProcessEnd, state: WriterState, path: str, offset: int) -> tuple[ProcessEnd, bool]:
+    return decode_process_end(message), message.event
 
 
-def _ended(state: WriterState, end: ProcessEnd) -> WriterState:
-    """The last end record of a writer is its end: the earlier ones are events of its
-    timeline it lived on after (a helper thread's exception, a SIGTERM the program handled),
-    kept in ``events`` (the last :data:`~visualdl._formats.writerstate.MAX_EVENTS`)."""
+def _ended(state: WriterState, told: tuple[ProcessEnd, bool]) -> WriterState:
+    """A record with ``event`` set is an event of the writer's timeline, never its end: the
+    process lived through it (a helper thread's exception, a SIGTERM the program handled).
+    The end is the last record without it; one before it (a file older than the flag, whose
+    events were end records a later one followed) is an event too. Events are kept in
+    ``events``, oldest first (the last :data:`~visualdl._formats.writerstate.MAX_EVENTS`).
+    A writer whose records are all events has no end: its reader infers one."""
+    end, event = told
+    if event:
+        return replace(state, events=(*state.events, end)[-MAX_EVENTS:])
     if state.end is None:
         return replace(state, end=end)
     return replace(state, end=end, events=(*state.events, state.end)[-MAX_EVENTS:])
