@@ -33,7 +33,7 @@ from visualdl._formats import fatal, projector
 from visualdl.errors import LogFormatError
 
 UNIT_MUTANTS = 300
-E2E_MUTANTS = int(os.environ.get("VISUALDL_FUZZ_MUTANTS", "20000"))
+E2E_MUTANTS = int(os.environ.get("VISUALDL_FUZZ_MUTANTS", "5000"))
 #: A parse holds at most this many times its input's bytes at its peak (and MARGIN more).
 AMPLIFICATION = 48
 MARGIN = 256 << 10
