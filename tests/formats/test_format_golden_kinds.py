@@ -4,7 +4,8 @@ system metrics and provenance.
 
 ``tests/data/format_v1_later_kinds`` holds one framed record of each, cut from logs the
 real writers wrote (``tests/data/make_format_v1_later_kinds.py`` and, for the process
-end, ``tests/data/make_format_v1_process_end.py``, for the tag info,
+end, ``tests/data/make_format_v1_process_end.py``, for the process end marked an event,
+``tests/data/make_format_v1_process_end_event.py``, for the tag info,
 ``tests/data/make_format_v1_tag_info.py``, for system metrics,
 ``tests/data/make_format_v1_system_metrics.py``, for provenance,
 ``tests/data/make_format_v1_provenance.py``; run once, never again).
@@ -61,6 +62,7 @@ FILES = {
     "hparams.bin": (92, "d63e9155e243bbeade1f2dd269678aa48caccaae2ea5d9d83dd9daa86434a855"),
     "meta.bin": (39, "834c9b95627539f6df9a7d49406a87a9f0154fba0ac3904560606a5842eefa09"),
     "process_end.bin": (190, "eb7705a11461e58e361423656616d2b43366f7f5f17b51cbb5f2798f1193d392"),
+    "process_end_event.bin": (192, "10fba5b541944efae892a82c153ad94ccae9681967bb9d9d58baff04d31864e3"),
     "provenance.bin": (172, "3a08bd1499470e3c98a9729ef8b999731d37a30798e9a8b8304e70af9bb98447"),
     "pr_curve.bin": (216, "31a8b1ca8e2fb5378115d1c2203671b98517a3f6945401093d7f58ce99e2207b"),
     "roc_curve.bin": (217, "3dd7ddf21ffb2c528f6613ca814e7f4b972caf39d4a5a5b8ab2a22b4ae0a2378"),
@@ -341,6 +343,37 @@ def test_format_golden_kinds_events_decode_to_the_logged_values():
 def test_format_golden_kinds_process_end_decodes_to_the_recorded_end():
     message = parse_record(_unframe(_golden("process_end"))).process_end
     assert decode_process_end(message) == PROCESS_END
+
+
+def test_format_golden_kinds_process_end_event_decodes_field_by_field():
+    record = _golden("process_end_event")
+    payload = _unframe(record)
+    assert list(framing.scan(record)) == [framing.Frame(0, payload), len(record)]
+    expected = pb.Record()
+    expected.CopyFrom(EXPECTED["process_end"])
+    expected.process_end.event = True
+    assert parse_record(payload) == expected
+    assert framing.frame(expected.SerializeToString()) == record
+    assert framing.frame(encode_process_end(PROCESS_END, event=True).SerializeToString()) == record
+
+
+def test_format_golden_kinds_process_end_event_is_the_end_record_and_one_field_more():
+    """What a reader older than the flag reads: the process-end record it knows, the flag an
+    unknown field it skips (so it takes the last record as the end, as before)."""
+    event = parse_record(_unframe(_golden("process_end_event"))).process_end
+    assert event.event is True
+    event.event = False
+    assert event == parse_record(_unframe(_golden("process_end"))).process_end
+    assert decode_process_end(event) == PROCESS_END
+
+
+def test_format_golden_kinds_process_end_event_is_kept_as_an_event_by_the_decoder():
+    from visualdl._formats.vdlog.decoder import RecordDecoder
+
+    decoder = RecordDecoder()
+    assert decoder.decode("golden", [(0, parse_record(_unframe(_golden("process_end_event"))))]) == []
+    assert decoder.writer.end is None
+    assert decoder.writer.events == (PROCESS_END,)
 
 
 def test_format_golden_kinds_tag_info_is_kept_by_the_decoder():
