@@ -39,7 +39,7 @@ def _child(logdir: str, child_env: dict[str, str], body: str, *, before: str = "
         + textwrap.dedent(body)
         + textwrap.dedent(
             """
-        while w._sampler.samples < 3 and w._sampler.columns:  # a condition, polled
+        while w._sampler.samples < 3 and (w._sampler.columns or w._sampler.gpus.opening):  # polled
             sum(range(20000))
         w.close()
         import threading
