@@ -16,17 +16,22 @@ T0 = 1_700_000_000.0
 HEADER = pb.Record(header=pb.Header(format_version=FORMAT_VERSION, writer_id="ab" * 16, pid=7, start_time=T0))
 
 
-def _thread_exception(at: float, **flag: bool) -> pb.Record:
+def _thread_exception(at: float, *, event: bool = False) -> pb.Record:
     return pb.Record(
         process_end=pb.ProcessEnd(
-            how="exception", wall_time=at, exception_type="ValueError", message="bad shard", thread="loader", **flag
+            how="exception",
+            wall_time=at,
+            exception_type="ValueError",
+            message="bad shard",
+            thread="loader",
+            event=event,
         )
     )
 
 
-def _sigterm(at: float, **flag: bool) -> pb.Record:
+def _sigterm(at: float, *, event: bool = False) -> pb.Record:
     return pb.Record(
-        process_end=pb.ProcessEnd(how="signal", wall_time=at, signal="SIGTERM", thread="MainThread", **flag)
+        process_end=pb.ProcessEnd(how="signal", wall_time=at, signal="SIGTERM", thread="MainThread", event=event)
     )
 
 
