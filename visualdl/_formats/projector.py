@@ -100,7 +100,7 @@ class Metadata:
 _TOKEN = re.compile(
     r"""(?P<space>[ \t\r\f\v]+|\#[^\n]*)|(?P<newline>\n)
     |(?P<name>[A-Za-z_][A-Za-z0-9_]*)
-    |(?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*')  # unrolled: no stack per character
+    |(?P<string>"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"|'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+')  # possessive: no stack
     |(?P<number>[-+]?(?:0[xX][0-9a-fA-F]+|[0-9]+))
     |(?P<punct>[{}<>:\[\],;])""",
     re.VERBOSE,
