@@ -18,6 +18,7 @@ from kit.waiting import wait_until
 
 from visualdl import LogReader, LogWriter
 from visualdl.sdk._gpumetrics import NVML_THREAD_NAME
+from visualdl.sdk._sampler import Subscription
 
 RELEASE_SECS = 60.0  # a blocked fake call gives up by itself after this, whatever the test does
 
@@ -46,9 +47,13 @@ def _writer(logdir: str) -> LogWriter:
     return LogWriter(logdir, system_metrics=True, system_metrics_secs=0.5)
 
 
+def _sampler(w: LogWriter) -> Subscription:
+    assert w._sampler is not None
+    return w._sampler
+
+
 def _sampled(w: LogWriter, at_least: int) -> None:
-    wait_until(lambda: w._sampler is not None and w._sampler.samples >= at_least, timeout=120,
-               what=f"{at_least} samples")  # fmt: skip
+    wait_until(lambda: _sampler(w).samples >= at_least, timeout=120, what=f"{at_least} samples")
 
 
 def _system(logdir: str) -> Any:
@@ -129,8 +134,8 @@ def test_sdk_gpu_a_slow_nvml_start_never_blocks_the_writer(tmp_path, nvml, relea
         _sampled(w, 3)  # the process's and host's metrics meanwhile
         assert entered.is_set() and not returned.is_set()
         release.set()
-        wait_until(lambda: any(c.scope == "gpu" for c in w._sampler.columns), timeout=60, what="GPU columns")
-        at = w._sampler.samples
+        wait_until(lambda: any(c.scope == "gpu" for c in _sampler(w).columns), timeout=60, what="GPU columns")
+        at = _sampler(w).samples
         _sampled(w, at + 2)
     finally:
         w.close()
@@ -161,7 +166,7 @@ def test_sdk_gpu_a_hung_read_leaves_the_other_metrics_sampled(tmp_path, nvml, ca
     w = _writer(str(tmp_path))
     try:
         wait_until(hung.is_set, timeout=60, what="the hung read")
-        at = w._sampler.samples
+        at = _sampler(w).samples
         _sampled(w, at + 4)  # CPU and memory go on
         assert calls["n"] == 5  # no other read asked of a hung NVML
     finally:
