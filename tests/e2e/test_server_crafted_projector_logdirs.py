@@ -22,7 +22,7 @@ def test_server_crafted_projector_config_is_a_problem_and_the_next_logdir_is_rea
     writer = LogWriter(os.path.join(first, "crashed"))  # a live writer whose sidecar names a pid of 5,000 digits
     writer.add_scalar("loss", 2.0, 0)
     writer.flush()
-    sidecar = writer._sink.path + ".fatal"  # type: ignore[union-attr]
+    sidecar = writer._sink.path + ".fatal"
     with open(sidecar, "ab") as f:
         writer_id = writer._sink.writer_id  # type: ignore[union-attr]
         f.write(f"visualdl fatal-signal sidecar: writer {writer_id} pid {'9' * 5000}\n".encode())
