@@ -89,7 +89,8 @@ class LogReader:
         and eval/loss.min < 0.1 and name ~ "seed1\\d+"'`` (over hparams, the runs table's columns:
         status, host, start_time, end_time, duration, writers, attempts; and a tag's last, min
         and max; see :mod:`visualdl._index.runquery`). A query that cannot be parsed, or names
-        a field no run has, raises :class:`~visualdl._index.runquery.QueryError` saying where."""
+        a field no run has, raises :class:`~visualdl._index.runquery.QueryError` saying where. A
+        costly query waits for its turn (two at once in a process), never told busy as a server's is."""
         index = self._index
         names = index.runs()
         if where is None:
@@ -98,7 +99,7 @@ class LogReader:
         if self._table is None or self._table[0] != generation or time.time() >= self._table[2]:
             source = _Watched(index)
             self._table = (generation, build_table(source, names), source.until)
-        return sorted(self._table[1].select(where))
+        return sorted(self._table[1].select(where, patient=True))  # a script waits its turn, never told busy
 
     def tags(self, run: str) -> dict[str, list[str]]:
         """Tags of ``run`` by kind: ``{"scalars": [...], "images": [...], ...}``."""

@@ -54,3 +54,41 @@ def test_costly_queries_past_the_ones_at_once_are_busy_and_cheap_ones_never_wait
     assert answers == [len([i for i in range(3000) if any(f"seed{i}" == f"seed{j}7" for j in range(40))])] * 2
     monkeypatch.setattr(runquery, "_search_distinct", search)
     assert costly.select(table).sum() == answers[0]  # turns given back
+
+
+def test_a_patient_costly_query_waits_for_its_turn_instead_of_busy(monkeypatch):
+    """A script's reader (``LogReader.runs(where=...)``) is never told busy: its costly query
+    waits until a turn is free, then is answered."""
+    table = _table()
+    monkeypatch.setattr(runquery, "COSTLY_WORK", 1_000_000)
+    monkeypatch.setattr(runquery, "COSTLY_WAIT", 0.05)
+    entered = threading.Semaphore(0)
+    release = threading.Event()
+    search = runquery._search_distinct
+    holders: set[threading.Thread] = set()
+
+    def held(patterns, texts):
+        if threading.current_thread() in holders:
+            entered.release()
+            assert release.wait(60)
+        return search(patterns, texts)
+
+    monkeypatch.setattr(runquery, "_search_distinct", held)
+    costly = parse(" or ".join(f'name ~ "seed{i}7$"' for i in range(40)))
+    holders.update(threading.Thread(target=costly.select, args=(table,)) for _ in range(COSTLY_AT_ONCE))
+    for thread in holders:
+        thread.start()
+    answer: list[int] = []
+    patient = threading.Thread(target=lambda: answer.append(int(costly.select(table, patient=True).sum())))
+    try:
+        for _ in range(COSTLY_AT_ONCE):
+            assert entered.acquire(timeout=60)
+        patient.start()
+        patient.join(0.5)  # ten times COSTLY_WAIT: an impatient query would have been told busy by now
+        assert patient.is_alive() and not answer
+    finally:
+        release.set()
+        for thread in holders:
+            thread.join(60)
+    patient.join(60)
+    assert answer == [int(costly.select(table).sum())]

@@ -435,11 +435,13 @@ class Query:
     root: Node
     terms: tuple[Compare, ...] = ()  # every comparison, in the order of the text
 
-    def select(self, table: RunTable) -> np.ndarray:
+    def select(self, table: RunTable, *, patient: bool = False) -> np.ndarray:
         """Which runs the query is true for (a bool per run of ``table``); :class:`QueryError`
-        naming the first field that names nothing, or where the query passes :data:`MAX_WORK`."""
+        naming the first field that names nothing, or where the query passes :data:`MAX_WORK`.
+        A costly query waits :data:`COSTLY_WAIT` for its turn, then :class:`QueryBusy` (a
+        server's answer); ``patient``: as long as it takes (a script's reader)."""
         columns, work = self._columns(table)
-        with _turn(work):
+        with _turn(work, None if patient else COSTLY_WAIT):
             found = self._regexes(table, columns)
             done: dict[tuple[Any, ...], Mask] = {}
 
@@ -453,9 +455,9 @@ class Query:
             true, _ = _evaluate(self.root, compared)
         return true
 
-    def matching(self, table: RunTable) -> list[str]:
-        """The names of the runs selected, in the table's order."""
-        return [table.names[i] for i in np.flatnonzero(self.select(table)).tolist()]
+    def matching(self, table: RunTable, *, patient: bool = False) -> list[str]:
+        """The names of the runs selected, in the table's order (``patient``: as :meth:`select`)."""
+        return [table.names[i] for i in np.flatnonzero(self.select(table, patient=patient)).tolist()]
 
     def _columns(self, table: RunTable) -> tuple[dict[str, Column], int]:
         """The column of each field named, the first unknown one an error; and what the query
@@ -518,13 +520,14 @@ class Query:
 
 
 @contextlib.contextmanager
-def _turn(work: int) -> Iterator[None]:
+def _turn(work: int, wait: float | None) -> Iterator[None]:
     """A costly query's turn (:data:`COSTLY_WORK`): at most :data:`COSTLY_AT_ONCE` are evaluated
-    at once, each waiting at most :data:`COSTLY_WAIT` seconds for its turn, then :class:`QueryBusy`."""
+    at once, each waiting at most ``wait`` seconds for its turn (None: as long as it takes),
+    then :class:`QueryBusy`."""
     if work <= COSTLY_WORK:
         yield
         return
-    if not _COSTLY.acquire(timeout=COSTLY_WAIT):
+    if not _COSTLY.acquire(timeout=wait):  # None: no limit
         raise QueryBusy(
             f"{COSTLY_AT_ONCE} costly queries are being evaluated already, and this one is costly too (its work "
             f"{work:,}, above {COSTLY_WORK:,}: many regular expressions); ask again in a moment, or select with "

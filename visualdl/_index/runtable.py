@@ -175,11 +175,12 @@ class RunsTable:
         for summary, numbers, known in (("last", last, has_last), ("min", low, has_low), ("max", high, has_low)):
             self._summaries[(tag, summary)] = (version, Column(numbers, known, empty, no_text) if found else None)
 
-    def select(self, where: str | None) -> list[str]:
-        """The runs ``where`` selects, in natural order (all of them without a query)."""
+    def select(self, where: str | None, *, patient: bool = False) -> list[str]:
+        """The runs ``where`` selects, in natural order (all of them without a query); ``patient``:
+        a costly query waits for its turn as long as it takes (:meth:`~visualdl._index.runquery.Query.select`)."""
         if not where:
             return list(self.names)
-        return parse(where).matching(self.table)
+        return parse(where).matching(self.table, patient=patient)
 
     def order(self, rows: np.ndarray, by: str, descending: bool) -> np.ndarray:
         """``rows`` (indices) sorted by the column ``by``: numbers, then texts, then runs without
