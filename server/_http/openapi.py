@@ -75,6 +75,9 @@ def _responses() -> dict[str, Any]:
         for status, description in ERRORS.items()
     }
     out["405"]["headers"] = {"Allow": {"description": "the methods allowed", "schema": {"type": "string"}}}
+    out["503"]["headers"] = {
+        "Retry-After": {"description": "seconds to wait before asking again", "schema": {"type": "integer"}}
+    }
     return out
 
 

@@ -126,6 +126,7 @@ def test_openapi_states_a_bound_for_every_parameter(document):
     assert scalars["tag"]["maxLength"] == 1024 and scalars["run"]["items"]["maxLength"] == 4096
     assert scalars["ranks"]["enum"] == ["mean", "each"]
     assert document["components"]["responses"]["405"]["headers"]["Allow"]
+    assert document["components"]["responses"]["503"]["headers"]["Retry-After"]["schema"] == {"type": "integer"}
 
 
 @pytest.mark.e2e  # every bound of every route probed on both sides: seconds
