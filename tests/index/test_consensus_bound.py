@@ -52,7 +52,7 @@ def test_consensus_memory_stays_bounded_and_a_lasting_split_is_found(monkeypatch
     for c in (a, b):
         assert c.n <= 1000 and c.level > 0
         assert c.nbytes <= 1000 * 72  # the columns with their spare capacity
-        compared, agreeing, found = c.summary()
+        compared, _, found = c.summary()
         assert compared == c.n and found is not None
         assert split <= found.step < split + 10 * 2**c.level * 8  # within a few sampled steps
         assert c.looks_replicated()
