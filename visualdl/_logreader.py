@@ -98,7 +98,7 @@ class LogReader:
         generation = index.generation()
         if self._table is None or self._table[0] != generation or time.time() >= self._table[2]:
             source = _Watched(index)
-            self._table = (generation, build_table(source, names), source.until)
+            self._table = (generation, build_table(source, names, now=source.now), source.until)
         return sorted(self._table[1].select(where, patient=True))  # a script waits its turn, never told busy
 
     def tags(self, run: str) -> dict[str, list[str]]:
@@ -289,8 +289,9 @@ class _Watched(IndexRuns):
     def __init__(self, index: Index) -> None:
         super().__init__(index)
         self.until = math.inf
+        self.now = time.time()  # the runs table's statuses are as of then
 
     def writers_of(self, run: str) -> list[WriterInfo]:
         writers = list(super().writers_of(run))
-        self.until = min(self.until, running_until(writers))
+        self.until = min(self.until, running_until(writers, finished_after=self.now))
         return writers

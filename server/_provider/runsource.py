@@ -5,6 +5,7 @@ points of many runs gathered once per logdir, all read through the provider's ow
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, cast
 
 import numpy as np
@@ -33,8 +34,9 @@ class RunsTableReads(ScalarReads, RecordReads):
     def _build_runs_table(self) -> tuple[RunsTable, float]:
         """The table, and when the first running writer of its runs falls silent (its status then changes)."""
         source = ProviderRuns(self)
-        until = min((running_until(w) for w in source._writers.values()), default=math.inf)
-        return build_table(source, list(source.names)), until
+        now = time.time()  # the statuses are as of then
+        until = min((running_until(w, finished_after=now) for w in source._writers.values()), default=math.inf)
+        return build_table(source, list(source.names), now=now), until
 
 
 class ProviderRuns:

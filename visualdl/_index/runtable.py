@@ -3,7 +3,10 @@
 
 One row per run, in natural order (``seed2`` before ``seed10``): its name; its status
 (``live``, ``finished``, ``crashed``, ``killed``), from the newest writer of each place of
-the run (a rank restarted after a kill is not a killed run); its host(s), start, end and
+the run (a rank restarted after a kill is not a killed run); a file of another writer
+(TensorBoard's, VisualDL 2's), which records no end, is ``finished`` once its last record is
+:data:`~visualdl._index.ends.SILENT_AFTER` seconds old (the reader's idle rule), its end
+then that record's time; its host(s), start, end and
 duration; how many writers wrote it, and how many times its busiest place was written (a
 rank restarted, a script run twice into one directory: the later attempt replaces what it
 logs again); its hparams. A tag's summaries (the last
@@ -19,12 +22,14 @@ import math
 import re
 import shlex
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from visualdl._index.ends import SILENT_AFTER
 from visualdl._index.runcolumns import Column, RunTable, column_of
 from visualdl._index.runquery import parse
 from visualdl._index.series import ScalarSeries
@@ -94,7 +99,23 @@ def attempts_of(writers: Sequence[WriterInfo]) -> int:
     return max(per_place.values(), default=1)
 
 
-def _status(writers: Any) -> str:
+def _end_of(w: WriterInfo, now: float) -> float | None:
+    """When ``w``'s writer ended: its footer, its end record or the one inferred, the last
+    record of a foreign file that stopped growing; None while it runs."""
+    if w.end_time is not None:
+        return w.end_time
+    if w.ended is not None:
+        return w.ended.wall_time
+    return w.last_seen if _foreign_finished(w, now) else None
+
+
+def _foreign_finished(w: WriterInfo, now: float) -> bool:
+    """Whether ``w`` is a file of another writer (no end records) that stopped growing:
+    its last record is :data:`~visualdl._index.ends.SILENT_AFTER` seconds old."""
+    return w.format != "visualdl" and w.ended is None and not w.closed and now - w.last_seen > SILENT_AFTER
+
+
+def _status(writers: Any, now: float) -> str:
     newest: dict[tuple[str, int], Any] = {}
     for w in writers:
         place = (w.role, w.rank) if w.rank >= 0 else (w.path, -1)
@@ -108,7 +129,7 @@ def _status(writers: Any) -> str:
             status = "crashed"
         elif how in ("signal", "killed"):
             status = "killed"
-        elif w.closed or how == "closed":
+        elif w.closed or how == "closed" or _foreign_finished(w, now):
             status = "finished"
         else:
             status = "live"
@@ -275,20 +296,22 @@ def _column(columns: dict[str, list[Any]], key: str, n: int) -> list[Any]:
     return found
 
 
-def build_table(source: RunSource, runs: Sequence[str]) -> RunsTable:
-    """The table of ``runs`` (any order; rows in natural order)."""
+def build_table(source: RunSource, runs: Sequence[str], *, now: float | None = None) -> RunsTable:
+    """The table of ``runs`` (any order; rows in natural order), its statuses as of ``now``
+    (None: the time of the call)."""
     names = sorted(runs, key=natural_key)
+    now = time.time() if now is None else now
     meta: dict[str, list[Any]] = {name: [] for name in (*META_FIELDS, *PROVENANCE_FIELDS)}
     packages: dict[str, list[Any]] = {}
     hparams: dict[str, list[Any]] = {}
     for run in names:
         writers = source.writers_of(run)
         starts = [w.start_time for w in writers if math.isfinite(w.start_time)]
-        ends = [w.end_time if w.end_time is not None else (w.ended.wall_time if w.ended else None) for w in writers]
+        ends = [_end_of(w, now) for w in writers]
         known = [e for e in ends if e is not None]
         start = min(starts) if starts else None
         end = max(known) if known and len(known) == len(ends) else None  # ended: every writer has
-        meta["status"].append(_status(writers) if writers else "live")
+        meta["status"].append(_status(writers, now) if writers else "live")
         meta["host"].append(",".join(sorted({w.host for w in writers if w.host})) or None)
         meta["start_time"].append(start)
         meta["end_time"].append(end)

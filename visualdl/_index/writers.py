@@ -199,11 +199,22 @@ def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: fl
     return out
 
 
-def running_until(writers: Iterable[WriterInfo], silent_after: float = SILENT_AFTER) -> float:
+def running_until(
+    writers: Iterable[WriterInfo], silent_after: float = SILENT_AFTER, *, finished_after: float | None = None
+) -> float:
     """The wall time at which the first of ``writers`` read as running (no end) is inferred
     killed by its silence alone (:func:`visualdl._index.ends.live_until`): what was built
-    from them is stale then. ``math.inf`` when none is running."""
-    return live_until(((w.last_seen, w.format != "visualdl") for w in writers if w.ended is None), silent_after)
+    from them is stale then. ``math.inf`` when none is running. ``finished_after``: also
+    when a file of another writer, live at that time, turns finished by the runs table's rule
+    (its last record ``silent_after`` seconds old: :mod:`visualdl._index.runtable`)."""
+    writers = list(writers)
+    until = live_until(((w.last_seen, w.format != "visualdl") for w in writers if w.ended is None), silent_after)
+    if finished_after is not None:
+        for w in writers:
+            flip = w.last_seen + silent_after
+            if w.format != "visualdl" and w.ended is None and not w.closed and flip > finished_after:
+                until = min(until, flip)
+    return until
 
 
 def _host_stores(state: Run) -> Iterable[tuple[str, SystemStore]]:
