@@ -95,3 +95,13 @@ def test_process_end_event_flag_a_new_header_starts_without_events():
     other = pb.Record(header=pb.Header(format_version=FORMAT_VERSION, writer_id="cd" * 16, pid=8, start_time=T0 + 5))
     state = _read(_thread_exception(T0 + 1, event=True), other)
     assert state.end is None and state.events == ()
+
+
+def test_process_end_event_flag_the_next_segment_of_the_writer_keeps_its_events_and_end():
+    """An object store's segments each start with the writer's header again: what the writer
+    said before (its events, its end) holds across them; a crash then the footer written in
+    the next segment is still a crash."""
+    state = _read(_thread_exception(T0 + 1, event=True), HEADER, _sigterm(T0 + 2, event=True), HEADER)
+    assert state.end is None and [e.how for e in state.events] == ["exception", "signal"]
+    crashed = _read(_thread_exception(T0 + 3), HEADER, pb.Record(footer=pb.Footer(wall_time=T0 + 4)))
+    assert crashed.end is not None and crashed.end.how == "exception"

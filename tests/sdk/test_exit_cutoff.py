@@ -89,3 +89,5 @@ def test_exit_cutoff_a_process_that_lives_on_keeps_uploading(s3, event):
     assert reader.scalars("run", "loss").steps.tolist() == list(range(400))
     (info,) = reader.writers("run")
     assert info.closed and info.ended is not None and info.ended.how == "closed"
+    # the event, written at once, holds across the later segments' headers
+    assert [e.how for e in info.events] == ["exception" if event == "thread" else "signal"]

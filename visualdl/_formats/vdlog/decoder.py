@@ -86,8 +86,10 @@ class RecordDecoder:
         if entry.field == "header":
             same = bool(value.writer_id) and value.writer_id == self._writer_id
             self._writer_id = value.writer_id
-            if same and before.declared:  # the next segment of the same writer: its columns hold
-                self.writer = replace(self.writer, declared=before.declared)
+            if same:  # the next segment of the same writer: what it said holds (columns, events, end)
+                self.writer = replace(
+                    self.writer, declared=before.declared, events=before.events, end=before.end, footer=before.footer
+                )
         if entry.samples:
             self.system.append(value)
 
