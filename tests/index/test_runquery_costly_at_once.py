@@ -92,3 +92,45 @@ def test_a_patient_costly_query_waits_for_its_turn_instead_of_busy(monkeypatch):
             thread.join(60)
     patient.join(60)
     assert answer == [int(costly.select(table).sum())]
+
+
+def test_a_costly_query_asked_again_is_answered_while_the_turns_are_held(monkeypatch):
+    """What a column remembers of a regular expression costs nothing to match again, so the
+    same costly query asked again is cheap (no turn to wait for), while a new one is still
+    busy; the work bound (400) still counts every regular expression in full."""
+    table = _table()
+    monkeypatch.setattr(runquery, "COSTLY_WORK", 1_000_000)
+    monkeypatch.setattr(runquery, "COSTLY_WAIT", 0.05)
+    costly = parse(" or ".join(f'name ~ "seed{i}7$"' for i in range(40)))
+    first = int(costly.select(table).sum())  # matched once: the name column remembers its 40 answers
+    entered = threading.Semaphore(0)
+    release = threading.Event()
+    search = runquery._search_distinct
+
+    def held(patterns, texts):
+        if threading.current_thread() is not threading.main_thread():
+            entered.release()
+            assert release.wait(60)
+        return search(patterns, texts)
+
+    monkeypatch.setattr(runquery, "_search_distinct", held)
+    threads = []
+    for salt in range(COSTLY_AT_ONCE):
+        query = parse(" or ".join(f'name ~ "seed{i}7$|x{salt}"' for i in range(40)))
+        threads.append(threading.Thread(target=query.select, args=(table,)))
+        threads[-1].start()
+    try:
+        for _ in range(COSTLY_AT_ONCE):
+            assert entered.acquire(timeout=60)
+        assert int(costly.select(table).sum()) == first  # remembered: answered, not busy
+        again = parse(costly.text + ' or name ~ "seed5$"')  # one new regex over 3,000 names: cheap
+        assert int(again.select(table).sum()) == first + 1
+        with pytest.raises(QueryBusy):  # a new costly query still waits for a turn
+            parse(" or ".join(f'name ~ "seed{i}7$|y"' for i in range(40))).select(table)
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join(60)
+    monkeypatch.setattr(runquery, "MAX_WORK", 1_000_000)
+    with pytest.raises(runquery.QueryError, match="too costly"):  # the bound: the same whatever is remembered
+        costly.select(table)

@@ -46,6 +46,15 @@ class Column:
             found = self.memo.setdefault("codes", (distinct, codes))
         return found  # type: ignore[no-any-return]
 
+    def remembers(self, pattern: str) -> bool:
+        """Whether :meth:`found_in_texts` remembers ``pattern``'s answer over this column's
+        distinct texts (then matching it costs nothing). Only a hint: by the time it is asked
+        for, the answer may have been forgotten, and is then worked out again."""
+        size = self.text_codes()[0].size
+        with _MEMO_LOCK:
+            bits = self.memo.get("found", {}).get(pattern)
+        return bits is not None and bits.size == (size + 7) // 8
+
     def found_in_texts(
         self, patterns: Sequence[str], search: Callable[[list[str]], np.ndarray]
     ) -> dict[str, np.ndarray]:

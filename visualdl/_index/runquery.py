@@ -40,7 +40,8 @@ passes it: :data:`MAX_QUERY_CHARS`, :data:`MAX_TERMS` comparisons (a list is one
 expressions (RE2's program size, each distinct pattern once), and :data:`MAX_WORK` over the
 table it is evaluated on: each distinct comparison counts the table's runs, each distinct
 regular expression :data:`MATCH_WORK` plus its program size per distinct text of its column.
-A costly query (work above :data:`COSTLY_WORK`) takes turns: at most :data:`COSTLY_AT_ONCE` are
+A costly query (work above :data:`COSTLY_WORK`, less the regular expressions its columns remember
+the answers of: asked again, a query is cheap) takes turns: at most :data:`COSTLY_AT_ONCE` are
 evaluated at once in a process, and one that finds no turn within :data:`COSTLY_WAIT` seconds
 is :class:`QueryBusy` (a server's 503), so that costly queries never hold every thread.
 
@@ -440,7 +441,7 @@ class Query:
         naming the first field that names nothing, or where the query passes :data:`MAX_WORK`.
         A costly query waits :data:`COSTLY_WAIT` for its turn, then :class:`QueryBusy` (a
         server's answer); ``patient``: as long as it takes (a script's reader)."""
-        columns, work = self._columns(table)
+        columns, _, work = self._columns(table)
         with _turn(work, None if patient else COSTLY_WAIT):
             found = self._regexes(table, columns)
             done: dict[tuple[Any, ...], Mask] = {}
@@ -459,13 +460,21 @@ class Query:
         """The names of the runs selected, in the table's order (``patient``: as :meth:`select`)."""
         return [table.names[i] for i in np.flatnonzero(self.select(table, patient=patient)).tolist()]
 
-    def _columns(self, table: RunTable) -> tuple[dict[str, Column], int]:
-        """The column of each field named, the first unknown one an error; and what the query
-        costs over ``table``, checked against :data:`MAX_WORK` before any of it is spent."""
+    def _columns(self, table: RunTable) -> tuple[dict[str, Column], int, int]:
+        """The column of each field named, the first unknown one an error; what the query costs
+        over ``table``, checked against :data:`MAX_WORK` before any of it is spent; and what is
+        left of it to spend, for its turn (:data:`COSTLY_WORK`): less the regular expressions
+        whose answers their column remembers (:meth:`Column.remembers`).
+
+        The bound counts every regular expression in full, so that whether a query is too costly
+        is the same whatever happens to be remembered, and forgetting an answer between this and
+        the evaluation can never have a query spend more than :data:`MAX_WORK`; it then only
+        spends, without a turn, what it would have been given a turn for."""
         columns: dict[str, Column] = {}
         seen: set[tuple[Any, ...]] = set()
         matched: set[tuple[str, Any]] = set()
         work = 0
+        remembered = 0  # the work of the regular expressions already answered
         for term in self.terms:
             column = columns.get(term.field)
             if column is None:
@@ -482,6 +491,8 @@ class Query:
                 matched.add((term.field, term.value))
                 distinct = column.text_codes()[0].size
                 work += distinct * (MATCH_WORK + term.size)
+                if isinstance(term.value, str) and column.remembers(term.value):
+                    remembered += distinct * (MATCH_WORK + term.size)
                 if work > MAX_WORK:
                     raise QueryError(
                         f"a query too costly for this table: at this regular expression its work reaches {work:,}, "
@@ -500,7 +511,7 @@ class Query:
                     self.text,
                     term.position,
                 )
-        return columns, work
+        return columns, work, work - remembered
 
     def _regexes(self, table: RunTable, columns: dict[str, Column]) -> dict[tuple[str, str], np.ndarray]:
         """Whether each regular expression is found in each distinct text of its column: all of
