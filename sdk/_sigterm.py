@@ -18,7 +18,7 @@ process itself (exit status 143).
 
 Nothing is installed when SIGTERM already has a handler or a wakeup fd is in use (the
 program's own wins), or off the main thread (Python allows signal handlers only there).
-A handler the program sets later replaces ours: SIGTERM is then still recorded (as an
+A handler the program sets later replaces ours: each SIGTERM is then still recorded (as an
 event: the process may go on) and the pending data written, but the program's handler
 alone decides whether and how the process ends (the watcher neither re-sends SIGTERM nor
 ends the process). The flush is told which (its ``ending`` argument): only a process that
@@ -115,25 +115,16 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 def _watch(guard: _Guard) -> None:
     """The watcher thread: wait for SIGTERM's byte on the wakeup fd, flush, then have the
-    main thread end the process."""
+    main thread end the process. A SIGTERM the program's own handler took does not end it:
+    the watcher then waits for the next one (each is recorded; the writers bound how many)."""
     while True:
-        try:
-            data = os.read(guard.read_fd, 512)
-        except OSError:
+        heard = _wait_and_flush(guard)
+        if heard is None:
             return
-        if not data:
-            return
-        if signal.SIGTERM in data:
+        deadline, ending = heard
+        if ending and signal.getsignal(signal.SIGTERM) is _on_sigterm:
             break
-    deadline = time.monotonic() + FLUSH_SECS
-    try:
-        guard.flush(deadline, signal.getsignal(signal.SIGTERM) is _on_sigterm)
-    except Exception:  # boundary: the process ends whatever the flush did
-        log.exception("flushing on SIGTERM failed")
-    finally:
-        guard.flushed.set()
-    if signal.getsignal(signal.SIGTERM) is not _on_sigterm:
-        return  # the program set a handler of its own since: it decides what SIGTERM does
+        guard.flushed.clear()  # the program's own handler took it: it decides, and goes on
     main = threading.main_thread().ident
     pause = threading.Event()
     while time.monotonic() < deadline + 1.0 and main is not None:
@@ -141,6 +132,29 @@ def _watch(guard: _Guard) -> None:
         pause.wait(_RETRY_SECS)
     log.error("the main thread did not handle SIGTERM; ending the process")
     os._exit(128 + signal.SIGTERM)
+
+
+def _wait_and_flush(guard: _Guard) -> tuple[float, bool] | None:
+    """Wait for SIGTERM's byte on the wakeup fd, then flush; the flush's deadline and whether
+    the SIGTERM ends the process, or None once the wakeup fd is closed."""
+    while True:
+        try:
+            data = os.read(guard.read_fd, 512)
+        except OSError:
+            return None
+        if not data:
+            return None
+        if signal.SIGTERM in data:
+            break
+    deadline = time.monotonic() + FLUSH_SECS
+    ending = signal.getsignal(signal.SIGTERM) is _on_sigterm
+    try:
+        guard.flush(deadline, ending)
+    except Exception:  # boundary: the process ends whatever the flush did
+        log.exception("flushing on SIGTERM failed")
+    finally:
+        guard.flushed.set()
+    return deadline, ending
 
 
 def _after_fork_in_child() -> None:
