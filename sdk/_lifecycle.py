@@ -68,14 +68,16 @@ def opening() -> Iterator[None]:
     sink's end is recorded (a pool that terminates a worker still opening its writer)."""
     global _opening
     sigterm.install(_flush_all)
+    pid = os.getpid()
     with _opened:
         _opening += 1
     try:
         yield
     finally:
-        with _opened:
-            _opening -= 1
-            _opened.notify_all()
+        if os.getpid() == pid:  # a child forked meanwhile starts with none being opened
+            with _opened:
+                _opening -= 1
+                _opened.notify_all()
 
 
 def track(sink: Sink) -> None:
