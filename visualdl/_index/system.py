@@ -9,6 +9,7 @@ last sample of the host's memory: what a writer's process saw last before it end
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +102,7 @@ class _Table:
 class SystemStore:
     """The samples of one file: a :class:`_Table` per declaration of columns."""
 
-    __slots__ = ("_tables", "skipped", "samples", "keys", "_last", "_last_table")
+    __slots__ = ("_tables", "skipped", "samples", "keys", "last_wall", "_last", "_last_table")
 
     def __init__(self) -> None:
         self._tables: dict[tuple[SystemMetric, ...], _Table] = {}
@@ -109,6 +110,8 @@ class SystemStore:
         self.samples = 0
         #: ``(scope, name, unit)`` of every metric declared (one frozenset, shared by files alike).
         self.keys: frozenset[tuple[str, str, str]] = frozenset()
+        #: The latest finite wall time of a sample: a sign of the writer's life (-inf: none).
+        self.last_wall = -math.inf
         # the last batch's columns (a decoder passes the same tuple on) and their table
         self._last: tuple[SystemMetric, ...] | None = None
         self._last_table: _Table | None = None
@@ -126,6 +129,9 @@ class SystemStore:
             table.walls.append(b.wall_times)
             table.values.append(b.values.T)
             self.samples += int(b.wall_times.size)
+            finite = b.wall_times[np.isfinite(b.wall_times)]
+            if finite.size:
+                self.last_wall = max(self.last_wall, float(finite.max()))
 
     def series(self) -> list[SystemSeries]:
         """Each metric's samples over the file, in time order."""

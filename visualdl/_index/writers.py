@@ -155,7 +155,9 @@ def writer_infos(state: Run, sidecars: Sidecars, *, now: float, silent_after: fl
         writer: WriterState = logfile.writer
         h = cast(pb.Header, writer.header)
         progress = state.progress.get(path)
-        last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None, writer.events)
+        store = state.system.get(path)
+        sampled = store.last_wall if store is not None else -math.inf
+        last_seen = _last_seen(h.start_time, progress.walls if progress is not None else None, writer.events, sampled)
         last_step = progress.steps[-1] if progress is not None and len(progress.steps) else None  # the highest so far
         dump, dumped_at = sidecars.dump(path)
         ended = infer_end(
@@ -225,9 +227,11 @@ def _host_stores(state: Run) -> Iterable[tuple[str, SystemStore]]:
             yield header.host, store
 
 
-def _last_seen(start_time: float, walls: Any, events: tuple[ProcessEnd, ...] = ()) -> float:
-    """A file's last sign of life: its last record's wall time, else its header's start, or
-    its last event's when later (the process lived through it: it was there then)."""
+def _last_seen(start_time: float, walls: Any, events: tuple[ProcessEnd, ...] = (), sampled: float = -math.inf) -> float:
+    """A file's last sign of life: its last scalar record's wall time, else its header's start,
+    or its last event's or its last system-metrics sample's (``sampled``) when later: the
+    process was there then (a run that logs a scalar every few minutes, its sampler every
+    few seconds, is alive between its scalars)."""
     seen = start_time
     if walls is not None and len(walls):
         last = float(walls[-1])
@@ -236,4 +240,6 @@ def _last_seen(start_time: float, walls: Any, events: tuple[ProcessEnd, ...] = (
     for event in events:
         if math.isfinite(event.wall_time) and not event.wall_time <= seen:
             seen = event.wall_time
+    if math.isfinite(sampled) and not sampled <= seen:
+        seen = sampled
     return seen
