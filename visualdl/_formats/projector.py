@@ -35,6 +35,7 @@ from visualdl.errors import LogFormatError
 __all__ = [
     "CONFIG_NAME",
     "PLUGIN_DIR",
+    "MAX_LINE_BYTES",
     "MAX_SPRITE_SIDE",
     "PIECE_BYTES",
     "SPRITE_FORMATS",
@@ -345,12 +346,16 @@ def embedding_name(info: EmbeddingInfo) -> tuple[str, int]:
 
 # -- the tensors -----------------------------------------------------------------------------
 
-#: Bytes of text looked at a time: the temporary arrays of a piece are ~10 times its bytes,
+#: Bytes of text looked at a time: the temporary arrays of a piece are ~3 times its bytes,
 #: whatever the file's size (the values themselves go straight into the result).
 PIECE_BYTES = 256 << 10
-#: The bytes ``bytes.isspace`` and C's ``isspace`` take for white space.
-_SPACE = np.zeros(256, bool)
-_SPACE[[9, 10, 11, 12, 13, 32]] = True
+#: The longest line (one vector) of a tensors file, its newline aside: millions of
+#: dimensions, far more than the projector can use. A piece ends at the first newline after
+#: PIECE_BYTES, so this bounds a piece, and the memory its arrays take, whatever the file.
+MAX_LINE_BYTES = 8 << 20
+#: The bytes ``bytes.isspace`` and C's ``isspace`` do not take for white space.
+_SOLID = np.ones(256, bool)
+_SOLID[[9, 10, 11, 12, 13, 32]] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,11 +369,22 @@ class _Piece:
     rows: int
 
 
-def _pieces(data: bytes) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` of runs of whole lines of about PIECE_BYTES each."""
+def _pieces(data: bytes, path: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of runs of whole lines of about PIECE_BYTES each. A line longer than
+    :data:`MAX_LINE_BYTES` raises, found before any array is made over it: only the line
+    crossing ``start + PIECE_BYTES`` can be longer than PIECE_BYTES."""
     start = 0
     while start < len(data):
-        end = data.find(b"\n", start + PIECE_BYTES)
+        cut = start + PIECE_BYTES
+        line = max(start, data.rfind(b"\n", start, cut) + 1)  # where the line crossing the cut starts
+        end = data.find(b"\n", cut, line + MAX_LINE_BYTES + 1)
+        if end < 0 and len(data) > line + MAX_LINE_BYTES:
+            number = data.count(b"\n", 0, line) + 1
+            raise LogFormatError(
+                f"line {number} is longer than the {MAX_LINE_BYTES:,} bytes a line "
+                "(one vector) may hold: a vector of that many values is more than the projector can show",
+                path,
+            )
         end = len(data) if end < 0 else end + 1
         yield start, end
         start = end
@@ -376,14 +392,14 @@ def _pieces(data: bytes) -> Iterator[tuple[int, int]]:
 
 def _lines(piece: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     """Of a piece of text (bytes as uint8, whole lines): its number of lines, the index of
-    each line that is not blank, and the tabs of each of those. A few numpy passes."""
+    each line that is not blank, and the tabs of each of those. A few numpy passes, each
+    over a line and its newline: at most 5 bytes a byte of the piece."""
     newlines = np.flatnonzero(piece == 10)
     ends = newlines if piece.size and piece[-1] == 10 else np.append(newlines, piece.size)
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    solid = np.concatenate(([0], np.cumsum(~_SPACE[piece], dtype=np.int32)))
-    kept = np.flatnonzero(solid[ends] != solid[starts])
-    tabs = np.concatenate(([0], np.cumsum(piece == 9, dtype=np.int32)))
-    return ends.size, kept, (tabs[ends] - tabs[starts])[kept]
+    starts = np.concatenate(([0], ends[:-1] + 1))  # a line and its newline: never empty
+    kept = np.flatnonzero(np.logical_or.reduceat(_SOLID[piece], starts))
+    tabs = np.add.reduceat(piece == 9, starts, dtype=np.int32)[kept]  # a piece is < 2 GiB
+    return ends.size, kept, tabs
 
 
 def parse_tensors(data: bytes, path: str, shape: tuple[int, ...] = ()) -> np.ndarray:
@@ -406,7 +422,7 @@ def parse_tensors(data: bytes, path: str, shape: tuple[int, ...] = ()) -> np.nda
     dim = first = 0
     ragged, odd = 0, (0, 0)  # rows of another length, and the first one's (line, values)
     lines = 0
-    for start, end in _pieces(data):
+    for start, end in _pieces(data, path):
         count, kept, tabs = _lines(text[start:end])
         if kept.size:
             if not pieces:
